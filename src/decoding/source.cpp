@@ -1,0 +1,21 @@
+#include "decoding/source.h"
+
+namespace attnscope {
+
+Source prepare_source(const Model& model, const std::string& text) {
+  const ModelConfig& c = model.config;
+  Encoded encoded = encode(*model.tokenizer, model.src_vocab, text, c.special.unk);
+  if (encoded.ids.empty()) throw InputError("the sentence is empty: type some words to translate");
+  Source source{std::move(encoded.pieces), std::move(encoded.ids), std::move(encoded.unknown)};
+  if (c.src_append_eos) {
+    source.pieces.push_back(model.src_vocab.token(c.special.eos));
+    source.ids.push_back(c.special.eos);
+  }
+  if (static_cast<int>(source.ids.size()) > c.max_positions)
+    throw InputError("the sentence has " + std::to_string(source.ids.size()) +
+                     " tokens but this model reads at most " + std::to_string(c.max_positions) +
+                     " (including </s>); shorten it");
+  return source;
+}
+
+}  // namespace attnscope

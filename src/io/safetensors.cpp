@@ -1,0 +1,164 @@
+#include "io/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "io/half.h"
+
+namespace attnscope {
+namespace {
+
+using json = nlohmann::json;
+
+// A header larger than this is not a model we could hold in a browser tab anyway, and
+// refusing it early keeps a corrupted length field from triggering a huge allocation.
+constexpr std::uint64_t kMaxHeaderBytes = 64u << 20;
+
+std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+
+DType parse_dtype(const std::string& name, const std::string& tensor) {
+  if (name == "F32") return DType::F32;
+  if (name == "F16") return DType::F16;
+  throw ModelFileError("tensor '" + tensor + "' has dtype " + name +
+                       "; attnscope reads F32 and F16");
+}
+
+TensorInfo parse_tensor_info(const std::string& name, const json& entry, std::size_t data_size) {
+  if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+      !entry.contains("data_offsets"))
+    throw ModelFileError("tensor '" + name + "' needs dtype, shape and data_offsets");
+  if (!entry["dtype"].is_string())
+    throw ModelFileError("tensor '" + name + "' has a non-string dtype");
+  TensorInfo info;
+  info.dtype = parse_dtype(entry["dtype"].get<std::string>(), name);
+
+  const json& shape = entry["shape"];
+  if (!shape.is_array()) throw ModelFileError("tensor '" + name + "' shape is not an array");
+  for (const json& d : shape) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (1LL << 32))
+      throw ModelFileError("tensor '" + name + "' has an invalid dimension " + d.dump());
+    info.shape.push_back(d.get<std::int64_t>());
+  }
+
+  const json& offsets = entry["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned())
+    throw ModelFileError("tensor '" + name + "' data_offsets must be two non-negative integers");
+  const std::uint64_t begin = offsets[0].get<std::uint64_t>();
+  const std::uint64_t end = offsets[1].get<std::uint64_t>();
+  if (begin > end || end > data_size)
+    throw ModelFileError("tensor '" + name + "' data_offsets [" + std::to_string(begin) + ", " +
+                         std::to_string(end) + "] lie outside the " + std::to_string(data_size) +
+                         "-byte data section (file truncated?)");
+  info.begin = static_cast<std::size_t>(begin);
+  info.end = static_cast<std::size_t>(end);
+
+  // Checked in 64 bits with an overflow guard: shapes come from an untrusted file.
+  std::uint64_t expected = dtype_size(info.dtype);
+  for (std::int64_t d : info.shape) {
+    if (d != 0 && expected > (std::uint64_t(1) << 40) / static_cast<std::uint64_t>(d))
+      throw ModelFileError("tensor '" + name + "' shape is too large");
+    expected *= static_cast<std::uint64_t>(d);
+  }
+  if (end - begin != expected)
+    throw ModelFileError("tensor '" + name + "' occupies " + std::to_string(end - begin) +
+                         " bytes but its dtype and shape need " + std::to_string(expected));
+  return info;
+}
+
+}  // namespace
+
+std::size_t TensorInfo::numel() const {
+  std::size_t n = 1;
+  for (std::int64_t d : shape) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) {
+  if (size < 8)
+    throw ModelFileError("file is " + std::to_string(size) +
+                         " bytes, too short for a safetensors header");
+  std::uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
+  if (header_len > size - 8)
+    throw ModelFileError("header length " + std::to_string(header_len) + " exceeds the " +
+                         std::to_string(size - 8) + " bytes after it (file truncated?)");
+  if (header_len > kMaxHeaderBytes)
+    throw ModelFileError("header length " + std::to_string(header_len) + " is implausibly large");
+
+  json header;
+  try {
+    header = json::parse(bytes + 8, bytes + 8 + header_len);
+  } catch (const json::exception& e) {
+    throw ModelFileError(std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) throw ModelFileError("header is not a JSON object");
+
+  data_ = bytes + 8 + header_len;
+  data_size_ = size - 8 - static_cast<std::size_t>(header_len);
+
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") {
+      if (!it.value().is_object()) throw ModelFileError("__metadata__ is not a JSON object");
+      for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+        if (!m.value().is_string())
+          throw ModelFileError("__metadata__ value '" + m.key() + "' is not a string");
+        metadata_[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    tensors_[it.key()] = parse_tensor_info(it.key(), it.value(), data_size_);
+  }
+
+  // Tensors must not share bytes: overlapping ranges mean a corrupted or hostile file.
+  std::vector<std::pair<std::size_t, const std::string*>> starts;
+  for (const auto& [name, info] : tensors_)
+    if (info.end > info.begin) starts.emplace_back(info.begin, &name);
+  std::sort(starts.begin(), starts.end());
+  for (std::size_t i = 1; i < starts.size(); ++i) {
+    const TensorInfo& prev = tensors_.at(*starts[i - 1].second);
+    if (starts[i].first < prev.end)
+      throw ModelFileError("tensors '" + *starts[i - 1].second + "' and '" + *starts[i].second +
+                           "' overlap in the data section");
+  }
+}
+
+const TensorInfo& SafetensorsFile::info(const std::string& name) const {
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw ModelFileError("missing tensor '" + name + "'");
+  return it->second;
+}
+
+std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  std::vector<float> out(t.numel());
+  const std::uint8_t* src = data_ + t.begin;
+  if (t.dtype == DType::F32) {
+    if (!out.empty()) std::memcpy(out.data(), src, out.size() * sizeof(float));
+  } else {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, src + 2 * i, 2);
+      out[i] = half_to_float(h);
+    }
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open file '" + path + "'");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error("cannot read file '" + path + "'");
+  in.seekg(0, std::ios::beg);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw Error("cannot read file '" + path + "'");
+  return bytes;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,27 @@
+#include "layers/attention.h"
+
+#include <cmath>
+
+namespace attnscope {
+
+Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
+                                  const ops::MatrixRef& v, std::vector<Matrix>* attn) const {
+  const Eigen::Index d_head = q.cols() / n_heads;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  Matrix heads(q.rows(), q.cols());
+  if (attn) attn->assign(n_heads, Matrix());
+
+  for (int h = 0; h < n_heads; ++h) {
+    const auto q_h = q.middleCols(h * d_head, d_head);
+    const auto k_h = k.middleCols(h * d_head, d_head);
+    const auto v_h = v.middleCols(h * d_head, d_head);
+
+    Matrix scores = (q_h * k_h.transpose()) * scale;
+    ops::softmax_rows(scores);  // scores now holds the attention weights
+    heads.middleCols(h * d_head, d_head).noalias() = scores * v_h;
+    if (attn) (*attn)[h] = std::move(scores);
+  }
+  return heads;
+}
+
+}  // namespace attnscope

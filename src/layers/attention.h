@@ -1,0 +1,20 @@
+#pragma once
+// Multi-head scaled dot-product attention (Vaswani et al. 2017, §3.2.2).
+#include <vector>
+
+#include "layers/basic.h"
+
+namespace attnscope {
+
+struct MultiHeadAttention {
+  Linear q_proj, k_proj, v_proj, out_proj;
+  int n_heads = 1;
+
+  // For every head h: attn_h = softmax(q_h k_hᵀ / sqrt(d_head)), out_h = attn_h v_h.
+  // q: [Tq, d]; k, v: [Tk, d]. Returns the heads concatenated, [Tq, d], before out_proj.
+  // If `attn` is given, it receives each head's weights [Tq, Tk].
+  Matrix attend(const ops::MatrixRef& q, const ops::MatrixRef& k, const ops::MatrixRef& v,
+                std::vector<Matrix>* attn) const;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,42 @@
+#include "layers/decoder_layer.h"
+
+namespace attnscope {
+
+DecoderLayerState DecoderLayer::start(const Matrix& memory) const {
+  DecoderLayerState state;
+  state.cross_k = cross_attn.k_proj(memory);
+  state.cross_v = cross_attn.v_proj(memory);
+  return state;
+}
+
+Matrix DecoderLayer::step(const Matrix& y, DecoderLayerState& state, const Probe& probe) const {
+  Matrix h = residual(y, self_attn_norm, norm_position, [&](const Matrix& in) {
+    const Matrix q = self_attn.q_proj(in), k = self_attn.k_proj(in), v = self_attn.v_proj(in);
+    state.self.append(k, v);
+    const Matrix out = self_attn.out_proj(
+        self_attn.attend(q, state.self.keys(), state.self.values(), probe.self_attn));
+    if (probe.wants_vectors()) {
+      probe.record("self_q", q);
+      probe.record("self_k", k);
+      probe.record("self_v", v);
+      probe.record("self_attn_output", out);
+    }
+    return out;
+  });
+
+  h = residual(h, cross_attn_norm, norm_position, [&](const Matrix& in) {
+    const Matrix q = cross_attn.q_proj(in);
+    const Matrix out = cross_attn.out_proj(cross_attn.attend(q, state.cross_k, state.cross_v, probe.cross_attn));
+    if (probe.wants_vectors()) {
+      probe.record("cross_q", q);
+      probe.record("cross_attn_output", out);
+    }
+    return out;
+  });
+
+  Matrix out = residual(h, ffn_norm, norm_position, [&](const Matrix& in) { return ffn(in, probe); });
+  probe.record("output", out);
+  return out;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,119 @@
+#include "model/config.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace attnscope {
+namespace {
+
+using json = nlohmann::json;
+
+// Bounds that no model meant for a browser exceeds; they turn absurd values from a corrupted
+// file into a clear error instead of a multi-gigabyte allocation.
+constexpr int kMaxWidth = 16384;
+constexpr int kMaxLayers = 64;
+constexpr int kMaxPositions = 8192;
+
+const json& field(const json& j, const char* name) {
+  if (!j.contains(name)) throw ModelFileError(std::string("config field '") + name + "' is missing");
+  return j.at(name);
+}
+
+int int_field(const json& j, const char* name, int lo, int hi) {
+  const json& v = field(j, name);
+  if (!v.is_number_integer())
+    throw ModelFileError(std::string("config field '") + name + "' must be an integer, got " + v.dump());
+  const long long x = v.get<long long>();
+  if (x < lo || x > hi)
+    throw ModelFileError(std::string("config field '") + name + "' = " + std::to_string(x) +
+                         " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int>(x);
+}
+
+float float_field(const json& j, const char* name) {
+  const json& v = field(j, name);
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    throw ModelFileError(std::string("config field '") + name + "' must be a finite number, got " + v.dump());
+  return v.get<float>();
+}
+
+bool bool_field(const json& j, const char* name) {
+  const json& v = field(j, name);
+  if (!v.is_boolean())
+    throw ModelFileError(std::string("config field '") + name + "' must be true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+std::string choice_field(const json& j, const char* name, const char* a, const char* b) {
+  const json& v = field(j, name);
+  if (!v.is_string() || (v != a && v != b))
+    throw ModelFileError(std::string("config field '") + name + "' must be \"" + a + "\" or \"" + b +
+                         "\", got " + v.dump());
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ModelFileError(std::string("config metadata is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ModelFileError("config metadata is not a JSON object");
+
+  ModelConfig c;
+  c.d_model = int_field(j, "d_model", 1, kMaxWidth);
+  c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
+  if (c.d_model % c.n_heads != 0)
+    throw ModelFileError("config d_model = " + std::to_string(c.d_model) +
+                         " is not divisible by n_heads = " + std::to_string(c.n_heads));
+  c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
+  c.n_encoder_layers = int_field(j, "n_encoder_layers", 1, kMaxLayers);
+  c.n_decoder_layers = int_field(j, "n_decoder_layers", 1, kMaxLayers);
+  c.activation = choice_field(j, "activation", "relu", "gelu") == "relu" ? Activation::ReLU : Activation::GELU;
+  c.norm = choice_field(j, "norm", "post", "pre") == "post" ? NormPosition::Post : NormPosition::Pre;
+  c.positions = choice_field(j, "positions", "sinusoidal", "learned") == "sinusoidal" ? Positions::Sinusoidal
+                                                                                     : Positions::Learned;
+  c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
+  c.embedding_scale = float_field(j, "embedding_scale");
+  c.shared_embeddings = bool_field(j, "shared_embeddings");
+  c.tied_output = bool_field(j, "tied_output");
+  c.layer_norm_eps = float_field(j, "layer_norm_eps");
+  if (!(c.layer_norm_eps > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  c.src_append_eos = bool_field(j, "src_append_eos");
+
+  const json& special = field(j, "special_tokens");
+  if (!special.is_object()) throw ModelFileError("config field 'special_tokens' must be an object");
+  c.special.pad = int_field(special, "pad", 0, 1 << 24);
+  c.special.unk = int_field(special, "unk", 0, 1 << 24);
+  c.special.bos = int_field(special, "bos", 0, 1 << 24);
+  c.special.eos = int_field(special, "eos", 0, 1 << 24);
+  return c;
+}
+
+std::string ModelConfig::to_json() const {
+  json j = {
+      {"d_model", d_model},
+      {"n_heads", n_heads},
+      {"d_ff", d_ff},
+      {"n_encoder_layers", n_encoder_layers},
+      {"n_decoder_layers", n_decoder_layers},
+      {"activation", activation == Activation::ReLU ? "relu" : "gelu"},
+      {"norm", norm == NormPosition::Post ? "post" : "pre"},
+      {"positions", positions == Positions::Sinusoidal ? "sinusoidal" : "learned"},
+      {"max_positions", max_positions},
+      {"embedding_scale", embedding_scale},
+      {"shared_embeddings", shared_embeddings},
+      {"tied_output", tied_output},
+      {"layer_norm_eps", layer_norm_eps},
+      {"src_append_eos", src_append_eos},
+      {"special_tokens", {{"pad", special.pad}, {"unk", special.unk}, {"bos", special.bos}, {"eos", special.eos}}},
+  };
+  return j.dump();
+}
+
+}  // namespace attnscope

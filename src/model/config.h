@@ -1,0 +1,39 @@
+#pragma once
+// The architecture hyper-parameters stored in a model file's metadata (models/FORMAT.md).
+#include <string>
+
+namespace attnscope {
+
+enum class Activation { ReLU, GELU };
+enum class NormPosition { Post, Pre };  // LN(x + f(x))  vs  x + f(LN(x))
+enum class Positions { Sinusoidal, Learned };
+
+struct SpecialTokens {
+  int pad = 0, unk = 1, bos = 2, eos = 3;
+};
+
+struct ModelConfig {
+  int d_model = 0;
+  int n_heads = 0;
+  int d_ff = 0;
+  int n_encoder_layers = 0;
+  int n_decoder_layers = 0;
+  Activation activation = Activation::ReLU;
+  NormPosition norm = NormPosition::Post;
+  Positions positions = Positions::Sinusoidal;
+  int max_positions = 0;
+  float embedding_scale = 1.0f;
+  bool shared_embeddings = false;
+  bool tied_output = false;
+  float layer_norm_eps = 1e-5f;
+  bool src_append_eos = true;
+  SpecialTokens special;
+
+  int d_head() const { return d_model / n_heads; }
+
+  // Parses the `config` metadata JSON; throws ModelFileError naming the bad field.
+  static ModelConfig from_json(const std::string& text);
+  std::string to_json() const;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,26 @@
+#include "model/embedding.h"
+
+namespace attnscope {
+
+Matrix embed(const Matrix& table, const Matrix& positions, const std::vector<int>& ids, int first_position,
+             float scale, NamedVectors* vectors) {
+  const auto n = static_cast<Eigen::Index>(ids.size());
+  if (first_position < 0 || first_position + n > positions.rows())
+    throw InputError("sequence needs positions up to " + std::to_string(first_position + n) +
+                     " but the model has only " + std::to_string(positions.rows()));
+  Matrix tokens(n, table.cols());
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (ids[i] < 0 || ids[i] >= table.rows())
+      throw IndexError("token id " + std::to_string(ids[i]) + " is outside the vocabulary [0, " +
+                       std::to_string(table.rows()) + ")");
+    tokens.row(i) = table.row(ids[i]) * scale;
+  }
+  const auto pos = positions.middleRows(first_position, n);
+  if (vectors) {
+    (*vectors)["embedding"] = tokens;
+    (*vectors)["positional"] = pos;
+  }
+  return tokens + pos;
+}
+
+}  // namespace attnscope

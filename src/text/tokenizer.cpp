@@ -1,0 +1,62 @@
+#include "text/tokenizer.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "text/bpe_tokenizer.h"
+#include "text/word_tokenizer.h"
+
+namespace attnscope {
+
+std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text) {
+  using json = nlohmann::json;
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ModelFileError(std::string("tokenizer metadata is not valid JSON: ") + e.what());
+  }
+  auto flag = [&](const char* name, bool fallback) {
+    if (!j.contains(name)) return fallback;
+    if (!j[name].is_boolean()) throw ModelFileError(std::string("tokenizer field '") + name + "' must be a boolean");
+    return j[name].get<bool>();
+  };
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw ModelFileError("tokenizer metadata needs a string field 'type'");
+  const std::string type = j["type"];
+  if (type == "word") return std::make_unique<WordTokenizer>(flag("lowercase", false), flag("split_punctuation", false));
+  if (type == "bpe") {
+    if (!j.contains("merges") || !j["merges"].is_array())
+      throw ModelFileError("BPE tokenizer metadata needs an array field 'merges'");
+    std::vector<std::string> merges;
+    for (const json& m : j["merges"]) {
+      if (!m.is_string()) throw ModelFileError("BPE merges must be strings");
+      merges.push_back(m.get<std::string>());
+    }
+    return std::make_unique<BpeTokenizer>(std::move(merges), flag("lowercase", false));
+  }
+  throw ModelFileError("tokenizer type '" + type + "' is not supported (use \"word\" or \"bpe\")");
+}
+
+Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {
+  Encoded out;
+  out.pieces = tokenizer.split(text);
+  out.ids.reserve(out.pieces.size());
+  for (const std::string& piece : out.pieces) {
+    const int id = vocab.id(piece, -1);
+    if (id < 0) out.unknown.push_back(piece);
+    out.ids.push_back(id < 0 ? unk_id : id);
+  }
+  return out;
+}
+
+std::string decode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::vector<int>& ids,
+                   const std::vector<int>& skip) {
+  std::vector<std::string> pieces;
+  for (int id : ids)
+    if (std::find(skip.begin(), skip.end(), id) == skip.end()) pieces.push_back(vocab.token(id));
+  return tokenizer.join(pieces);
+}
+
+}  // namespace attnscope

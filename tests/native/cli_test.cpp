@@ -1,0 +1,107 @@
+// attnscope-cli run as a separate process, as benchmarks and evaluation scripts will run it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace attnscope {
+namespace {
+
+using testing::json;
+
+struct Result {
+  int status;
+  std::string out;
+};
+
+Result run_cli(const std::string& args) {
+  const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::string out;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0, nl;
+  while ((nl = text.find('\n', pos)) != std::string::npos) {
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class CliGolden : public ::testing::TestWithParam<std::string> {};
+
+// The CLI's greedy output equals the PyTorch reference's, token for token.
+TEST_P(CliGolden, JsonOutputMatchesReferenceTokens) {
+  const json g = testing::load_json(testing::golden_path(GetParam() + ".json"));
+  const std::string model = testing::golden_path(g["model"]);
+  for (const json& c : g["cases"]) {
+    const Result r = run_cli("translate --json --max-steps " + std::to_string(c["max_steps"].get<int>()) +
+                             " --model " + model + " " + quoted(c["source"]));
+    ASSERT_EQ(r.status, 0);
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["output_ids"], c["output_ids"]);
+    EXPECT_EQ(j["translation"], c["output_text"]);
+    EXPECT_EQ(j["source_tokens"], c["src_tokens"]);
+    ASSERT_EQ(j["steps"].size(), c["steps"].size());
+    // Top-1 of every step is the token the reference chose.
+    for (std::size_t i = 0; i < j["steps"].size(); ++i)
+      EXPECT_EQ(j["steps"][i]["top_k"][0]["id"], c["steps"][i]["output_id"]);
+  }
+}
+
+TEST_P(CliGolden, InputFileGivesOneLinePerSentenceInOrder) {
+  const json g = testing::load_json(testing::golden_path(GetParam() + ".json"));
+  const std::string path = ::testing::TempDir() + "/attnscope_cli_input.txt";
+  {
+    std::ofstream f(path);
+    for (const json& c : g["cases"]) f << c["source"].get<std::string>() << "\n";
+    f << "\n";  // an empty line: reported, and keeps its (empty) output line
+    f << g["cases"][0]["source"].get<std::string>() << "\n";
+  }
+  const int steps = g["cases"][0]["max_steps"];
+  const Result r = run_cli("translate --max-steps " + std::to_string(steps) + " --model " +
+                           testing::golden_path(g["model"]) + " --input " + path);
+  EXPECT_EQ(r.status, 3) << "a failed line is signalled in the exit status";
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), g["cases"].size() + 2);
+  for (std::size_t i = 0; i < g["cases"].size(); ++i) EXPECT_EQ(out[i], g["cases"][i]["output_text"]);
+  EXPECT_EQ(out[g["cases"].size()], "");
+  EXPECT_EQ(out.back(), g["cases"][0]["output_text"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CliGolden, ::testing::Values("tiny_post_sin", "deep_pre_sin_bpe"));
+
+TEST(Cli, BadUsageAndBadModelFail) {
+  EXPECT_EQ(run_cli("").status, 2);
+  EXPECT_EQ(run_cli("translate 'i eat'").status, 2);
+  EXPECT_EQ(run_cli("translate --model /nonexistent 'i eat'").status, 2);
+  EXPECT_EQ(run_cli("translate --model " + testing::golden_path("tiny_post_sin.json") + " 'i eat'").status, 2);
+  EXPECT_EQ(run_cli("translate --max-steps x --model m 'i eat'").status, 2);
+}
+
+TEST(Cli, InfoPrintsConfig) {
+  const Result r = run_cli("info --model " + testing::golden_path("small_pre_learned.safetensors"));
+  ASSERT_EQ(r.status, 0);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["config"]["n_heads"], 4);
+  EXPECT_EQ(j["config"]["norm"], "pre");
+}
+
+}  // namespace
+}  // namespace attnscope
