@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Makes sure the tools a part of the build needs are installed.
+#   ensure_deps.sh native   -> compiler, CMake, Eigen, nlohmann-json, GoogleTest
+# As root it installs missing Debian packages with apt-get; otherwise it prints the exact
+# command to run and fails.
+set -euo pipefail
+
+missing=()
+need() {  # need PACKAGE TEST-COMMAND...
+  local pkg=$1; shift
+  "$@" >/dev/null 2>&1 || missing+=("$pkg")
+}
+
+for part in "$@"; do
+  case "$part" in
+    native)
+      need g++ command -v g++
+      need cmake command -v cmake
+      need libeigen3-dev test -f /usr/include/eigen3/Eigen/Core
+      need nlohmann-json3-dev test -f /usr/include/nlohmann/json.hpp
+      need googletest test -f /usr/src/googletest/CMakeLists.txt
+      ;;
+    *) echo "ensure_deps.sh: unknown part '$part'" >&2; exit 2 ;;
+  esac
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  echo "== installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  $cmd
+else
+  echo "Missing Debian packages: ${missing[*]}" >&2
+  echo "Install them with:  sudo $cmd" >&2
+  exit 1
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: what `npm test` runs, locally and in CI (.ci/run).
+# Installs what a fresh Debian machine lacks (as root), or says exactly what to install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tests/ensure_deps.sh native
+
+echo "== native build and tests (ctest)"
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_BUILD_TESTS=ON >/dev/null
+cmake --build build/native -j "$jobs"
+ctest --test-dir build/native --output-on-failure -j "$jobs"
