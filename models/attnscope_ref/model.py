@@ -133,9 +133,10 @@ def residual(x, f, norm, norm_position):
 
 
 class EncoderLayer(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, dropout=0.0):
         super().__init__()
         d, eps = c["d_model"], c["layer_norm_eps"]
+        self.drop = nn.Dropout(dropout)  # training only: on each sub-layer's output, before the residual add
         self.norm_position = c["norm"]
         self.self_attn = MultiHeadAttention(d, c["n_heads"])
         self.self_attn_norm = nn.LayerNorm(d, eps=eps)
@@ -144,8 +145,9 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x, mask=None, record=None):
         sa, ff = {}, {}
-        x = residual(x, lambda h: self.self_attn(h, mask=mask, record=sa), self.self_attn_norm, self.norm_position)
-        x = residual(x, lambda h: self.ffn(h, record=ff), self.ffn_norm, self.norm_position)
+        x = residual(x, lambda h: self.drop(self.self_attn(h, mask=mask, record=sa)), self.self_attn_norm,
+                     self.norm_position)
+        x = residual(x, lambda h: self.drop(self.ffn(h, record=ff)), self.ffn_norm, self.norm_position)
         if record is not None:
             record.update(q=sa["q"], k=sa["k"], v=sa["v"], attn=sa["attn"], attn_output=sa["attn_output"],
                           ffn_hidden=ff["hidden"], output=x)
@@ -153,9 +155,10 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, dropout=0.0):
         super().__init__()
         d, eps = c["d_model"], c["layer_norm_eps"]
+        self.drop = nn.Dropout(dropout)  # training only, as in EncoderLayer
         self.norm_position = c["norm"]
         self.self_attn = MultiHeadAttention(d, c["n_heads"])
         self.self_attn_norm = nn.LayerNorm(d, eps=eps)
@@ -168,9 +171,10 @@ class DecoderLayer(nn.Module):
         """Full target sequence (teacher forcing). Cross-attention keys/values are the memory
         (encoder output) itself; cross_attn_norm only normalises the query stream (pre-norm)."""
         p = self.norm_position
-        y = residual(y, lambda h: self.self_attn(h, mask=self_mask), self.self_attn_norm, p)
-        y = residual(y, lambda h: self.cross_attn(h, memory=memory, mask=memory_mask), self.cross_attn_norm, p)
-        y = residual(y, self.ffn, self.ffn_norm, p)
+        y = residual(y, lambda h: self.drop(self.self_attn(h, mask=self_mask)), self.self_attn_norm, p)
+        y = residual(y, lambda h: self.drop(self.cross_attn(h, memory=memory, mask=memory_mask)),
+                     self.cross_attn_norm, p)
+        y = residual(y, lambda h: self.drop(self.ffn(h)), self.ffn_norm, p)
         return y
 
     # ---- incremental decoding -------------------------------------------------------------
@@ -212,9 +216,9 @@ class DecoderLayer(nn.Module):
 class Stack(nn.Module):
     """Positions + layers (+ final_norm for pre-norm). Token embeddings live in Transformer."""
 
-    def __init__(self, c, layer_cls, n_layers):
+    def __init__(self, c, layer_cls, n_layers, dropout=0.0):
         super().__init__()
-        self.layers = nn.ModuleList([layer_cls(c) for _ in range(n_layers)])
+        self.layers = nn.ModuleList([layer_cls(c, dropout) for _ in range(n_layers)])
         if c["positions"] == "learned":
             self.pos_embed = nn.Embedding(c["max_positions"], c["d_model"])
         else:
@@ -251,7 +255,8 @@ class OutputProjection(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, config, src_vocab_size, tgt_vocab_size):
+    def __init__(self, config, src_vocab_size, tgt_vocab_size, dropout=0.0):
+        """`dropout` is a training setting, not part of the model file (inference never uses it)."""
         super().__init__()
         c = complete_config(config)
         self.config = c
@@ -261,8 +266,9 @@ class Transformer(nn.Module):
         self.src_vocab_size, self.tgt_vocab_size = src_vocab_size, tgt_vocab_size
         self.src_embed = nn.Embedding(src_vocab_size, d)
         self.tgt_embed = None if c["shared_embeddings"] else nn.Embedding(tgt_vocab_size, d)
-        self.encoder = Stack(c, EncoderLayer, c["n_encoder_layers"])
-        self.decoder = Stack(c, DecoderLayer, c["n_decoder_layers"])
+        self.encoder = Stack(c, EncoderLayer, c["n_encoder_layers"], dropout)
+        self.decoder = Stack(c, DecoderLayer, c["n_decoder_layers"], dropout)
+        self.embed_drop = nn.Dropout(dropout)
         self.output = OutputProjection(d, tgt_vocab_size, c["tied_output"])
 
     @classmethod
@@ -288,7 +294,7 @@ class Transformer(nn.Module):
     def encode(self, src, src_pad_mask=None):
         """src [B, S] ids; src_pad_mask [B, S] bool, True = padding. Returns memory [B, S, d]."""
         c = self.config
-        x = self.src_embed(src) * c["embedding_scale"] + self.encoder.positional(0, src.shape[1])
+        x = self.embed_drop(self.src_embed(src) * c["embedding_scale"] + self.encoder.positional(0, src.shape[1]))
         mask = None if src_pad_mask is None else src_pad_mask[:, None, None, :]
         for layer in self.encoder.layers:
             x = layer(x, mask=mask)
@@ -298,7 +304,7 @@ class Transformer(nn.Module):
         """tgt_in [B, T] (starting with <s>). Returns logits [B, T, V_tgt]."""
         c = self.config
         t = tgt_in.shape[1]
-        y = self.target_embedding(tgt_in) * c["embedding_scale"] + self.decoder.positional(0, t)
+        y = self.embed_drop(self.target_embedding(tgt_in) * c["embedding_scale"] + self.decoder.positional(0, t))
         causal = torch.ones(t, t, dtype=torch.bool, device=tgt_in.device).triu(1)  # True above diagonal
         self_mask = causal[None, None]
         if tgt_pad_mask is not None:

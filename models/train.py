@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+"""Train the shipped models with the PyTorch reference (models/attnscope_ref) and export them.
+
+    /usr/bin/python3 models/train.py toy                       # toy-en-de + training snapshots, ~1 min
+    /usr/bin/python3 models/train.py multi30k --src en --tgt de  # multi30k-en-de
+    /usr/bin/python3 models/train.py multi30k --src de --tgt en  # multi30k-de-en
+
+Never part of CI or `npm test`: the exported files are committed and used as they are.
+Data comes from ../shared/data beside the checkout (or $ATTNSCOPE_DATA). Needs Debian's
+python3-torch (+ libopenblas0-pthread for speed); run with /usr/bin/python3.
+"""
+
+import argparse
+import gzip
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "models"))
+
+from attnscope_ref.export import export  # noqa: E402
+from attnscope_ref.model import Transformer  # noqa: E402
+from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
+
+
+def data_dir():
+    import os
+    return Path(os.environ.get("ATTNSCOPE_DATA", ROOT.parent / "shared" / "data"))
+
+
+def read_lines(path):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+class Log:
+    """Prints and appends to models/logs/<name>.log, so the model card can cite the run."""
+
+    def __init__(self, name):
+        (ROOT / "models" / "logs").mkdir(exist_ok=True)
+        self.file = open(ROOT / "models" / "logs" / f"{name}.log", "w", encoding="utf-8")
+        self.start = time.time()
+
+    def __call__(self, *parts):
+        line = f"[{time.time() - self.start:7.1f}s] " + " ".join(str(p) for p in parts)
+        print(line, flush=True)
+        self.file.write(line + "\n")
+        self.file.flush()
+
+
+# ------------------------------------------------------------------------------------ batching
+
+def encode_pairs(src_tok, tgt_tok, pairs, max_len):
+    out = []
+    for s, t in pairs:
+        _, s_ids, _ = src_tok.encode(s)
+        _, t_ids, _ = tgt_tok.encode(t)
+        s_ids = s_ids + [EOS]
+        t_ids = [BOS] + t_ids + [EOS]
+        if 1 < len(s_ids) <= max_len and len(t_ids) <= max_len + 1:
+            out.append((s_ids, t_ids))
+    return out
+
+
+def batches(examples, max_tokens, shuffle, rng):
+    """Length-bucketed batches of about `max_tokens` target tokens (less padding, faster on CPU)."""
+    order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0])))
+    groups, cur, cur_max = [], [], 0
+    for i in order:
+        n = max(cur_max, len(examples[i][1]), len(examples[i][0]))
+        if cur and n * (len(cur) + 1) > max_tokens:
+            groups.append(cur)
+            cur, n = [], max(len(examples[i][1]), len(examples[i][0]))
+        cur.append(i)
+        cur_max = n
+    if cur:
+        groups.append(cur)
+    if shuffle:
+        rng.shuffle(groups)
+    for g in groups:
+        src = [examples[i][0] for i in g]
+        tgt = [examples[i][1] for i in g]
+        s_len, t_len = max(map(len, src)), max(map(len, tgt))
+        yield (torch.tensor([x + [PAD] * (s_len - len(x)) for x in src]),
+               torch.tensor([x + [PAD] * (t_len - len(x)) for x in tgt]))
+
+
+def loss_on(model, src, tgt, smoothing):
+    logits = model(src, tgt[:, :-1])
+    gold = tgt[:, 1:]
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), gold.reshape(-1), ignore_index=PAD,
+                           label_smoothing=smoothing, reduction="sum"), int((gold != PAD).sum())
+
+
+@torch.no_grad()
+def evaluate_loss(model, examples, max_tokens):
+    model.eval()
+    total, count = 0.0, 0
+    for src, tgt in batches(examples, max_tokens, False, None):
+        loss, n = loss_on(model, src, tgt, 0.0)
+        total += float(loss)
+        count += n
+    model.train()
+    return total / max(count, 1)
+
+
+def inverse_sqrt(step, warmup):
+    step = max(step, 1)
+    return min(step / warmup, math.sqrt(warmup / step))
+
+
+# ----------------------------------------------------------------------------------- the toy
+
+def train_toy(args):
+    """The seed article's model: one layer, one head, 64 dims, on the 36-pair toy grammar."""
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    log = Log("toy-en-de")
+    pairs = [tuple(line.split(",")) for line in read_lines(data_dir() / "toy" / "eng_de.csv") if line.strip()]
+    spec = {"type": "word", "lowercase": True, "split_punctuation": True}
+    src_vocab = build_word_vocab([p[0] for p in pairs])
+    tgt_vocab = build_word_vocab([p[1] for p in pairs])
+    src_tok, tgt_tok = Tokenizer(spec, src_vocab), Tokenizer(spec, tgt_vocab)
+    config = {"d_model": 64, "n_heads": 1, "d_ff": 128, "n_encoder_layers": 1, "n_decoder_layers": 1,
+              "activation": "relu", "norm": "post", "positions": "sinusoidal", "max_positions": 16,
+              "embedding_scale": 8.0, "shared_embeddings": False, "tied_output": False}
+    model = Transformer(config, len(src_vocab), len(tgt_vocab))
+    examples = encode_pairs(src_tok, tgt_tok, pairs, 15)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
+    out_dir = ROOT / "models"
+    snapshots = sorted(set(int(x) for x in args.snapshots.split(",")))
+    description = ("Toy English->German model of the seed article: 1 layer, 1 head, 64 dims, trained on the "
+                   "36-pair grammar of shared/data/toy/eng_de.csv.")
+
+    def save(path, label):
+        export(model, model.config, spec, src_vocab, tgt_vocab, path, dtype="F32", name=label,
+               description=description)
+
+    def check():
+        model.eval()
+        ok = 0
+        for s, t in pairs:
+            _, ids, _ = src_tok.encode_source(s, True)
+            out = model.greedy_decode(ids, 12)["output_ids"]
+            ok += tgt_tok.decode([i for i in out if i != EOS]) == t
+        model.train()
+        return ok
+
+    for epoch in range(args.epochs + 1):
+        if epoch in snapshots:
+            save(out_dir / "snapshots" / f"toy-en-de.epoch{epoch:03d}.safetensors", f"toy-en-de epoch {epoch}")
+        if epoch == args.epochs:
+            break
+        total, count = 0.0, 0
+        for src, tgt in batches(examples, args.batch_tokens, True, rng):
+            loss, n = loss_on(model, src, tgt, 0.0)
+            opt.zero_grad()
+            (loss / n).backward()
+            opt.step()
+            total, count = total + float(loss), count + n
+        if epoch % 10 == 9 or epoch < 3:
+            log(f"epoch {epoch + 1} loss {total / count:.4f} exact {check()}/{len(pairs)}")
+    save(out_dir / "toy-en-de.safetensors", "toy-en-de")
+    log(f"final: {check()}/{len(pairs)} training sentences translated exactly")
+
+
+# ------------------------------------------------------------------------------------ multi30k
+
+def train_multi30k(args):
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    name = f"multi30k-{args.src}-{args.tgt}"
+    log = Log(name)
+    mdir = data_dir() / "multi30k"
+    train = list(zip(read_lines(mdir / f"train.{args.src}.gz"), read_lines(mdir / f"train.{args.tgt}.gz")))
+    val = list(zip(read_lines(mdir / f"val.{args.src}.gz"), read_lines(mdir / f"val.{args.tgt}.gz")))
+
+    # One joint BPE for both languages (cached: it does not depend on the direction).
+    bpe_cache = ROOT / "models" / "logs" / f"bpe-multi30k-{args.merges}.json"
+    if bpe_cache.exists():
+        merges = json.loads(bpe_cache.read_text())
+    else:
+        t0 = time.time()
+        merges = train_bpe([s for s, _ in train] + [t for _, t in train], args.merges)
+        bpe_cache.write_text(json.dumps(merges, ensure_ascii=False))
+        log(f"trained {len(merges)} BPE merges in {time.time() - t0:.0f}s")
+    spec = {"type": "bpe", "lowercase": False, "merges": merges}
+    vocab = build_bpe_vocab([s for s, _ in train] + [t for _, t in train], merges)
+    tok = Tokenizer(spec, vocab)
+    config = {"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
+              "n_encoder_layers": args.layers, "n_decoder_layers": args.layers, "activation": "relu",
+              "norm": "pre", "positions": "sinusoidal", "max_positions": args.max_positions,
+              "embedding_scale": math.sqrt(args.d_model), "shared_embeddings": True, "tied_output": True}
+    model = Transformer(config, len(vocab), len(vocab), dropout=args.dropout)
+    for p in model.parameters():
+        if p.dim() > 1:
+            torch.nn.init.xavier_uniform_(p)
+    torch.nn.init.normal_(model.src_embed.weight, std=args.d_model ** -0.5)
+    n_params = sum(p.numel() for p in model.parameters())
+    log(f"{name}: vocab {len(vocab)}, params {n_params / 1e6:.2f}M, config {json.dumps(config)}")
+
+    train_ex = encode_pairs(tok, tok, train, args.max_positions - 1)
+    val_ex = encode_pairs(tok, tok, val, args.max_positions - 1)
+    log(f"train {len(train_ex)}/{len(train)} pairs, val {len(val_ex)}/{len(val)} pairs")
+
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: inverse_sqrt(s, args.warmup))
+    deadline = time.time() + args.minutes * 60
+    best, best_epoch, step = float("inf"), -1, 0
+    best_state = None
+    for epoch in range(1, args.epochs + 1):
+        t0, total, count = time.time(), 0.0, 0
+        for src, tgt in batches(train_ex, args.batch_tokens, True, rng):
+            loss, n = loss_on(model, src, tgt, args.label_smoothing)
+            opt.zero_grad()
+            (loss / n).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            total, count = total + float(loss), count + n
+            if time.time() > deadline:
+                break
+        val_loss = evaluate_loss(model, val_ex, args.batch_tokens)
+        log(f"epoch {epoch} step {step} train {total / count:.3f} val {val_loss:.3f} "
+            f"ppl {math.exp(val_loss):.2f} lr {sched.get_last_lr()[0]:.2e} ({time.time() - t0:.0f}s)")
+        if val_loss < best:
+            best, best_epoch = val_loss, epoch
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+            save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss)
+        elif epoch - best_epoch >= args.patience:
+            log(f"early stop: no val improvement for {args.patience} epochs")
+            break
+        if time.time() > deadline:
+            log("time budget reached")
+            break
+    model.load_state_dict(best_state)
+    log(f"best epoch {best_epoch}, val loss {best:.3f}; exported models/{name}.safetensors (F16)")
+
+
+def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss):
+    description = (f"Multi30k {args.src}->{args.tgt}: {args.layers}+{args.layers} layers, d_model {args.d_model}, "
+                   f"{args.heads} heads, FFN {args.d_ff}, pre-norm, joint BPE ({len(spec['merges'])} merges), "
+                   f"{n_params / 1e6:.2f}M parameters; epoch {epoch}, val loss {val_loss:.3f}.")
+    was_training = model.training
+    model.eval()
+    export(model, model.config, spec, vocab, vocab, ROOT / "models" / f"{name}.safetensors", dtype="F16",
+           name=name, description=description)
+    # The f32 copy is for measuring what f16 storage costs in BLEU; it is not committed.
+    export(model, model.config, spec, vocab, vocab, ROOT / "build" / f"{name}.f32.safetensors", dtype="F32",
+           name=name, description=description)
+    model.train(was_training)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="task", required=True)
+    toy = sub.add_parser("toy")
+    toy.add_argument("--epochs", type=int, default=200)
+    toy.add_argument("--snapshots", default="0,1,3,10,30,100")
+    toy.add_argument("--batch-tokens", type=int, default=24)
+    toy.add_argument("--lr", type=float, default=1e-3)
+    toy.add_argument("--seed", type=int, default=1)
+    m = sub.add_parser("multi30k")
+    m.add_argument("--src", default="en")
+    m.add_argument("--tgt", default="de")
+    m.add_argument("--merges", type=int, default=8000)
+    m.add_argument("--d-model", type=int, default=256)
+    m.add_argument("--heads", type=int, default=8)
+    m.add_argument("--d-ff", type=int, default=512)
+    m.add_argument("--layers", type=int, default=3)
+    m.add_argument("--max-positions", type=int, default=128)
+    m.add_argument("--dropout", type=float, default=0.1)
+    m.add_argument("--label-smoothing", type=float, default=0.1)
+    m.add_argument("--lr", type=float, default=1e-3)
+    m.add_argument("--warmup", type=int, default=800)
+    m.add_argument("--batch-tokens", type=int, default=2500)
+    m.add_argument("--epochs", type=int, default=200)
+    m.add_argument("--patience", type=int, default=4)
+    m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
+    m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(getattr(args, "threads", 2))
+    (ROOT / "build").mkdir(exist_ok=True)
+    (ROOT / "models" / "snapshots").mkdir(exist_ok=True)
+    train_toy(args) if args.task == "toy" else train_multi30k(args)
+
+
+if __name__ == "__main__":
+    main()
