@@ -44,9 +44,9 @@ def read_lines(path):
 class Log:
     """Prints and appends to models/logs/<name>.log, so the model card can cite the run."""
 
-    def __init__(self, name):
+    def __init__(self, name, append=False):
         (ROOT / "models" / "logs").mkdir(exist_ok=True)
-        self.file = open(ROOT / "models" / "logs" / f"{name}.log", "w", encoding="utf-8")
+        self.file = open(ROOT / "models" / "logs" / f"{name}.log", "a" if append else "w", encoding="utf-8")
         self.start = time.time()
 
     def __call__(self, *parts):
@@ -178,7 +178,7 @@ def train_multi30k(args):
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     name = f"multi30k-{args.src}-{args.tgt}"
-    log = Log(name)
+    log = Log(name, append=args.resume)
     mdir = data_dir() / "multi30k"
     train = list(zip(read_lines(mdir / f"train.{args.src}.gz"), read_lines(mdir / f"train.{args.tgt}.gz")))
     val = list(zip(read_lines(mdir / f"val.{args.src}.gz"), read_lines(mdir / f"val.{args.tgt}.gz")))
@@ -214,9 +214,21 @@ def train_multi30k(args):
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: inverse_sqrt(s, args.warmup))
     deadline = time.time() + args.minutes * 60
-    best, best_epoch, step = float("inf"), -1, 0
+    best, best_epoch, step, first_epoch = float("inf"), -1, 0, 1
     best_state = None
-    for epoch in range(1, args.epochs + 1):
+    # Training on 2 CPU cores takes longer than one sitting: a checkpoint after every epoch
+    # (under build/, not committed) lets `--resume` carry on where the last run stopped.
+    ckpt_path = ROOT / "build" / f"{name}.ckpt.pt"
+    if args.resume and ckpt_path.exists():
+        ckpt = torch.load(ckpt_path)
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["opt"])
+        sched.load_state_dict(ckpt["sched"])
+        best, best_epoch, step, first_epoch = ckpt["best"], ckpt["best_epoch"], ckpt["step"], ckpt["epoch"] + 1
+        best_state = ckpt["best_state"]
+        rng.setstate(ckpt["rng"])
+        log(f"resumed from {ckpt_path} after epoch {ckpt['epoch']} (best val {best:.3f} at epoch {best_epoch})")
+    for epoch in range(first_epoch, args.epochs + 1):
         t0, total, count = time.time(), 0.0, 0
         for src, tgt in batches(train_ex, args.batch_tokens, True, rng):
             loss, n = loss_on(model, src, tgt, args.label_smoothing)
@@ -236,7 +248,10 @@ def train_multi30k(args):
             best, best_epoch = val_loss, epoch
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
             save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss)
-        elif epoch - best_epoch >= args.patience:
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "best": best,
+                    "best_epoch": best_epoch, "step": step, "epoch": epoch, "best_state": best_state,
+                    "rng": rng.getstate()}, ckpt_path)
+        if epoch - best_epoch >= args.patience:
             log(f"early stop: no val improvement for {args.patience} epochs")
             break
         if time.time() > deadline:
@@ -287,6 +302,7 @@ def main():
     m.add_argument("--patience", type=int, default=4)
     m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
     m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     m.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))

@@ -11,3 +11,6 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_BUILD_TESTS=ON >/dev/null
 cmake --build build/native -j "$jobs"
 ctest --test-dir build/native --output-on-failure -j "$jobs"
+
+echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
+python3 -m unittest discover -s tests/python -v
