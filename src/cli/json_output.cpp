@@ -1,9 +1,5 @@
 #include "cli/json_output.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
-
 namespace attnscope::cli {
 
 using json = nlohmann::json;
@@ -23,48 +19,70 @@ json tensor_to_json(const Tensor& t) {
   return nested(t, 0, offset);
 }
 
-static json top_k_json(const Model& model, const GreedyStep& step, int k) {
-  std::vector<int> order(step.logits.size());
-  std::iota(order.begin(), order.end(), 0);
-  k = std::min<int>(k, static_cast<int>(order.size()));
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-    return step.logits[a] > step.logits[b] || (step.logits[a] == step.logits[b] && a < b);
-  });
-  json out = json::array();
-  for (int i = 0; i < k; ++i) {
-    const int id = order[i];
-    out.push_back({{"id", id},
-                   {"token", model.tgt_vocab.token(id)},
-                   {"logit", step.logits[id]},
-                   {"prob", std::exp(step.log_probs[id])}});
-  }
+static std::vector<std::string> tokens_of(const Model& model, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  for (int id : ids) out.push_back(model.tgt_vocab.token(id));
   return out;
 }
 
-json translation_to_json(const Model& model, const Translation& t, int top_k) {
-  json steps = json::array();
-  for (std::size_t i = 0; i < t.steps.size(); ++i) {
-    const GreedyStep& s = t.steps[i];
-    steps.push_back({{"step", i},
-                     {"input", model.tgt_vocab.token(s.input_id)},
-                     {"output", model.tgt_vocab.token(s.output_id)},
-                     {"output_id", s.output_id},
-                     {"top_k", top_k_json(model, s, top_k)},
-                     {"self_attn", tensor_to_json(s.trace.self_attn)},
-                     {"cross_attn", tensor_to_json(s.trace.cross_attn)}});
+static json expansion_json(const Model& model, const Expansion& e) {
+  json top = json::array();
+  for (const Alternative& a : e.top)
+    top.push_back({{"id", a.token}, {"token", model.tgt_vocab.token(a.token)}, {"logit", a.logit},
+                   {"log_prob", a.log_prob}, {"prob", a.prob}});
+  return {{"hypothesis", e.hypothesis}, {"prefix", tokens_of(model, e.prefix)}, {"score", e.score},
+          {"top_k", top}, {"self_attn", tensor_to_json(e.trace.self_attn)},
+          {"cross_attn", tensor_to_json(e.trace.cross_attn)}};
+}
+
+json beam_tree_to_json(const DecodeSession& session) {
+  const Model& model = session.model();
+  json nodes = json::array();
+  const auto& tree = session.tree();
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    const BeamNode& n = tree[i];
+    nodes.push_back({{"id", i}, {"parent", n.parent}, {"step", n.step}, {"token_id", n.token},
+                     {"token", model.tgt_vocab.token(n.token)}, {"log_prob", n.log_prob}, {"score", n.score},
+                     {"status", to_string(n.status)}});
   }
-  std::vector<std::string> output_tokens;
-  for (int id : t.output_ids) output_tokens.push_back(model.tgt_vocab.token(id));
-  return {{"source_tokens", t.source.pieces},
-          {"source_ids", t.source.ids},
-          {"unknown_words", t.source.unknown},
-          {"translation", t.text},
-          {"output_tokens", output_tokens},
-          {"output_ids", t.output_ids},
-          {"finished", t.finished},
-          {"hit_max_length", t.hit_max_length},
-          {"encoder_self_attn", tensor_to_json(t.encoder.self_attn)},
-          {"steps", steps}};
+  return nodes;
+}
+
+json session_to_json(const DecodeSession& session, bool with_tree) {
+  const Model& model = session.model();
+  json steps = json::array();
+  for (const StepRecord& r : session.history()) {
+    json expansions = json::array();
+    for (const Expansion& e : r.expansions) expansions.push_back(expansion_json(model, e));
+    json chosen = json::array();  // the continuations kept at this step (live, finished or cut)
+    for (const BeamNode& n : session.tree())
+      if (n.step == r.step && n.status != NodeStatus::Pruned) chosen.push_back(model.tgt_vocab.token(n.token));
+    json step = {{"step", r.step}, {"expansions", expansions}, {"chosen", chosen}, {"forced", r.forced}};
+    if (r.forced) step["forced_log_prob"] = r.forced_log_prob;
+    steps.push_back(step);
+  }
+  json nbest = json::array();
+  for (const FinishedHypothesis& h : session.nbest())
+    nbest.push_back({{"translation", session.detokenize(h.tokens)}, {"tokens", tokens_of(model, h.tokens)},
+                     {"ids", h.tokens}, {"score", h.score}, {"normalized_score", h.normalized_score},
+                     {"finished", h.finished}});
+  const Source& src = session.source();
+  json out = {{"source_tokens", src.pieces},
+              {"source_ids", src.ids},
+              {"unknown_words", src.unknown},
+              {"strategy", to_string(session.options().strategy)},
+              {"hit_max_length", session.hit_max_length()},
+              {"nbest", nbest},
+              {"encoder_self_attn", tensor_to_json(session.encoder_trace().self_attn)},
+              {"steps", steps}};
+  if (!nbest.empty()) {
+    out["translation"] = nbest[0]["translation"];
+    out["output_tokens"] = nbest[0]["tokens"];
+    out["output_ids"] = nbest[0]["ids"];
+    out["finished"] = nbest[0]["finished"];
+  }
+  if (with_tree) out["beam_tree"] = beam_tree_to_json(session);
+  return out;
 }
 
 }  // namespace attnscope::cli

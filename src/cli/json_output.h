@@ -1,12 +1,13 @@
 #pragma once
-// The CLI's --json view of a translation. Field names are part of the CLI's stable interface.
+// The CLI's --json view of a decode session. Field names are part of the CLI's stable interface.
 #include <nlohmann/json.hpp>
 
-#include "decoding/greedy.h"
+#include "decoding/session.h"
 
 namespace attnscope::cli {
 
 nlohmann::json tensor_to_json(const Tensor& t);  // nested arrays, one level per dimension
-nlohmann::json translation_to_json(const Model& model, const Translation& t, int top_k);
+nlohmann::json session_to_json(const DecodeSession& session, bool with_tree);
+nlohmann::json beam_tree_to_json(const DecodeSession& session);
 
 }  // namespace attnscope::cli

@@ -1,15 +1,12 @@
 // attnscope-cli: the native front end, used by people, benchmarks and the evaluation scripts.
-//
-//   attnscope-cli translate --model M [--json] [--top-k K] [--max-steps N] "sentence" ...
-//   attnscope-cli translate --model M --input FILE     (one sentence a line, one translation a line)
-//   attnscope-cli info --model M
+// Its flags are a stable interface: scripts depend on them.
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/json_output.h"
-#include "decoding/greedy.h"
 
 namespace {
 
@@ -18,52 +15,87 @@ using namespace attnscope;
 const char* kUsage =
     "usage:\n"
     "  attnscope-cli translate --model FILE [options] SENTENCE...\n"
-    "  attnscope-cli translate --model FILE --input FILE [options]\n"
+    "  attnscope-cli translate --model FILE --input FILE [options]   (one sentence a line, one translation a line)\n"
     "  attnscope-cli info --model FILE\n"
-    "options:\n"
-    "  --json          print one JSON object per sentence: tokens, top-k logits and attention of every step\n"
-    "  --top-k K       alternatives per step in --json output (default 5)\n"
-    "  --max-steps N   generate at most N tokens (default: as many as the model's positions allow)\n";
+    "decoding (greedy unless --beam or --sample):\n"
+    "  --beam K                beam search of width K\n"
+    "  --nbest N               return N hypotheses (beam); text output prints 'rank<TAB>score<TAB>translation'\n"
+    "  --length-penalty A      GNMT length penalty ((5+len)/6)^A (beam; 0 = none)\n"
+    "  --length-norm KIND      none | average | gnmt (default: gnmt when --length-penalty > 0, else none)\n"
+    "  --sample                sample instead: --temperature T, --top-k K, --top-p P, --seed S\n"
+    "  --max-length N          generate at most N tokens (--max-steps is the same)\n"
+    "  --max-length-a A, --max-length-b B   also at most floor(A * source tokens + B)\n"
+    "  --min-length N          no </s> before N tokens\n"
+    "  --prefix TEXT           force the translation to start with TEXT\n"
+    "output:\n"
+    "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
+    "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
+    "  --beam-tree             add the beam tree (every candidate, its parent and status) to --json\n"
+    "exit status: 0 ok, 2 bad usage or unreadable model, 3 some sentence could not be translated\n";
 
 struct Args {
-  std::string command, model, input;
-  bool json = false;
-  int top_k = 5, max_steps = 0;
+  std::string command, model, input, prefix;
+  bool json = false, tree = false, length_norm_given = false;
+  DecodeOptions decode;
   std::vector<std::string> sentences;
 };
 
-int parse_int(const std::string& flag, const std::string& value) {
+double parse_number(const std::string& flag, const std::string& value) {
   try {
     std::size_t used = 0;
-    const int v = std::stoi(value, &used);
-    if (used == value.size() && v >= 0) return v;
+    const double v = std::stod(value, &used);
+    if (used == value.size()) return v;
   } catch (const std::exception&) {
   }
-  throw Error(flag + " needs a non-negative integer, got '" + value + "'");
+  throw Error(flag + " needs a number, got '" + value + "'");
+}
+
+int parse_count(const std::string& flag, const std::string& value) {
+  const double v = parse_number(flag, value);
+  if (v < 0 || v != static_cast<int>(v)) throw Error(flag + " needs a non-negative integer, got '" + value + "'");
+  return static_cast<int>(v);
 }
 
 Args parse_args(int argc, char** argv) {
   if (argc < 2) throw Error("no command given");
   Args a;
   a.command = argv[1];
+  a.decode.alternatives = 5;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Error(arg + " needs a value");
       return argv[++i];
     };
+    DecodeOptions& d = a.decode;
     if (arg == "--model") a.model = value();
     else if (arg == "--input") a.input = value();
     else if (arg == "--json") a.json = true;
-    else if (arg == "--top-k") a.top_k = parse_int(arg, value());
-    else if (arg == "--max-steps") a.max_steps = parse_int(arg, value());
+    else if (arg == "--beam-tree") a.json = a.tree = true;
+    else if (arg == "--alternatives") d.alternatives = parse_count(arg, value());
+    else if (arg == "--beam") d.strategy = Strategy::Beam, d.beam_size = parse_count(arg, value());
+    else if (arg == "--nbest") d.nbest = parse_count(arg, value());
+    else if (arg == "--length-penalty") d.alpha = parse_number(arg, value());
+    else if (arg == "--length-norm") d.length_penalty = parse_length_penalty(value()), a.length_norm_given = true;
+    else if (arg == "--sample") d.strategy = Strategy::Sample;
+    else if (arg == "--temperature") d.temperature = parse_number(arg, value());
+    else if (arg == "--top-k") d.top_k = parse_count(arg, value());
+    else if (arg == "--top-p") d.top_p = parse_number(arg, value());
+    else if (arg == "--seed") d.seed = static_cast<std::uint64_t>(parse_number(arg, value()));
+    else if (arg == "--max-length" || arg == "--max-steps") d.max_length = parse_count(arg, value());
+    else if (arg == "--max-length-a") d.max_length_a = parse_number(arg, value());
+    else if (arg == "--max-length-b") d.max_length_b = parse_number(arg, value());
+    else if (arg == "--min-length") d.min_length = parse_count(arg, value());
+    else if (arg == "--prefix") a.prefix = value();
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
+  if (!a.length_norm_given) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
   if (a.command != "translate" && a.command != "info") throw Error("unknown command '" + a.command + "'");
   if (a.model.empty()) throw Error("--model FILE is required");
   if (a.command == "translate" && a.input.empty() && a.sentences.empty())
     throw Error("give a sentence to translate, or --input FILE");
+  a.decode.validate();
   return a;
 }
 
@@ -79,23 +111,35 @@ void print_info(const Model& model) {
 
 // Translates one sentence and prints it. A bad sentence is reported on stderr and leaves an
 // empty output line, so that line i of the output still belongs to line i of the input.
-bool translate_one(const Model& model, const Args& args, const std::string& sentence) {
-  GreedyOptions options;
-  options.max_steps = args.max_steps;
+bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, const std::string& sentence) {
+  DecodeOptions options = args.decode;
   options.capture.attention = options.capture.logits = args.json;
   try {
-    const Translation t = translate_greedy(model, sentence, options);
+    if (!args.prefix.empty()) {
+      const Encoded prefix = encode(*model->tokenizer, model->tgt_vocab, args.prefix, model->config.special.unk);
+      if (!prefix.unknown.empty()) throw InputError("--prefix has words the target vocabulary lacks: " + prefix.unknown[0]);
+      options.prefix = prefix.ids;
+    }
+    DecodeSession session(model, sentence, options);
+    session.run();
     if (args.json) {
-      nlohmann::json j = cli::translation_to_json(model, t, args.top_k);
+      nlohmann::json j = cli::session_to_json(session, args.tree);
       j["source"] = sentence;
       std::cout << j.dump() << "\n";
+      return true;
+    }
+    const auto nbest = session.nbest();
+    if (options.nbest == 1) {
+      std::cout << session.detokenize(nbest[0].tokens) << "\n";
     } else {
-      std::cout << t.text << "\n";
-      if (!t.source.unknown.empty()) {
-        std::cerr << "attnscope-cli: warning: unknown words:";
-        for (const std::string& w : t.source.unknown) std::cerr << " " << w;
-        std::cerr << "\n";
-      }
+      for (std::size_t i = 0; i < nbest.size(); ++i)
+        std::cout << i << "\t" << std::fixed << std::setprecision(4) << nbest[i].normalized_score << "\t"
+                  << session.detokenize(nbest[i].tokens) << "\n";
+    }
+    if (!session.source().unknown.empty()) {
+      std::cerr << "attnscope-cli: warning: unknown words:";
+      for (const std::string& w : session.source().unknown) std::cerr << " " << w;
+      std::cerr << "\n";
     }
     return true;
   } catch (const InputError& e) {
@@ -112,12 +156,12 @@ int run(const Args& args) {
     return 0;
   }
   bool all_ok = true;
-  for (const std::string& s : args.sentences) all_ok &= translate_one(*model, args, s);
+  for (const std::string& s : args.sentences) all_ok &= translate_one(model, args, s);
   if (!args.input.empty()) {
     std::ifstream in(args.input);
     if (!in) throw Error("cannot open input file '" + args.input + "'");
     std::string line;
-    while (std::getline(in, line)) all_ok &= translate_one(*model, args, line);
+    while (std::getline(in, line)) all_ok &= translate_one(model, args, line);
   }
   return all_ok ? 0 : 3;
 }
@@ -128,8 +172,7 @@ int main(int argc, char** argv) {
   try {
     return run(parse_args(argc, argv));
   } catch (const attnscope::Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
-    if (std::string(e.what()).find("command") != std::string::npos || argc < 2) std::cerr << kUsage;
+    std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage;
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "attnscope-cli: internal error: " << e.what() << "\n";

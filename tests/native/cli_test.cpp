@@ -61,7 +61,7 @@ TEST_P(CliGolden, JsonOutputMatchesReferenceTokens) {
     ASSERT_EQ(j["steps"].size(), c["steps"].size());
     // Top-1 of every step is the token the reference chose.
     for (std::size_t i = 0; i < j["steps"].size(); ++i)
-      EXPECT_EQ(j["steps"][i]["top_k"][0]["id"], c["steps"][i]["output_id"]);
+      EXPECT_EQ(j["steps"][i]["expansions"][0]["top_k"][0]["id"], c["steps"][i]["output_id"]);
   }
 }
 

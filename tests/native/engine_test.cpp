@@ -1,7 +1,7 @@
 // Engine behaviour that the goldens do not pin down: input errors, the KV cache, observation.
 #include <gtest/gtest.h>
 
-#include "decoding/greedy.h"
+#include "decoding/session.h"
 #include "model/decoder.h"
 #include "model/encoder.h"
 #include "test_support.h"
@@ -40,22 +40,25 @@ TEST(Engine, SentenceLongerThanPositionsIsRefusedWithLengths) {
   const std::string message = error_of([&] { prepare_source(*model, text); });
   EXPECT_NE(message.find("17 tokens"), std::string::npos) << message;
   EXPECT_NE(message.find("at most 16"), std::string::npos) << message;
-  EXPECT_NE(error_of([&] { translate_greedy(*model, text, {}); }), "(no error)");
+  EXPECT_NE(error_of([&] { DecodeSession(model, text, {}); }), "(no error)");
 }
 
 TEST(Engine, UnknownWordsAreReportedNotFatal) {
   const auto model = load("tiny_post_sin");
-  const Translation t = translate_greedy(*model, "i can eat zzyzx quux", {});
-  EXPECT_EQ(t.source.unknown, (std::vector<std::string>{"zzyzx", "quux"}));
-  EXPECT_EQ(t.source.ids[3], model->config.special.unk);
-  EXPECT_FALSE(t.output_ids.empty());
+  DecodeSession session(model, "i can eat zzyzx quux", {});
+  session.run();
+  EXPECT_EQ(session.source().unknown, (std::vector<std::string>{"zzyzx", "quux"}));
+  EXPECT_EQ(session.source().ids[3], model->config.special.unk);
+  EXPECT_FALSE(session.nbest().at(0).tokens.empty());
 }
 
 TEST(Engine, OutputNeverExceedsPositions) {
   const auto model = load("small_pre_learned");
-  const Translation t = translate_greedy(*model, "i can eat apple", {});
-  EXPECT_LE(static_cast<int>(t.output_ids.size()), model->config.max_positions - 1);
-  EXPECT_NE(t.finished, t.hit_max_length);
+  DecodeSession session(model, "i can eat apple", {});
+  session.run();
+  const FinishedHypothesis best = session.nbest().at(0);
+  EXPECT_LE(static_cast<int>(best.tokens.size()), model->config.max_positions - 1);
+  EXPECT_NE(best.finished, session.hit_max_length());
 }
 
 TEST(Engine, DecoderRejectsBadTokenAndPositionPastTheEnd) {
@@ -87,20 +90,22 @@ TEST(Engine, TruncatedCacheReproducesEarlierStepsExactly) {
 
 TEST(Engine, AttentionRowsAreDistributions) {
   const auto model = load("deep_post_learned_f16");
-  GreedyOptions options;
+  DecodeOptions options;
   options.capture.attention = true;
-  options.max_steps = 4;
-  const Translation t = translate_greedy(*model, "we can read book", options);
-  const Tensor& enc = t.encoder.self_attn;
+  options.max_length = 4;
+  DecodeSession session(model, "we can read book", options);
+  session.run();
+  const Tensor& enc = session.encoder_trace().self_attn;
   const int rows = enc.shape[0] * enc.shape[1] * enc.shape[2];
   for (int r = 0; r < rows; ++r) {
     float sum = 0;
     for (int k = 0; k < enc.shape[3]; ++k) sum += enc.data[r * enc.shape[3] + k];
     EXPECT_NEAR(sum, 1.0f, 1e-5f);
   }
-  for (const GreedyStep& s : t.steps) {
-    EXPECT_EQ(s.trace.cross_attn.shape[2], static_cast<int>(t.source.ids.size()));
-    EXPECT_THROW(s.trace.cross_attn.at({model->config.n_decoder_layers, 0, 0}), IndexError);
+  for (const StepRecord& r : session.history()) {
+    const StepTrace& trace = r.expansions.at(0).trace;
+    EXPECT_EQ(trace.cross_attn.shape[2], static_cast<int>(session.source().ids.size()));
+    EXPECT_THROW(trace.cross_attn.at({model->config.n_decoder_layers, 0, 0}), IndexError);
   }
 }
 

@@ -2,7 +2,7 @@
 // models/make_goldens.py): every logit, attention weight and named vector of a greedy decode.
 #include <gtest/gtest.h>
 
-#include "decoding/greedy.h"
+#include "decoding/session.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -48,29 +48,37 @@ TEST_P(GoldenTest, GreedyDecodeMatchesPyTorchReference) {
     EXPECT_EQ(src.ids, c["src_ids"].get<std::vector<int>>());
     EXPECT_EQ(src.unknown, c["unknown_words"].get<std::vector<std::string>>());
 
-    GreedyOptions options;
-    options.max_steps = c["max_steps"];
+    DecodeOptions options;
+    options.max_length = c["max_steps"];
     options.capture = {true, true, true};
-    const Translation t = translate_greedy(*model, src, options);
+    DecodeSession session(model, src, options);
+    session.run();
+    const std::vector<int> output_ids = session.nbest().at(0).tokens;
+    const auto& history = session.history();
 
     const int S = static_cast<int>(src.ids.size());
     const int L_enc = model->config.n_encoder_layers, L_dec = model->config.n_decoder_layers;
     const int H = model->config.n_heads;
-    expect_close(c["encoder"]["self_attn"], t.encoder.self_attn.data.data(), t.encoder.self_attn.numel(),
-                 {L_enc, H, S, S}, "encoder self_attn");
-    ASSERT_EQ(t.encoder.self_attn.shape, (std::vector<int>{L_enc, H, S, S}));
-    expect_vectors(c["encoder"], t.encoder.vectors, "encoder");
+    const EncoderTrace& enc = session.encoder_trace();
+    expect_close(c["encoder"]["self_attn"], enc.self_attn.data.data(), enc.self_attn.numel(), {L_enc, H, S, S},
+                 "encoder self_attn");
+    ASSERT_EQ(enc.self_attn.shape, (std::vector<int>{L_enc, H, S, S}));
+    expect_vectors(c["encoder"], enc.vectors, "encoder");
 
-    ASSERT_EQ(t.output_ids, c["output_ids"].get<std::vector<int>>()) << "greedy output differs";
-    EXPECT_EQ(t.text, c["output_text"].get<std::string>());
-    ASSERT_EQ(t.steps.size(), c["steps"].size());
-    for (std::size_t i = 0; i < t.steps.size(); ++i) {
-      const GreedyStep& s = t.steps[i];
+    ASSERT_EQ(output_ids, c["output_ids"].get<std::vector<int>>()) << "greedy output differs";
+    EXPECT_EQ(session.detokenize(output_ids), c["output_text"].get<std::string>());
+    EXPECT_EQ(session.nbest()[0].finished, output_ids.back() == model->config.special.eos);
+    ASSERT_EQ(history.size(), c["steps"].size());
+    for (std::size_t i = 0; i < history.size(); ++i) {
+      ASSERT_EQ(history[i].expansions.size(), 1u);
+      const Expansion& s = history[i].expansions[0];
       const json& g = c["steps"][i];
       const std::string at = "step " + std::to_string(i);
       const int V = static_cast<int>(s.logits.size());
-      EXPECT_EQ(s.input_id, g["input_id"].get<int>()) << at;
-      EXPECT_EQ(s.output_id, g["output_id"].get<int>()) << at;
+      const int fed = s.prefix.empty() ? model->config.special.bos : s.prefix.back();
+      EXPECT_EQ(fed, g["input_id"].get<int>()) << at;
+      EXPECT_EQ(output_ids[i], g["output_id"].get<int>()) << at;
+      EXPECT_EQ(s.top.at(0).token, g["output_id"].get<int>()) << at;
       expect_close(g["logits"], s.logits.data(), s.logits.size(), {V}, at + " logits");
       expect_close(g["log_probs"], s.log_probs.data(), s.log_probs.size(), {V}, at + " log_probs");
       expect_close(g["self_attn"], s.trace.self_attn.data.data(), s.trace.self_attn.numel(),
@@ -88,13 +96,15 @@ TEST_P(GoldenTest, CaptureOffGivesSameTranslationAndRecordsNothing) {
   const json golden = testing::load_json(testing::golden_path(GetParam() + ".json"));
   const auto model = Model::load_file(testing::golden_path(golden["model"].get<std::string>()));
   for (const json& c : golden["cases"]) {
-    GreedyOptions options;
-    options.max_steps = c["max_steps"];
-    const Translation t = translate_greedy(*model, c["source"].get<std::string>(), options);
-    EXPECT_EQ(t.output_ids, c["output_ids"].get<std::vector<int>>());
-    EXPECT_TRUE(t.encoder.self_attn.empty());
-    EXPECT_TRUE(t.encoder.vectors.empty());
-    for (const GreedyStep& s : t.steps) {
+    DecodeOptions options;
+    options.max_length = c["max_steps"];
+    DecodeSession session(model, c["source"].get<std::string>(), options);
+    session.run();
+    EXPECT_EQ(session.nbest().at(0).tokens, c["output_ids"].get<std::vector<int>>());
+    EXPECT_TRUE(session.encoder_trace().self_attn.empty());
+    EXPECT_TRUE(session.encoder_trace().vectors.empty());
+    for (const StepRecord& r : session.history()) {
+      const Expansion& s = r.expansions.at(0);
       EXPECT_TRUE(s.logits.empty());
       EXPECT_TRUE(s.trace.self_attn.empty());
       EXPECT_TRUE(s.trace.vectors.empty());

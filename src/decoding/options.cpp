@@ -1,0 +1,59 @@
+#include "decoding/options.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace attnscope {
+
+void DecodeOptions::validate() const {
+  auto fail = [](const std::string& what) { throw InputError("decoding option " + what); };
+  if (beam_size < 1 || beam_size > 64) fail("beam_size must be in [1, 64], got " + std::to_string(beam_size));
+  if (nbest < 1 || nbest > beam_size)
+    fail("nbest must be in [1, beam_size = " + std::to_string(beam_size) + "], got " + std::to_string(nbest));
+  if (!(alpha >= 0.0 && alpha <= 10.0)) fail("alpha must be in [0, 10]");
+  if (max_length < 0) fail("max_length must be >= 0");
+  if (min_length < 0) fail("min_length must be >= 0");
+  if (!(max_length_a >= 0.0 && std::isfinite(max_length_a)) || !std::isfinite(max_length_b))
+    fail("max_length_a must be >= 0 and max_length_b finite");
+  if (!(temperature > 0.0 && std::isfinite(temperature))) fail("temperature must be > 0");
+  if (top_k < 0) fail("top_k must be >= 0");
+  if (!(top_p > 0.0 && top_p <= 1.0)) fail("top_p must be in (0, 1]");
+  if (alternatives < 0) fail("alternatives must be >= 0");
+}
+
+Strategy parse_strategy(const std::string& name) {
+  if (name == "greedy") return Strategy::Greedy;
+  if (name == "beam") return Strategy::Beam;
+  if (name == "sample") return Strategy::Sample;
+  throw InputError("unknown decoding strategy '" + name + "' (use greedy, beam or sample)");
+}
+
+LengthPenalty parse_length_penalty(const std::string& name) {
+  if (name == "none") return LengthPenalty::None;
+  if (name == "average") return LengthPenalty::Average;
+  if (name == "gnmt") return LengthPenalty::GNMT;
+  throw InputError("unknown length penalty '" + name + "' (use none, average or gnmt)");
+}
+
+const char* to_string(Strategy s) {
+  return s == Strategy::Greedy ? "greedy" : s == Strategy::Beam ? "beam" : "sample";
+}
+
+const char* to_string(LengthPenalty p) {
+  return p == LengthPenalty::None ? "none" : p == LengthPenalty::Average ? "average" : "gnmt";
+}
+
+double penalized_score(double score, int length, LengthPenalty penalty, double alpha) {
+  switch (penalty) {
+    case LengthPenalty::None:
+      return score;
+    case LengthPenalty::Average:
+      return score / std::max(length, 1);
+    case LengthPenalty::GNMT:
+      return score / std::pow((5.0 + length) / 6.0, alpha);
+  }
+  return score;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,325 @@
+#include "decoding/session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "model/encoder.h"
+
+namespace attnscope {
+namespace {
+
+
+// Indices of the `k` largest values, largest first, lower index first on ties.
+std::vector<int> top_indices(const float* values, int n, int k) {
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  k = std::min(k, n);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](int a, int b) { return values[a] > values[b] || (values[a] == values[b] && a < b); });
+  order.resize(k);
+  return order;
+}
+
+}  // namespace
+
+const char* to_string(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::Live: return "live";
+    case NodeStatus::Finished: return "finished";
+    case NodeStatus::Pruned: return "pruned";
+    case NodeStatus::Cut: return "cut";
+  }
+  return "?";
+}
+
+DecodeSession::DecodeSession(std::shared_ptr<const Model> model, const std::string& text, DecodeOptions options)
+    : DecodeSession(model, prepare_source(*model, text), std::move(options)) {}
+
+DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, DecodeOptions options)
+    : model_(std::move(model)), options_(std::move(options)), source_(std::move(source)) {
+  options_.validate();
+  if (options_.strategy != Strategy::Beam) options_.beam_size = options_.nbest = 1;
+  const ModelConfig& c = model_->config;
+
+  limit_ = c.max_positions - 1;
+  if (options_.max_length > 0) limit_ = std::min(limit_, options_.max_length);
+  if (options_.max_length_a > 0.0) {
+    const double relative = std::floor(options_.max_length_a * source_.ids.size() + options_.max_length_b);
+    limit_ = static_cast<int>(std::min<double>(limit_, relative));
+  }
+  limit_ = std::max(limit_, 1);
+
+  for (int id : options_.prefix) model_->tgt_vocab.token(id);  // throws IndexError for a bad id
+  if (static_cast<int>(options_.prefix.size()) > limit_)
+    throw InputError("the forced prefix has " + std::to_string(options_.prefix.size()) +
+                     " tokens but at most " + std::to_string(limit_) + " can be generated");
+
+  memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_);
+  sampler_.reseed(options_.seed, 0);
+  add_node(-1, -1, c.special.bos, 0.0f, 0.0, NodeStatus::Live);
+  beam_.push_back(Live{Hypothesis{{}, 0.0, 0}, start_decoder(*model_, memory_)});
+}
+
+int DecodeSession::add_node(int parent, int step, int token, float log_prob, double score, NodeStatus status) {
+  nodes_.push_back(BeamNode{parent, step, token, log_prob, score, status});
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+std::vector<Hypothesis> DecodeSession::live() const {
+  std::vector<Hypothesis> out;
+  for (const Live& l : beam_) out.push_back(l.hyp);
+  return out;
+}
+
+std::string DecodeSession::detokenize(const std::vector<int>& ids) const {
+  const SpecialTokens& s = model_->config.special;
+  return decode(*model_->tokenizer, model_->tgt_vocab, ids, {s.bos, s.eos, s.pad});
+}
+
+std::vector<FinishedHypothesis> DecodeSession::nbest() const {
+  std::vector<FinishedHypothesis> ranked = finished_;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const FinishedHypothesis& a, const FinishedHypothesis& b) {
+    return a.normalized_score > b.normalized_score;
+  });
+  if (static_cast<int>(ranked.size()) > options_.nbest) ranked.resize(options_.nbest);
+  return ranked;
+}
+
+void DecodeSession::check_can_advance() const {
+  if (done_) throw Error("decoding has finished: call back() to undo a step, or start a new session");
+}
+
+Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
+  Expansion e;
+  e.hypothesis = index;
+  e.prefix = live.hyp.tokens;
+  e.score = live.hyp.score;
+  const int token = live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back();
+  scores.logits = decode_step(*model_, live.state, token, options_.capture, &e.trace);
+  scores.log_probs = ops::log_softmax_rows(scores.logits);
+  const Matrix& logits = scores.logits;
+  const Matrix& log_probs = scores.log_probs;
+
+  const int vocab = static_cast<int>(logits.cols());
+  for (int id : top_indices(logits.data(), vocab, options_.alternatives))
+    e.top.push_back({id, logits(0, id), log_probs(0, id), std::exp(log_probs(0, id))});
+  if (options_.capture.logits) {
+    e.logits.assign(logits.data(), logits.data() + vocab);
+    e.log_probs.assign(log_probs.data(), log_probs.data() + vocab);
+  }
+  // </s> may not end a hypothesis shorter than min_length; the choosers skip it.
+  scores.eos_banned = static_cast<int>(live.hyp.tokens.size()) < options_.min_length;
+  return e;
+}
+
+const StepRecord& DecodeSession::step() {
+  check_can_advance();
+  if (history_.size() < options_.prefix.size()) return force(options_.prefix[history_.size()], 0);
+
+  undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
+  retired_.clear();
+  StepRecord record;
+  record.step = static_cast<int>(history_.size());
+  std::vector<Scores> scores(beam_.size());
+  for (std::size_t i = 0; i < beam_.size(); ++i)
+    record.expansions.push_back(expand(beam_[i], static_cast<int>(i), scores[i]));
+
+  if (options_.strategy == Strategy::Beam) choose_beam(record, scores);
+  else choose_greedy_or_sample(record, scores);
+  history_.push_back(std::move(record));
+  return history_.back();
+}
+
+void DecodeSession::choose_greedy_or_sample(StepRecord& record, const std::vector<Scores>& scores) {
+  Live& parent = beam_[0];
+  const Matrix& logits = scores[0].logits;
+  const int vocab = static_cast<int>(logits.cols());
+  const int banned = scores[0].eos_banned ? model_->config.special.eos : -1;
+  int token;
+  if (options_.strategy == Strategy::Greedy) {
+    token = banned == 0 ? 1 : 0;  // arg-max, lowest id on ties
+    for (int i = token + 1; i < vocab; ++i)
+      if (i != banned && logits(0, i) > logits(0, token)) token = i;
+  } else {
+    token = sampler_.sample(logits.data(), vocab, options_.temperature, options_.top_k, options_.top_p, banned);
+  }
+  const float token_lp = scores[0].log_probs(0, token);
+  Live child{Hypothesis{parent.hyp.tokens, parent.hyp.score + token_lp, 0}, std::move(parent.state)};
+  child.hyp.tokens.push_back(token);
+  child.hyp.node = add_node(parent.hyp.node, record.step, token, token_lp, child.hyp.score, NodeStatus::Live);
+  std::vector<Live> next;
+  admit(next, std::move(child));
+  finish_step(std::move(next));
+}
+
+void DecodeSession::choose_beam(StepRecord& record, const std::vector<Scores>& scores) {
+  const int k = options_.beam_size;
+  const int eos = model_->config.special.eos;
+  struct Candidate {
+    double total;
+    int hyp, token;
+    float log_prob;
+  };
+  // The 2k best continuations of each hypothesis contain the 2k best overall.
+  std::vector<Candidate> candidates;
+  for (std::size_t h = 0; h < beam_.size(); ++h) {
+    const Matrix& lp = scores[h].log_probs;
+    for (int t : top_indices(lp.data(), static_cast<int>(lp.cols()), 2 * k + 1))
+      if (!(t == eos && scores[h].eos_banned))
+        candidates.push_back({beam_[h].hyp.score + lp(0, t), static_cast<int>(h), t, lp(0, t)});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.total != b.total) return a.total > b.total;
+    return a.hyp != b.hyp ? a.hyp < b.hyp : a.token < b.token;
+  });
+  if (static_cast<int>(candidates.size()) > 2 * k) candidates.resize(2 * k);
+
+  // Decide every candidate first, so each parent's state can be moved into its last child.
+  std::vector<int> taken;  // indices into candidates that continue (live or finished)
+  int live_taken = 0;
+  for (int r = 0; r < static_cast<int>(candidates.size()); ++r) {
+    const Candidate& c = candidates[r];
+    const int parent_node = beam_[c.hyp].hyp.node;
+    const bool keep = c.token == eos ? r < k : live_taken < k;
+    if (keep && c.token != eos) ++live_taken;
+    if (keep) taken.push_back(r);
+    else add_node(parent_node, record.step, c.token, c.log_prob, c.total, NodeStatus::Pruned);
+  }
+  std::vector<int> uses(beam_.size(), 0);
+  for (int r : taken) ++uses[candidates[r].hyp];
+
+  std::vector<Live> next;
+  for (int r : taken) {
+    const Candidate& c = candidates[r];
+    Live& parent = beam_[c.hyp];
+    Live child{Hypothesis{parent.hyp.tokens, c.total, 0}, DecoderState{}};
+    if (--uses[c.hyp] == 0) child.state = std::move(parent.state);  // its last child takes it over
+    else child.state = parent.state;
+    child.hyp.tokens.push_back(c.token);
+    child.hyp.node = add_node(parent.hyp.node, record.step, c.token, c.log_prob, c.total, NodeStatus::Live);
+    admit(next, std::move(child));
+  }
+  finish_step(std::move(next));
+}
+
+void DecodeSession::admit(std::vector<Live>& next, Live&& child) {
+  const Hypothesis& h = child.hyp;
+  const int length = static_cast<int>(h.tokens.size());
+  const bool ended = h.tokens.back() == model_->config.special.eos;
+  if (!ended && length < limit_) {
+    next.push_back(std::move(child));
+    return;
+  }
+  if (!ended) hit_max_length_ = true;
+  nodes_[h.node].status = ended ? NodeStatus::Finished : NodeStatus::Cut;
+  finished_.push_back(FinishedHypothesis{
+      h.tokens, h.score, penalized_score(h.score, length, options_.length_penalty, options_.alpha), ended, h.node});
+  retired_.push_back(std::move(child));
+}
+
+void DecodeSession::finish_step(std::vector<Live>&& next) {
+  beam_ = std::move(next);
+  if (beam_.empty()) {
+    done_ = true;
+    return;
+  }
+  if (options_.strategy != Strategy::Beam || static_cast<int>(finished_.size()) < options_.nbest) return;
+
+  // Stopping rule: the n-th best finished score already beats anything a live one can reach.
+  std::vector<double> scores;
+  for (const FinishedHypothesis& f : finished_) scores.push_back(f.normalized_score);
+  std::nth_element(scores.begin(), scores.begin() + (options_.nbest - 1), scores.end(), std::greater<double>());
+  const double nth_best = scores[options_.nbest - 1];
+  double best_reachable = -std::numeric_limits<double>::infinity();
+  for (const Live& l : beam_) {
+    const double bound = options_.length_penalty == LengthPenalty::None
+                             ? l.hyp.score
+                             : penalized_score(l.hyp.score, limit_, options_.length_penalty, options_.alpha);
+    best_reachable = std::max(best_reachable, bound);
+  }
+  if (nth_best >= best_reachable) {
+    done_ = true;
+    for (const Live& l : beam_) nodes_[l.hyp.node].status = NodeStatus::Pruned;
+  }
+}
+
+const StepRecord& DecodeSession::force(int token, int hypothesis) {
+  check_can_advance();
+  const int vocab = model_->tgt_vocab.size();
+  if (token < 0 || token >= vocab)
+    throw IndexError("cannot force token id " + std::to_string(token) + ": the target vocabulary has ids [0, " +
+                     std::to_string(vocab) + ")");
+  if (hypothesis < 0 || hypothesis >= static_cast<int>(beam_.size()))
+    throw IndexError("cannot force hypothesis " + std::to_string(hypothesis) + ": there are " +
+                     std::to_string(beam_.size()) + " live hypotheses");
+
+  undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
+  retired_.clear();
+  StepRecord record;
+  record.step = static_cast<int>(history_.size());
+  Scores scores;
+  Live& parent = beam_[hypothesis];
+  record.expansions.push_back(expand(parent, hypothesis, scores));
+  record.forced = true;
+  record.forced_token = token;
+  // The model's own opinion of the forced token, even where min_length would forbid it.
+  record.forced_log_prob = scores.log_probs(0, token);
+  for (std::size_t i = 0; i < beam_.size(); ++i)
+    if (static_cast<int>(i) != hypothesis) nodes_[beam_[i].hyp.node].status = NodeStatus::Pruned;
+
+  Live child{Hypothesis{parent.hyp.tokens, parent.hyp.score + record.forced_log_prob, 0}, std::move(parent.state)};
+  child.hyp.tokens.push_back(token);
+  child.hyp.node = add_node(parent.hyp.node, record.step, token, record.forced_log_prob, child.hyp.score,
+                            NodeStatus::Live);
+  std::vector<Live> next;
+  admit(next, std::move(child));
+  finish_step(std::move(next));
+  history_.push_back(std::move(record));
+  return history_.back();
+}
+
+void DecodeSession::run() {
+  while (!done_) step();
+}
+
+DecoderState DecodeSession::replay(const std::vector<int>& tokens) const {
+  // A hypothesis of n tokens has fed <s> and its first n - 1 tokens.
+  DecoderState state = start_decoder(*model_, memory_);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    decode_step(*model_, state, i == 0 ? model_->config.special.bos : tokens[i - 1], Capture{}, nullptr);
+  return state;
+}
+
+void DecodeSession::back() {
+  if (undo_.empty()) throw Error("cannot go back: no step has been taken yet");
+  Undo undo = std::move(undo_.back());
+  undo_.pop_back();
+  history_.pop_back();
+
+  // Each restored hypothesis gets its cache back by truncating a child's (the child fed one
+  // more token); only one whose every child is gone has to be recomputed.
+  std::vector<Live*> children;
+  for (Live& l : beam_) children.push_back(&l);
+  for (Live& l : retired_) children.push_back(&l);
+  std::vector<Live> restored;
+  for (const Hypothesis& h : undo.beam) {
+    Live* child = nullptr;
+    for (Live* c : children)
+      if (nodes_[c->hyp.node].parent == h.node) child = c;
+    DecoderState state = child ? child->state : replay(h.tokens);
+    state.truncate(static_cast<int>(h.tokens.size()));
+    restored.push_back(Live{h, std::move(state)});
+  }
+  beam_ = std::move(restored);
+  retired_.clear();
+  finished_ = std::move(undo.finished);
+  nodes_.resize(undo.nodes);
+  for (const Live& l : beam_) nodes_[l.hyp.node].status = NodeStatus::Live;
+  sampler_.reseed(options_.seed, undo.draws);
+  done_ = hit_max_length_ = false;
+  for (const FinishedHypothesis& f : finished_) hit_max_length_ |= !f.finished;
+}
+
+}  // namespace attnscope

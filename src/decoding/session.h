@@ -1,0 +1,145 @@
+#pragma once
+// A step-by-step decode of one source sentence: encode once, then step(), back(), force()
+// and run() with greedy, beam or sampling choices (rules in README.md in this folder).
+// Everything a page draws about a step is kept in history(): for each hypothesis that was
+// extended, its logits, top alternatives and attention; and the beam tree in tree().
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decoding/options.h"
+#include "decoding/sampler.h"
+#include "decoding/source.h"
+#include "model/decoder.h"
+
+namespace attnscope {
+
+struct Hypothesis {
+  std::vector<int> tokens;  // generated ids, no <s>
+  double score = 0.0;       // sum of log-probabilities
+  int node = 0;             // its node in the beam tree
+};
+
+struct FinishedHypothesis {
+  std::vector<int> tokens;  // ends with </s> when `finished`
+  double score = 0.0;
+  double normalized_score = 0.0;  // with the length penalty
+  bool finished = true;           // false: cut at the length limit
+  int node = 0;
+};
+
+struct Alternative {
+  int token;
+  float logit, log_prob, prob;
+};
+
+// One hypothesis extended at one step: what the model said about its next token.
+struct Expansion {
+  int hypothesis = 0;        // index in the beam before the step
+  std::vector<int> prefix;   // its tokens before the step
+  double score = 0.0;        // its score before the step
+  std::vector<Alternative> top;          // the most probable next tokens
+  std::vector<float> logits, log_probs;  // when capture.logits
+  StepTrace trace;                       // when capture.attention / capture.vectors
+};
+
+struct StepRecord {
+  int step = 0;  // position generated (0 = first token after <s>)
+  std::vector<Expansion> expansions;
+  bool forced = false;
+  int forced_token = -1;
+  float forced_log_prob = 0.0f;  // log p(forced token) under the model, unaltered
+};
+
+enum class NodeStatus { Live, Finished, Pruned, Cut };
+const char* to_string(NodeStatus s);
+
+// The beam tree: node 0 is <s>; every candidate the search looked at gets a node.
+struct BeamNode {
+  int parent = -1;
+  int step = -1;
+  int token = -1;
+  float log_prob = 0.0f;
+  double score = 0.0;  // cumulative
+  NodeStatus status = NodeStatus::Live;
+};
+
+class DecodeSession {
+ public:
+  DecodeSession(std::shared_ptr<const Model> model, const std::string& text, DecodeOptions options);
+  DecodeSession(std::shared_ptr<const Model> model, Source source, DecodeOptions options);
+
+  // Advances one token for every live hypothesis. Throws Error once done().
+  const StepRecord& step();
+  // Steps until done().
+  void run();
+  // Undoes the last step (or force). Throws Error at step 0.
+  void back();
+  // Chooses `token` as the next token of live hypothesis `hypothesis` (beam: the others are
+  // dropped and the beam widens again from it). Throws IndexError for a bad token or index.
+  const StepRecord& force(int token, int hypothesis = 0);
+
+  bool done() const { return done_; }
+  bool hit_max_length() const { return hit_max_length_; }
+  int steps_taken() const { return static_cast<int>(history_.size()); }
+  int max_length() const { return limit_; }
+
+  const Model& model() const { return *model_; }
+  const DecodeOptions& options() const { return options_; }
+  const Source& source() const { return source_; }
+  const EncoderTrace& encoder_trace() const { return encoder_trace_; }
+  std::vector<Hypothesis> live() const;
+  const std::vector<FinishedHypothesis>& finished() const { return finished_; }
+  const std::vector<StepRecord>& history() const { return history_; }
+  const std::vector<BeamNode>& tree() const { return nodes_; }
+
+  // Finished (and, after a length cut, cut) hypotheses, best first, at most options.nbest.
+  std::vector<FinishedHypothesis> nbest() const;
+  // The text of some target ids, specials removed.
+  std::string detokenize(const std::vector<int>& ids) const;
+
+ private:
+  struct Live {
+    Hypothesis hyp;
+    DecoderState state;  // fed <s> and all tokens but the last
+  };
+  struct Undo {
+    std::vector<Hypothesis> beam;
+    std::vector<FinishedHypothesis> finished;
+    std::size_t nodes = 0;
+    std::uint64_t draws = 0;
+  };
+
+  struct Scores {
+    Matrix logits, log_probs;  // [1, V], as the model computed them
+    bool eos_banned = false;   // the hypothesis is shorter than min_length
+  };
+  void check_can_advance() const;
+  Expansion expand(Live& live, int index, Scores& scores);
+  void choose_greedy_or_sample(StepRecord& record, const std::vector<Scores>& scores);
+  void choose_beam(StepRecord& record, const std::vector<Scores>& scores);
+  // Moves `hyp` (with its state) into the next beam, or into finished_ if it ended.
+  void admit(std::vector<Live>& next, Live&& child);
+  void finish_step(std::vector<Live>&& next);
+  DecoderState replay(const std::vector<int>& tokens) const;
+  int add_node(int parent, int step, int token, float log_prob, double score, NodeStatus status);
+
+  std::shared_ptr<const Model> model_;
+  DecodeOptions options_;
+  Source source_;
+  EncoderTrace encoder_trace_;
+  Matrix memory_;
+  int limit_ = 0;
+
+  std::vector<Live> beam_;
+  std::vector<Live> retired_;  // hypotheses that ended in the last step, kept so back() can truncate
+  std::vector<FinishedHypothesis> finished_;
+  std::vector<BeamNode> nodes_;
+  std::vector<StepRecord> history_;
+  std::vector<Undo> undo_;
+  Sampler sampler_;
+  bool done_ = false;
+  bool hit_max_length_ = false;
+};
+
+}  // namespace attnscope
