@@ -25,6 +25,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "models"))
 
+from attnscope_ref import safetensors_io  # noqa: E402
 from attnscope_ref.export import export  # noqa: E402
 from attnscope_ref.model import Transformer  # noqa: E402
 from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
@@ -204,6 +205,14 @@ def train_multi30k(args):
         if p.dim() > 1:
             torch.nn.init.xavier_uniform_(p)
     torch.nn.init.normal_(model.src_embed.weight, std=args.d_model ** -0.5)
+    if args.init_from:
+        # Continue from a shipped model (f16 weights, fresh optimiser): how training carries
+        # over to a machine where build/<name>.ckpt.pt does not exist.
+        tensors, meta = safetensors_io.load(args.init_from)
+        if json.loads(meta["tokenizer"])["merges"] != merges:
+            raise SystemExit(f"{args.init_from} was trained with other BPE merges")
+        model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
+        log(f"initialised from {args.init_from}")
     n_params = sum(p.numel() for p in model.parameters())
     log(f"{name}: vocab {len(vocab)}, params {n_params / 1e6:.2f}M, config {json.dumps(config)}")
 
@@ -303,6 +312,7 @@ def main():
     m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
+    m.add_argument("--init-from", help="start from the weights of this .safetensors model (same BPE)")
     m.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))

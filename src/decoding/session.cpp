@@ -190,6 +190,9 @@ void DecodeSession::choose_beam(StepRecord& record, const std::vector<Scores>& s
   std::vector<int> uses(beam_.size(), 0);
   for (int r : taken) ++uses[candidates[r].hyp];
 
+  // </s> candidates first (in rank order), so they finish before any hypothesis cut at the
+  // limit in this step: the finishing order breaks ties in the n-best ranking.
+  std::stable_partition(taken.begin(), taken.end(), [&](int r) { return candidates[r].token == eos; });
   std::vector<Live> next;
   for (int r : taken) {
     const Candidate& c = candidates[r];
