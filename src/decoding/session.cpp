@@ -228,11 +228,14 @@ void DecodeSession::finish_step(std::vector<Live>&& next) {
     done_ = true;
     return;
   }
-  if (options_.strategy != Strategy::Beam || static_cast<int>(finished_.size()) < options_.nbest) return;
+  if (options_.strategy != Strategy::Beam) return;
 
-  // Stopping rule: the n-th best finished score already beats anything a live one can reach.
+  // Stopping rule: the n-th best score of those ended by </s> already beats anything a live
+  // hypothesis can still reach.
   std::vector<double> scores;
-  for (const FinishedHypothesis& f : finished_) scores.push_back(f.normalized_score);
+  for (const FinishedHypothesis& f : finished_)
+    if (f.finished) scores.push_back(f.normalized_score);
+  if (static_cast<int>(scores.size()) < options_.nbest) return;
   std::nth_element(scores.begin(), scores.begin() + (options_.nbest - 1), scores.end(), std::greater<double>());
   const double nth_best = scores[options_.nbest - 1];
   double best_reachable = -std::numeric_limits<double>::infinity();
