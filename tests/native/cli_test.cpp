@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "test_support.h"
 
@@ -101,6 +102,45 @@ TEST(Cli, InfoPrintsConfig) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["config"]["n_heads"], 4);
   EXPECT_EQ(j["config"]["norm"], "pre");
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+const std::string kToyModel = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+
+TEST(Cli, EveryDecodingModeRuns) {
+  const Result beam = run_cli("translate --model " + kToyModel + " --beam 4 --nbest 3 --length-penalty 0.6 'i can eat apple'");
+  ASSERT_EQ(beam.status, 0);
+  const auto beam_lines = lines(beam.out);
+  ASSERT_EQ(beam_lines.size(), 3u);
+  EXPECT_EQ(beam_lines[0].substr(beam_lines[0].rfind('\t') + 1), "ich konnen apfel essen");
+
+  const std::string sample = "translate --model " + kToyModel + " --sample --temperature 2 --top-k 5 --top-p 0.95 --seed ";
+  EXPECT_EQ(run_cli(sample + "3 'we can read book'").out, run_cli(sample + "3 'we can read book'").out);
+
+  const Result forced = run_cli("translate --model " + kToyModel + " --prefix 'wir' 'i can eat apple'");
+  EXPECT_EQ(forced.out, "wir konnen apfel essen\n");
+  EXPECT_EQ(run_cli("translate --model " + kToyModel + " --prefix 'zzz' 'i can eat apple'").status, 3);
+  EXPECT_EQ(run_cli("translate --model " + kToyModel + " --beam 2 --nbest 3 'i eat'").status, 2);
+}
+
+TEST(Cli, BeamTreeJson) {
+  const Result r = run_cli("translate --model " + kToyModel + " --beam 3 --nbest 2 --beam-tree 'we drink beer'");
+  ASSERT_EQ(r.status, 0);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["strategy"], "beam");
+  EXPECT_EQ(j["nbest"].size(), 2u);
+  EXPECT_EQ(j["translation"], "wir trinken bier");
+  ASSERT_GT(j["beam_tree"].size(), 4u);
+  std::set<std::string> statuses;
+  for (const json& node : j["beam_tree"]) statuses.insert(node["status"].get<std::string>());
+  EXPECT_TRUE(statuses.count("finished"));
+  EXPECT_TRUE(statuses.count("pruned"));
+  EXPECT_EQ(j["steps"][1]["expansions"].size(), 3u) << "three live hypotheses extended at step 1";
 }
 
 }  // namespace
