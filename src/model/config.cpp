@@ -32,11 +32,11 @@ int int_field(const json& j, const char* name, int lo, int hi) {
   return static_cast<int>(x);
 }
 
-float float_field(const json& j, const char* name) {
+double float_field(const json& j, const char* name) {
   const json& v = field(j, name);
   if (!v.is_number() || !std::isfinite(v.get<double>()))
     throw ModelFileError(std::string("config field '") + name + "' must be a finite number, got " + v.dump());
-  return v.get<float>();
+  return v.get<double>();
 }
 
 bool bool_field(const json& j, const char* name) {
@@ -83,7 +83,7 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   c.shared_embeddings = bool_field(j, "shared_embeddings");
   c.tied_output = bool_field(j, "tied_output");
   c.layer_norm_eps = float_field(j, "layer_norm_eps");
-  if (!(c.layer_norm_eps > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  if (!(c.layer_norm_eps > 0.0)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
   c.src_append_eos = bool_field(j, "src_append_eos");
 
   const json& special = field(j, "special_tokens");

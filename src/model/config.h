@@ -22,10 +22,10 @@ struct ModelConfig {
   NormPosition norm = NormPosition::Post;
   Positions positions = Positions::Sinusoidal;
   int max_positions = 0;
-  float embedding_scale = 1.0f;
+  double embedding_scale = 1.0;  // as written in the file; applied in float32
   bool shared_embeddings = false;
   bool tied_output = false;
-  float layer_norm_eps = 1e-5f;
+  double layer_norm_eps = 1e-5;
   bool src_append_eos = true;
   SpecialTokens special;
 

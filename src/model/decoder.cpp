@@ -16,7 +16,7 @@ Matrix decode_step(const Model& model, DecoderState& state, int token, const Cap
   const bool observe = trace != nullptr && capture.any();
   NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;
 
-  Matrix y = embed(model.tgt_embed(), model.decoder_positions, {token}, state.length(), c.embedding_scale, vectors);
+  Matrix y = embed(model.tgt_embed(), model.decoder_positions, {token}, state.length(), static_cast<float>(c.embedding_scale), vectors);
 
   const std::size_t n_layers = model.decoder_layers.size();
   std::vector<std::vector<Matrix>> self_attn(observe && capture.attention ? n_layers : 0);

@@ -9,7 +9,7 @@ Matrix encode(const Model& model, const std::vector<int>& src_ids, const Capture
   const bool observe = trace != nullptr && capture.any();
   NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;
 
-  Matrix x = embed(model.src_embed, model.encoder_positions, src_ids, 0, c.embedding_scale, vectors);
+  Matrix x = embed(model.src_embed, model.encoder_positions, src_ids, 0, static_cast<float>(c.embedding_scale), vectors);
 
   std::vector<std::vector<Matrix>> attn(observe && capture.attention ? model.encoder_layers.size() : 0);
   for (std::size_t i = 0; i < model.encoder_layers.size(); ++i) {

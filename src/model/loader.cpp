@@ -135,20 +135,20 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file) {
   for (int i = 0; i < c.n_encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i) + ".";
     m.encoder_layers.push_back(EncoderLayer{w.attention(p + "self_attn", c),
-                                            w.layer_norm(p + "self_attn_norm", d, c.layer_norm_eps),
-                                            w.ffn(p + "ffn", c), w.layer_norm(p + "ffn_norm", d, c.layer_norm_eps),
+                                            w.layer_norm(p + "self_attn_norm", d, static_cast<float>(c.layer_norm_eps)),
+                                            w.ffn(p + "ffn", c), w.layer_norm(p + "ffn_norm", d, static_cast<float>(c.layer_norm_eps)),
                                             c.norm});
   }
   for (int i = 0; i < c.n_decoder_layers; ++i) {
     const std::string p = "decoder.layers." + std::to_string(i) + ".";
     m.decoder_layers.push_back(DecoderLayer{
-        w.attention(p + "self_attn", c), w.layer_norm(p + "self_attn_norm", d, c.layer_norm_eps),
-        w.attention(p + "cross_attn", c), w.layer_norm(p + "cross_attn_norm", d, c.layer_norm_eps),
-        w.ffn(p + "ffn", c), w.layer_norm(p + "ffn_norm", d, c.layer_norm_eps), c.norm});
+        w.attention(p + "self_attn", c), w.layer_norm(p + "self_attn_norm", d, static_cast<float>(c.layer_norm_eps)),
+        w.attention(p + "cross_attn", c), w.layer_norm(p + "cross_attn_norm", d, static_cast<float>(c.layer_norm_eps)),
+        w.ffn(p + "ffn", c), w.layer_norm(p + "ffn_norm", d, static_cast<float>(c.layer_norm_eps)), c.norm});
   }
   if (c.norm == NormPosition::Pre) {
-    m.encoder_final_norm = w.layer_norm("encoder.final_norm", d, c.layer_norm_eps);
-    m.decoder_final_norm = w.layer_norm("decoder.final_norm", d, c.layer_norm_eps);
+    m.encoder_final_norm = w.layer_norm("encoder.final_norm", d, static_cast<float>(c.layer_norm_eps));
+    m.decoder_final_norm = w.layer_norm("decoder.final_norm", d, static_cast<float>(c.layer_norm_eps));
   }
   if (!c.tied_output) m.output_weight_ = w.matrix("output.weight", m.tgt_vocab.size(), d);
   m.output_bias = w.vector("output.bias", m.tgt_vocab.size());

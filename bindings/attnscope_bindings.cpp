@@ -1,0 +1,327 @@
+// Embind glue only: converts the engine's C++ results to plain JavaScript values and turns C++
+// exceptions into {error: message} results, which web/attnscope.js rethrows as JS Errors. No
+// math lives here. Every typed array handed to JS is a copy, never a view into the WASM heap,
+// so no later call can change or invalidate it.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+
+#include "decoding/options_json.h"
+#include "decoding/session.h"
+
+namespace {
+
+using emscripten::val;
+using namespace attnscope;
+
+template <class F>
+val guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    val result = val::object();
+    result.set("error", std::string(e.what()));
+    return result;
+  } catch (...) {
+    val result = val::object();
+    result.set("error", std::string("unknown error in the attnscope engine"));
+    return result;
+  }
+}
+
+template <class T>
+val to_array(const std::vector<T>& items) {
+  val out = val::array();
+  for (std::size_t i = 0; i < items.size(); ++i) out.set(i, items[i]);
+  return out;
+}
+
+val float32_copy(const float* data, std::size_t n) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(n, data));
+}
+
+val tensor(const Tensor& t) {
+  val out = val::object();
+  out.set("shape", to_array(t.shape));
+  out.set("data", float32_copy(t.data.data(), t.data.size()));
+  return out;
+}
+
+val tokens_of(const Vocabulary& vocab, const std::vector<int>& ids) {
+  val out = val::array();
+  for (std::size_t i = 0; i < ids.size(); ++i) out.set(i, vocab.token(ids[i]));
+  return out;
+}
+
+class ModelHandle {
+ public:
+  val load(const std::string& bytes) {
+    return guarded([&] {
+      model_ = Model::load_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+      return val::undefined();
+    });
+  }
+
+  val info() const {
+    return guarded([&] {
+      const Model& m = model();
+      val out = val::object();
+      out.set("config", m.config.to_json());
+      out.set("tokenizer", m.tokenizer->to_json());
+      for (const char* key : {"name", "description"})
+        out.set(key, m.metadata.count(key) ? m.metadata.at(key) : std::string());
+      out.set("srcVocabSize", m.src_vocab.size());
+      out.set("tgtVocabSize", m.tgt_vocab.size());
+      return out;
+    });
+  }
+
+  val vocab(bool target) const {
+    return guarded([&] { return to_array((target ? model().tgt_vocab : model().src_vocab).tokens()); });
+  }
+
+  val tokenize(const std::string& text, bool target) const {
+    return guarded([&] {
+      const Model& m = model();
+      const Encoded e = encode(*m.tokenizer, target ? m.tgt_vocab : m.src_vocab, text, m.config.special.unk);
+      val out = val::object();
+      out.set("pieces", to_array(e.pieces));
+      out.set("ids", to_array(e.ids));
+      out.set("unknown", to_array(e.unknown));
+      return out;
+    });
+  }
+
+  const std::shared_ptr<const Model>& shared() const { return model_; }
+  const Model& model() const {
+    if (!model_) throw Error("no model is loaded");
+    return *model_;
+  }
+
+ private:
+  std::shared_ptr<const Model> model_;
+};
+
+class SessionHandle {
+ public:
+  val start(const ModelHandle& model, const std::string& text, const std::string& options) {
+    return guarded([&] {
+      model.model();  // throws if not loaded
+      session_ = std::make_unique<DecodeSession>(model.shared(), text, decode_options_from_json(options));
+      return val::undefined();
+    });
+  }
+
+  val step() { return guarded([&] { return record(session().step()); }); }
+  val force(int token, int hypothesis) { return guarded([&] { return record(session().force(token, hypothesis)); }); }
+  val run() {
+    return guarded([&] {
+      session().run();
+      return val::undefined();
+    });
+  }
+  val back() {
+    return guarded([&] {
+      session().back();
+      return val::undefined();
+    });
+  }
+
+  val state() const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      const Vocabulary& vocab = s.model().tgt_vocab;
+      val live = val::array();
+      int i = 0;
+      for (const Hypothesis& h : s.live()) live.set(i++, hypothesis(vocab, h.tokens, h.score, h.score, true, h.node));
+      val out = val::object();
+      out.set("done", s.done());
+      out.set("hitMaxLength", s.hit_max_length());
+      out.set("steps", s.steps_taken());
+      out.set("maxLength", s.max_length());
+      out.set("live", live);
+      out.set("finished", finished(s.finished()));
+      out.set("nbest", finished(s.nbest()));
+      return out;
+    });
+  }
+
+  val source() const {
+    return guarded([&] {
+      const Source& src = session().source();
+      val out = val::object();
+      out.set("pieces", to_array(src.pieces));
+      out.set("ids", to_array(src.ids));
+      out.set("unknown", to_array(src.unknown));
+      return out;
+    });
+  }
+
+  val history(int index) const {
+    return guarded([&] { return record(step_at(index)); });
+  }
+
+  val encoder_attention() const {
+    return guarded([&] { return tensor(require_captured(session().encoder_trace().self_attn)); });
+  }
+
+  // kind: "self" | "cross"; expansion: index into the step's expansions (one per hypothesis).
+  val step_attention(int index, int expansion, const std::string& kind) const {
+    return guarded([&] {
+      const StepTrace& trace = expansion_at(index, expansion).trace;
+      if (kind == "self") return tensor(require_captured(trace.self_attn));
+      if (kind == "cross") return tensor(require_captured(trace.cross_attn));
+      throw InputError("attention kind must be 'self' or 'cross', got '" + kind + "'");
+    });
+  }
+
+  val logits(int index, int expansion, bool log_probs) const {
+    return guarded([&] {
+      const Expansion& e = expansion_at(index, expansion);
+      const std::vector<float>& v = log_probs ? e.log_probs : e.logits;
+      if (v.empty()) throw Error("logits were not captured: create the session with capture.logits = true");
+      return float32_copy(v.data(), v.size());
+    });
+  }
+
+  val tree() const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      val nodes = val::array();
+      const auto& tree = s.tree();
+      for (std::size_t i = 0; i < tree.size(); ++i) {
+        const BeamNode& n = tree[i];
+        val node = val::object();
+        node.set("id", static_cast<int>(i));
+        node.set("parent", n.parent);
+        node.set("step", n.step);
+        node.set("tokenId", n.token);
+        node.set("token", s.model().tgt_vocab.token(n.token));
+        node.set("logProb", n.log_prob);
+        node.set("score", n.score);
+        node.set("status", std::string(to_string(n.status)));
+        nodes.set(i, node);
+      }
+      return nodes;
+    });
+  }
+
+  val detokenize(const val& ids) const {
+    return guarded([&] { return val(session().detokenize(emscripten::vecFromJSArray<int>(ids))); });
+  }
+
+ private:
+  const DecodeSession& session() const {
+    if (!session_) throw Error("the session was not started");
+    return *session_;
+  }
+  DecodeSession& session() {
+    if (!session_) throw Error("the session was not started");
+    return *session_;
+  }
+  static const Tensor& require_captured(const Tensor& t) {
+    if (t.empty()) throw Error("attention was not captured: create the session with capture.attention = true");
+    return t;
+  }
+  const StepRecord& step_at(int index) const {
+    const auto& h = session().history();
+    if (index < 0 || index >= static_cast<int>(h.size()))
+      throw IndexError("step " + std::to_string(index) + " is out of range: " + std::to_string(h.size()) +
+                       " steps taken");
+    return h[index];
+  }
+  const Expansion& expansion_at(int index, int expansion) const {
+    const StepRecord& r = step_at(index);
+    if (expansion < 0 || expansion >= static_cast<int>(r.expansions.size()))
+      throw IndexError("hypothesis " + std::to_string(expansion) + " is out of range: step " + std::to_string(index) +
+                       " extended " + std::to_string(r.expansions.size()));
+    return r.expansions[expansion];
+  }
+
+  val hypothesis(const Vocabulary& vocab, const std::vector<int>& ids, double score, double normalized, bool finished,
+                 int node) const {
+    val h = val::object();
+    h.set("ids", to_array(ids));
+    h.set("tokens", tokens_of(vocab, ids));
+    h.set("text", session().detokenize(ids));
+    h.set("score", score);
+    h.set("normalizedScore", normalized);
+    h.set("finished", finished);
+    h.set("node", node);
+    return h;
+  }
+
+  val finished(const std::vector<FinishedHypothesis>& list) const {
+    val out = val::array();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const FinishedHypothesis& f = list[i];
+      out.set(i, hypothesis(session().model().tgt_vocab, f.tokens, f.score, f.normalized_score, f.finished, f.node));
+    }
+    return out;
+  }
+
+  val record(const StepRecord& r) const {
+    const Vocabulary& vocab = session().model().tgt_vocab;
+    val expansions = val::array();
+    for (std::size_t i = 0; i < r.expansions.size(); ++i) {
+      const Expansion& e = r.expansions[i];
+      val top = val::array();
+      for (std::size_t k = 0; k < e.top.size(); ++k) {
+        val a = val::object();
+        a.set("id", e.top[k].token);
+        a.set("token", vocab.token(e.top[k].token));
+        a.set("logit", e.top[k].logit);
+        a.set("logProb", e.top[k].log_prob);
+        a.set("prob", e.top[k].prob);
+        top.set(k, a);
+      }
+      val x = val::object();
+      x.set("hypothesis", e.hypothesis);
+      x.set("prefix", to_array(e.prefix));
+      x.set("prefixTokens", tokens_of(vocab, e.prefix));
+      x.set("score", e.score);
+      x.set("top", top);
+      expansions.set(i, x);
+    }
+    val out = val::object();
+    out.set("step", r.step);
+    out.set("expansions", expansions);
+    out.set("forced", r.forced);
+    if (r.forced) {
+      out.set("forcedToken", r.forced_token);
+      out.set("forcedLogProb", r.forced_log_prob);
+    }
+    return out;
+  }
+
+  std::unique_ptr<DecodeSession> session_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnscope) {
+  using emscripten::class_;
+  class_<ModelHandle>("ModelHandle")
+      .constructor<>()
+      .function("load", &ModelHandle::load)
+      .function("info", &ModelHandle::info)
+      .function("vocab", &ModelHandle::vocab)
+      .function("tokenize", &ModelHandle::tokenize);
+  class_<SessionHandle>("SessionHandle")
+      .constructor<>()
+      .function("start", &SessionHandle::start)
+      .function("step", &SessionHandle::step)
+      .function("force", &SessionHandle::force)
+      .function("run", &SessionHandle::run)
+      .function("back", &SessionHandle::back)
+      .function("state", &SessionHandle::state)
+      .function("source", &SessionHandle::source)
+      .function("history", &SessionHandle::history)
+      .function("encoderAttention", &SessionHandle::encoder_attention)
+      .function("stepAttention", &SessionHandle::step_attention)
+      .function("logits", &SessionHandle::logits)
+      .function("tree", &SessionHandle::tree)
+      .function("detokenize", &SessionHandle::detokenize);
+}

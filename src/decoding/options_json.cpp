@@ -1,0 +1,85 @@
+#include "decoding/options_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace attnscope {
+namespace {
+
+using json = nlohmann::json;
+
+double number(const json& v, const std::string& key) {
+  if (!v.is_number()) throw InputError("decoding option '" + key + "' must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
+int integer(const json& v, const std::string& key) {
+  const double x = number(v, key);
+  if (x != static_cast<double>(static_cast<long long>(x)) || x < -1e9 || x > 1e9)
+    throw InputError("decoding option '" + key + "' must be an integer, got " + v.dump());
+  return static_cast<int>(x);
+}
+
+bool boolean(const json& v, const std::string& key) {
+  if (!v.is_boolean()) throw InputError("decoding option '" + key + "' must be true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+std::string string(const json& v, const std::string& key) {
+  if (!v.is_string()) throw InputError("decoding option '" + key + "' must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+DecodeOptions decode_options_from_json(const std::string& text) {
+  json j;
+  try {
+    j = text.empty() ? json::object() : json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(std::string("decoding options are not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw InputError("decoding options must be an object");
+
+  DecodeOptions o;
+  for (const auto& [key, v] : j.items()) {
+    if (v.is_null()) continue;  // undefined fields from JS
+    if (key == "strategy") o.strategy = parse_strategy(string(v, key));
+    else if (key == "beamSize") o.beam_size = integer(v, key);
+    else if (key == "nbest") o.nbest = integer(v, key);
+    else if (key == "lengthPenalty") o.length_penalty = parse_length_penalty(string(v, key));
+    else if (key == "alpha") o.alpha = number(v, key);
+    else if (key == "maxLength") o.max_length = integer(v, key);
+    else if (key == "maxLengthA") o.max_length_a = number(v, key);
+    else if (key == "maxLengthB") o.max_length_b = number(v, key);
+    else if (key == "minLength") o.min_length = integer(v, key);
+    else if (key == "temperature") o.temperature = number(v, key);
+    else if (key == "topK") o.top_k = integer(v, key);
+    else if (key == "topP") o.top_p = number(v, key);
+    else if (key == "seed") {
+      const double seed = number(v, key);
+      if (seed < 0 || seed > 9007199254740991.0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))
+        throw InputError("decoding option 'seed' must be an integer in [0, 2^53)");
+      o.seed = static_cast<std::uint64_t>(seed);
+    } else if (key == "prefix") {
+      if (!v.is_array()) throw InputError("decoding option 'prefix' must be an array of token ids");
+      for (const json& id : v) o.prefix.push_back(integer(id, "prefix"));
+    } else if (key == "alternatives") o.alternatives = integer(v, key);
+    else if (key == "capture") {
+      if (!v.is_object()) throw InputError("decoding option 'capture' must be an object");
+      for (const auto& [what, flag] : v.items()) {
+        if (what == "attention") o.capture.attention = boolean(flag, "capture.attention");
+        else if (what == "vectors") o.capture.vectors = boolean(flag, "capture.vectors");
+        else if (what == "logits") o.capture.logits = boolean(flag, "capture.logits");
+        else throw InputError("unknown capture option '" + what + "' (attention, vectors, logits)");
+      }
+    } else {
+      throw InputError("unknown decoding option '" + key + "'");
+    }
+  }
+  o.validate();
+  return o;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,14 @@
+#pragma once
+// Decoding options from a JSON object with the JavaScript API's camelCase names, e.g.
+//   {"strategy": "beam", "beamSize": 5, "lengthPenalty": "gnmt", "alpha": 0.6, "maxLength": 50,
+//    "capture": {"attention": true, "logits": true, "vectors": false}}
+// Unknown names and wrong types are InputErrors, so a typo never passes silently.
+#include <string>
+
+#include "decoding/options.h"
+
+namespace attnscope {
+
+DecodeOptions decode_options_from_json(const std::string& text);
+
+}  // namespace attnscope
