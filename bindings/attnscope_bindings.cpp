@@ -5,6 +5,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <memory>
 #include <string>
 
@@ -299,10 +301,14 @@ class SessionHandle {
   std::unique_ptr<DecodeSession> session_;
 };
 
+// Bytes currently allocated on the WASM heap (for leak checks; the heap itself never shrinks).
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnscope) {
   using emscripten::class_;
+  emscripten::function("heapInUse", &heap_in_use);
   class_<ModelHandle>("ModelHandle")
       .constructor<>()
       .function("load", &ModelHandle::load)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the tools a part of the build needs are installed.
 #   ensure_deps.sh native   -> compiler, CMake, Eigen, nlohmann-json, GoogleTest
+#   ensure_deps.sh wasm     -> Emscripten (+ acorn), wabt
+#   ensure_deps.sh node     -> Node.js and npm
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
 set -euo pipefail
@@ -19,6 +21,15 @@ for part in "$@"; do
       need libeigen3-dev test -f /usr/include/eigen3/Eigen/Core
       need nlohmann-json3-dev test -f /usr/include/nlohmann/json.hpp
       need googletest test -f /usr/src/googletest/CMakeLists.txt
+      ;;
+    wasm)
+      need emscripten command -v emcc
+      need node-acorn test -d /usr/share/nodejs/acorn
+      need wabt command -v wasm-objdump
+      ;;
+    node)
+      need nodejs command -v node
+      need npm command -v npm
       ;;
     *) echo "ensure_deps.sh: unknown part '$part'" >&2; exit 2 ;;
   esac

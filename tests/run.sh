@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tests/ensure_deps.sh native
+bash tests/ensure_deps.sh native wasm node
 
 echo "== native build and tests (ctest)"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -14,3 +14,12 @@ ctest --test-dir build/native --output-on-failure -j "$jobs"
 
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v
+
+echo "== WebAssembly build"
+bash web/build-wasm.sh
+
+echo "== JavaScript tests (Vitest, Node, against the WASM build and the native CLI)"
+if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npx vitest run --config tests/js/vitest.config.js

@@ -1,0 +1,224 @@
+// The WebAssembly build through the public JS API (web/attnscope.js), in Node, against the native
+// engine (attnscope-cli) on the same inputs.
+import { gunzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { AttnscopeError, heapInUse, loadModel } from '../../web/attnscope.js';
+import { cli, cliTranslate, path } from './helpers.js';
+
+const TOY = path('models/toy-en-de.safetensors');
+const MULTI30K = path('models/multi30k-en-de.safetensors');
+const BPE_GOLDEN = path('tests/golden/deep_pre_sin_bpe.safetensors');
+const toyPairs = readFileSync(path('../shared/data/toy/eng_de.csv'), 'utf8').trim().split('\n')
+  .map((l) => l.trim().split(','));
+
+let toy;
+beforeAll(async () => { toy = await loadModel(TOY); });
+afterAll(() => toy?.dispose());
+
+function translate(model, text, options = {}) {
+  const s = model.translate(text, options);
+  try {
+    s.run();
+    return s.translation;
+  } finally {
+    s.dispose();
+  }
+}
+
+describe('loading', () => {
+  it('loads the toy model and describes it', () => {
+    expect(toy.info.name).toBe('toy-en-de');
+    expect(toy.config).toMatchObject({ d_model: 64, n_heads: 1, n_encoder_layers: 1, n_decoder_layers: 1 });
+    expect(toy.vocab('target')).toContain('konnen');
+    expect(toy.tokenize('I can eat pizza!')).toEqual({
+      pieces: ['i', 'can', 'eat', 'pizza', '!'], ids: expect.any(Array), unknown: ['pizza', '!'],
+    });
+  });
+
+  it('loads from bytes as well as from a path', async () => {
+    const m = await loadModel(readFileSync(TOY).buffer.slice(0));
+    expect(translate(m, 'we drink beer')).toBe('wir trinken bier');
+    m.dispose();
+  });
+});
+
+describe('translations equal the native engine', () => {
+  it('toy model: all 36 sentences of the grammar, greedy', () => {
+    const sources = toyPairs.map(([en]) => en);
+    const native = cliTranslate(TOY, sources);
+    const wasm = sources.map((s) => translate(toy, s));
+    expect(wasm).toEqual(native);
+    expect(wasm).toEqual(toyPairs.map(([, de]) => de));
+  });
+
+  it('Multi30k en-de: 25 validation sentences, greedy and beam 4', async () => {
+    const m = await loadModel(MULTI30K);
+    const sources = gunzipSync(readFileSync(path('../shared/data/multi30k/val.en.gz'))).toString('utf8')
+      .split('\n').slice(0, 25);
+    expect(sources.map((s) => translate(m, s, { maxLength: 60 }))).toEqual(cliTranslate(MULTI30K, sources, ['--max-length', '60']));
+    expect(sources.slice(0, 8).map((s) => translate(m, s, { strategy: 'beam', beamSize: 4, maxLength: 60 })))
+      .toEqual(cliTranslate(MULTI30K, sources.slice(0, 8), ['--beam', '4', '--max-length', '60']));
+    m.dispose();
+  });
+
+  it('beam search n-best and sampling', async () => {
+    const m = await loadModel(BPE_GOLDEN);
+    const text = 'A man in an orange hat.';
+    const s = m.translate(text, { strategy: 'beam', beamSize: 4, nbest: 3, lengthPenalty: 'gnmt', alpha: 0.6, maxLength: 10 });
+    s.run();
+    const native = cli(['translate', '--model', BPE_GOLDEN, '--beam', '4', '--nbest', '3', '--length-penalty', '0.6',
+      '--max-length', '10', text]).trim().split('\n').map((l) => l.split('\t'));
+    expect(s.nbest().map((h) => [h.normalizedScore.toFixed(4), h.text])).toEqual(native.map(([, score, t]) => [score, t]));
+    s.dispose();
+    for (const seed of [1, 2, 3]) {
+      const options = ['--sample', '--temperature', '1.5', '--top-k', '20', '--top-p', '0.9', '--seed', String(seed), '--max-length', '12'];
+      expect(translate(m, text, { strategy: 'sample', temperature: 1.5, topK: 20, topP: 0.9, seed, maxLength: 12 }))
+        .toBe(cliTranslate(BPE_GOLDEN, [text], options)[0]);
+    }
+    m.dispose();
+  });
+
+  it('attention maps have the native engine\'s shapes and values', async () => {
+    const m = await loadModel(BPE_GOLDEN);
+    const text = 'Three people sit in a cave.';
+    const native = JSON.parse(cli(['translate', '--model', BPE_GOLDEN, '--json', '--max-length', '6', text]));
+    const s = m.translate(text, { maxLength: 6 });
+    s.run();
+    const enc = s.encoderAttention();
+    const S = native.source_tokens.length;
+    expect(enc.shape).toEqual([3, 8, S, S]);
+    expect(Array.from(enc.data)).toEqual(native.encoder_self_attn.flat(3).map((x) => expect.closeTo(x, 5)));
+    for (let t = 0; t < s.steps; t++) {
+      const cross = s.crossAttention(t);
+      expect(cross.shape).toEqual([2, 8, S]);
+      expect(Array.from(cross.data)).toEqual(native.steps[t].expansions[0].cross_attn.flat(2).map((x) => expect.closeTo(x, 5)));
+      const self = s.selfAttention(t, { layer: 1, head: 7 });
+      expect(self.shape).toEqual([t + 1]);
+      expect(Array.from(self.data)).toEqual(native.steps[t].expansions[0].self_attn[1][7].map((x) => expect.closeTo(x, 5)));
+    }
+    s.dispose();
+    m.dispose();
+  });
+});
+
+describe('step, back, force', () => {
+  it('steps one token at a time and reports the logits and alternatives', () => {
+    const s = toy.translate('i can eat apple');
+    const first = s.step();
+    expect(first.step).toBe(0);
+    expect(first.expansions[0].top[0].token).toBe('ich');
+    expect(s.hypotheses()[0].tokens).toEqual(['ich']);
+    const logits = s.logits(0);
+    expect(logits).toBeInstanceOf(Float32Array);
+    expect(logits.length).toBe(toy.info.tgtVocabSize);
+    expect(logits[toy.tokenId('ich')]).toBe(Math.max(...logits));
+    s.dispose();
+  });
+
+  it('back() then step() repeats the step exactly', () => {
+    const s = toy.translate('we want to read newspaper');
+    s.step(); s.step();
+    const before = s.crossAttention(1).data;
+    const logits = s.logits(1);
+    s.back();
+    expect(s.steps).toBe(1);
+    s.step();
+    expect(s.crossAttention(1).data).toEqual(before);
+    expect(s.logits(1)).toEqual(logits);
+    s.run();
+    expect(s.translation).toBe('wir mochten zeitung lesen');
+    s.dispose();
+  });
+
+  it('force() changes the continuation and reports the forced log-probability', () => {
+    const s = toy.translate('i can eat apple');
+    s.step();
+    const r = s.force('mochten');
+    expect(r.forced).toBe(true);
+    expect(r.forcedLogProb).toBeCloseTo(s.logits(1, { logProbs: true })[toy.tokenId('mochten')], 6);
+    s.run();
+    expect(s.translation.startsWith('ich mochten')).toBe(true);
+    s.dispose();
+  });
+
+  it('exposes the beam tree', () => {
+    const s = toy.translate('we drink beer', { strategy: 'beam', beamSize: 3, nbest: 2 });
+    s.run();
+    const tree = s.beamTree();
+    expect(tree[0]).toMatchObject({ parent: -1, token: '<s>' });
+    expect(new Set(tree.map((n) => n.status))).toContain('pruned');
+    const best = s.nbest()[0];
+    const spelled = [];
+    for (let n = best.node; n > 0; n = tree[n].parent) spelled.unshift(tree[n].token);
+    expect(spelled).toEqual(best.tokens);
+    s.dispose();
+  });
+});
+
+describe('bad input gives an Error with a clear message', () => {
+  it('sentences', () => {
+    expect(() => toy.translate('')).toThrow(/empty/);
+    expect(() => toy.translate(' \t ')).toThrow(AttnscopeError);
+    expect(() => toy.translate('i '.repeat(40))).toThrow(/41 tokens but this model reads at most 16/);
+    const s = toy.translate('i can eat zzyzx');  // unknown words are reported, not fatal
+    expect(s.source.unknown).toEqual(['zzyzx']);
+    s.dispose();
+  });
+
+  it('model files', async () => {
+    const good = readFileSync(TOY);
+    await expect(loadModel(good.subarray(0, good.length - 100))).rejects.toThrow(/outside the .* data section/);
+    await expect(loadModel(good.subarray(0, 5))).rejects.toThrow(/too short/);
+    const badJson = Uint8Array.from(good);
+    badJson[20] = 0x7b;  // '{' inside the header's JSON
+    await expect(loadModel(badJson)).rejects.toThrow(/not valid JSON|invalid model file/);
+    await expect(loadModel(path('nonexistent.safetensors'))).rejects.toThrow(/cannot read model file/);
+    // The instance still works after all of that.
+    expect(translate(toy, 'i drink water')).toBe('ich trinken wasser');
+  });
+
+  it('options and indices', () => {
+    expect(() => toy.translate('i eat', { beamSize: 'x' })).toThrow(/beamSize/);
+    expect(() => toy.translate('i eat', { tempreature: 1 })).toThrow(/unknown decoding option 'tempreature'/);
+    const s = toy.translate('i eat apple');
+    expect(() => s.back()).toThrow(/no step has been taken/);
+    expect(() => s.logits(0)).toThrow(/step 0 is out of range/);
+    s.step();
+    expect(() => s.crossAttention(0, { layer: 1, head: 0 })).toThrow(/layer 1 is out of range \[0, 1\)/);
+    expect(() => s.crossAttention(0, { layer: 0, head: 3 })).toThrow(/head 3 is out of range/);
+    expect(() => s.crossAttention(0, { hypothesis: 2 })).toThrow(/hypothesis 2 is out of range/);
+    expect(() => s.force(10_000)).toThrow(/target vocabulary has ids \[0, 17\)/);
+    expect(() => s.force('apple')).toThrow(/not in the target vocabulary/);
+    s.run();
+    expect(() => s.step()).toThrow(/decoding has finished/);
+    s.dispose();
+    expect(() => s.step()).toThrow(/disposed/);
+  });
+});
+
+describe('memory', () => {
+  it('10,000 sessions created and disposed do not grow the heap', async () => {
+    const warm = toy.translate('i eat apple');
+    warm.run();
+    warm.dispose();
+    const before = await heapInUse();
+    for (let i = 0; i < 10_000; i++) {
+      const s = toy.translate(i % 2 ? 'we can read book' : 'i want to drink beer', { strategy: i % 3 ? 'greedy' : 'beam' });
+      s.step();
+      s.dispose();
+    }
+    const after = await heapInUse();
+    console.log(`[memory] heap in use before ${before} B, after 10,000 sessions ${after} B, growth ${after - before} B`);
+    expect(after - before).toBeLessThan(64 * 1024);
+  });
+
+  it('100 model load/dispose cycles do not grow the heap', async () => {
+    const bytes = readFileSync(TOY);
+    const before = await heapInUse();
+    for (let i = 0; i < 100; i++) (await loadModel(bytes)).dispose();
+    const after = await heapInUse();
+    console.log(`[memory] heap in use before ${before} B, after 100 model loads ${after} B, growth ${after - before} B`);
+    expect(after - before).toBeLessThan(64 * 1024);
+  });
+});

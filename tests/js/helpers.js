@@ -1,0 +1,27 @@
+// Shared by the JS tests: paths, and the native CLI as the reference the WASM build must match.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const path = (p) => join(root, p);
+export const cliPath = path('build/native/attnscope-cli');
+
+export function cli(args, { allowFailure = false } = {}) {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm test (it builds the native engine first)`);
+  try {
+    return execFileSync(cliPath, args, { encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    if (allowFailure) return e.stdout;
+    throw e;
+  }
+}
+
+/** The CLI's translations of `sentences` (one per line, in order). */
+export function cliTranslate(model, sentences, extraArgs = []) {
+  const file = join(mkdtempSync(join(tmpdir(), 'attnscope-')), 'input.txt');
+  writeFileSync(file, sentences.join('\n') + '\n');
+  const out = cli(['translate', '--model', model, '--input', file, ...extraArgs], { allowFailure: true });
+  return out.split('\n').slice(0, -1);
+}

@@ -1,0 +1,112 @@
+// Type declarations for attnscope (web/attnscope.js).
+
+export class AttnscopeError extends Error {}
+
+export interface RuntimeOptions {
+  /** The engine's .wasm bytes (skips fetching it). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to fetch the .wasm from (default: next to attnscope-wasm.js). */
+  wasmUrl?: string | URL;
+}
+
+export function init(options?: RuntimeOptions): Promise<unknown>;
+/** Bytes currently allocated on the engine's heap. */
+export function heapInUse(): Promise<number>;
+
+export interface Progress { loaded: number; total: number; url?: string }
+
+export function loadModel(
+  source: string | URL | Response | ArrayBuffer | Uint8Array,
+  options?: RuntimeOptions & { onProgress?: (p: Progress) => void },
+): Promise<Model>;
+
+export interface ModelConfig {
+  d_model: number; n_heads: number; d_ff: number;
+  n_encoder_layers: number; n_decoder_layers: number;
+  activation: 'relu' | 'gelu'; norm: 'post' | 'pre'; positions: 'sinusoidal' | 'learned';
+  max_positions: number; embedding_scale: number; shared_embeddings: boolean; tied_output: boolean;
+  layer_norm_eps: number; src_append_eos: boolean;
+  special_tokens: { pad: number; unk: number; bos: number; eos: number };
+}
+
+export interface ModelInfo {
+  name: string; description: string; config: ModelConfig;
+  tokenizer: { type: 'word' | 'bpe'; lowercase: boolean; split_punctuation?: boolean; merges?: string[] };
+  srcVocabSize: number; tgtVocabSize: number;
+}
+
+export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] }
+
+export interface DecodeOptions {
+  strategy?: 'greedy' | 'beam' | 'sample';
+  beamSize?: number; nbest?: number;
+  lengthPenalty?: 'none' | 'average' | 'gnmt'; alpha?: number;
+  maxLength?: number; maxLengthA?: number; maxLengthB?: number; minLength?: number;
+  temperature?: number; topK?: number; topP?: number; seed?: number;
+  /** Target ids, or target text, forced at the start. */
+  prefix?: number[] | string;
+  /** Alternatives reported per step (default 10). */
+  alternatives?: number;
+  /** What to record (defaults: attention and logits on, vectors off). */
+  capture?: { attention?: boolean; logits?: boolean; vectors?: boolean };
+}
+
+export class Model {
+  readonly info: ModelInfo;
+  readonly config: ModelConfig;
+  vocab(side?: 'source' | 'target'): readonly string[];
+  tokenId(token: string, side?: 'source' | 'target'): number;
+  tokenize(text: string, options?: { side?: 'source' | 'target' }): Tokenized;
+  translate(text: string, options?: DecodeOptions): Session;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface Hypothesis {
+  ids: number[]; tokens: string[]; text: string;
+  score: number; normalizedScore: number; finished: boolean; node: number;
+}
+
+export interface Alternative { id: number; token: string; logit: number; logProb: number; prob: number }
+
+export interface StepRecord {
+  step: number;
+  expansions: { hypothesis: number; prefix: number[]; prefixTokens: string[]; score: number; top: Alternative[] }[];
+  forced: boolean; forcedToken?: number; forcedLogProb?: number;
+}
+
+/** A copy, owned by the caller. */
+export interface AttentionTensor { shape: number[]; data: Float32Array }
+
+export interface BeamNode {
+  id: number; parent: number; step: number; tokenId: number; token: string;
+  logProb: number; score: number; status: 'live' | 'finished' | 'pruned' | 'cut';
+}
+
+export interface HeadSelector { layer?: number; head?: number }
+
+export class Session {
+  readonly model: Model;
+  step(): StepRecord;
+  run(): this;
+  back(): this;
+  force(token: number | string, hypothesis?: number): StepRecord;
+  readonly done: boolean;
+  readonly hitMaxLength: boolean;
+  readonly steps: number;
+  readonly maxLength: number;
+  readonly translation: string;
+  readonly source: Tokenized;
+  hypotheses(): Hypothesis[];
+  finished(): Hypothesis[];
+  nbest(): Hypothesis[];
+  history(step: number): StepRecord;
+  encoderAttention(select?: HeadSelector): AttentionTensor;
+  crossAttention(step: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
+  selfAttention(step: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
+  logits(step: number, options?: { hypothesis?: number; logProbs?: boolean }): Float32Array;
+  beamTree(): BeamNode[];
+  detokenize(ids: ArrayLike<number>): string;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}

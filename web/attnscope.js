@@ -1,0 +1,325 @@
+// attnscope: the JavaScript API over the WebAssembly engine.
+//
+//   import { loadModel } from 'attnscope';
+//   const model = await loadModel('models/toy-en-de.safetensors');
+//   const session = model.translate('i can eat apple');
+//   session.run();
+//   console.log(session.translation);        // "ich konnen apfel essen"
+//   session.dispose(); model.dispose();
+//
+// Works in browsers (streaming instantiation), Web Workers and Node >= 20.16. Every array this
+// module returns is a copy owned by JavaScript: no later call can change or invalidate it.
+// Errors from the engine arrive as AttnscopeError (a subclass of Error) with its message.
+
+const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+
+export class AttnscopeError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'AttnscopeError';
+  }
+}
+
+function check(result) {
+  if (result !== null && typeof result === 'object' && typeof result.error === 'string') {
+    throw new AttnscopeError(result.error);
+  }
+  return result;
+}
+
+// ------------------------------------------------------------------------------------- runtime
+
+let runtimePromise = null;
+
+/**
+ * Loads the WebAssembly engine once (later calls return the same instance, so every model and
+ * widget on a page shares it). Options: `wasmBinary` (bytes), `wasmUrl` (where the .wasm is).
+ */
+export function init(options = {}) {
+  if (!runtimePromise) {
+    runtimePromise = instantiate(options).catch((e) => {
+      runtimePromise = null;
+      throw new AttnscopeError(`could not start the attnscope WebAssembly engine: ${e?.message ?? e}`);
+    });
+  }
+  return runtimePromise;
+}
+
+async function instantiate({ wasmBinary, wasmUrl } = {}) {
+  const { default: createAttnscope } = await import('./wasm/attnscope-wasm.js');
+  const args = {};
+  if (wasmBinary) {
+    args.wasmBinary = wasmBinary;
+  } else if (isNode) {
+    // Emscripten 3.1.6 would try fetch() on a file path in Node: hand it the bytes instead.
+    const { readFile } = await import('node:fs/promises');
+    args.wasmBinary = await readFile(new URL('./wasm/attnscope-wasm.wasm', import.meta.url));
+  } else if (wasmUrl) {
+    args.locateFile = () => String(wasmUrl);
+  }
+  return createAttnscope(args);
+}
+
+/** Bytes currently allocated on the engine's heap (for leak checks). */
+export async function heapInUse() {
+  return (await init()).heapInUse();
+}
+
+// When a Model or Session is garbage-collected without dispose(), free its WASM memory anyway.
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => { try { handle.delete(); } catch { /* already freed */ } })
+  : null;
+
+// -------------------------------------------------------------------------------------- models
+
+async function readSource(source, onProgress) {
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url);
+  const url = String(source);
+  if (isNode && !/^(https?|data|blob):/i.test(url)) {
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    const bytes = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url).catch((e) => {
+      throw new AttnscopeError(`cannot read model file '${url}': ${e.message}`);
+    });
+    onProgress?.({ loaded: bytes.length, total: bytes.length });
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw new AttnscopeError(`cannot fetch model '${url}': ${e.message}`);
+  }
+  if (!response.ok) throw new AttnscopeError(`cannot fetch model '${url}': HTTP ${response.status}`);
+  return readResponse(response, onProgress, url);
+}
+
+async function readResponse(response, onProgress, url) {
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body || !onProgress) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress({ loaded, total, url });
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
+  return bytes;
+}
+
+/**
+ * Loads a model from a URL or path (Node), a Response, an ArrayBuffer or a Uint8Array.
+ * `onProgress({loaded, total})` reports download progress in bytes.
+ */
+export async function loadModel(source, { onProgress, ...runtimeOptions } = {}) {
+  const runtime = await init(runtimeOptions);
+  const bytes = await readSource(source, onProgress);
+  const handle = new runtime.ModelHandle();
+  try {
+    check(handle.load(bytes));
+  } catch (e) {
+    handle.delete();
+    throw e;
+  }
+  return new Model(runtime, handle);
+}
+
+export class Model {
+  #runtime;
+  #handle;
+  #info;
+  #vocab = {};
+
+  constructor(runtime, handle) {
+    this.#runtime = runtime;
+    this.#handle = handle;
+    const info = check(handle.info());
+    this.#info = Object.freeze({
+      name: info.name,
+      description: info.description,
+      config: JSON.parse(info.config),
+      tokenizer: JSON.parse(info.tokenizer),
+      srcVocabSize: info.srcVocabSize,
+      tgtVocabSize: info.tgtVocabSize,
+    });
+    finalizer?.register(this, handle, this);
+  }
+
+  #live() {
+    if (!this.#handle) throw new AttnscopeError('this model has been disposed');
+    return this.#handle;
+  }
+
+  /** Name, description, config (dims, layers, heads, ...), tokenizer and vocabulary sizes. */
+  get info() { return this.#info; }
+  get config() { return this.#info.config; }
+
+  /** The vocabulary of one side as an array of token strings (index = id). */
+  vocab(side = 'target') {
+    const target = side === 'target';
+    if (!target && side !== 'source') throw new AttnscopeError(`side must be 'source' or 'target', got '${side}'`);
+    this.#vocab[side] ??= Object.freeze(check(this.#live().vocab(target)));
+    return this.#vocab[side];
+  }
+
+  /** The id of a token string, or -1. */
+  tokenId(token, side = 'target') { return this.vocab(side).indexOf(token); }
+
+  /** How the model cuts `text`: {pieces, ids, unknown}. */
+  tokenize(text, { side = 'source' } = {}) {
+    if (side !== 'source' && side !== 'target') throw new AttnscopeError(`side must be 'source' or 'target', got '${side}'`);
+    return check(this.#live().tokenize(String(text), side === 'target'));
+  }
+
+  /**
+   * Starts decoding `text`; returns a Session that has encoded the source and is at step 0.
+   * Options: strategy ('greedy' | 'beam' | 'sample'), beamSize, nbest, lengthPenalty
+   * ('none' | 'average' | 'gnmt'), alpha, maxLength, maxLengthA, maxLengthB, minLength,
+   * temperature, topK, topP, seed, prefix (ids or text), alternatives,
+   * capture: {attention = true, logits = true, vectors = false}.
+   */
+  translate(text, options = {}) {
+    const { prefix, capture, ...rest } = options;
+    const opts = { ...rest, capture: { attention: true, logits: true, ...capture } };
+    if (typeof prefix === 'string') {
+      const t = this.tokenize(prefix, { side: 'target' });
+      if (t.unknown.length) throw new AttnscopeError(`prefix has words the target vocabulary lacks: ${t.unknown.join(', ')}`);
+      opts.prefix = t.ids;
+    } else if (prefix !== undefined) {
+      opts.prefix = Array.from(prefix);
+    }
+    const handle = new this.#runtime.SessionHandle();
+    try {
+      check(handle.start(this.#live(), String(text), JSON.stringify(opts)));
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    return new Session(this, handle);
+  }
+
+  /** Frees the model's WASM memory (sessions still running keep what they need). */
+  dispose() {
+    if (!this.#handle) return;
+    finalizer?.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+
+  [Symbol.dispose]() { this.dispose(); }
+}
+
+// ------------------------------------------------------------------------------------ sessions
+
+function pickHead(tensor, layer, head, what) {
+  const [layers, heads] = tensor.shape;
+  if (layer === undefined && head === undefined) return tensor;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= layers) {
+    throw new AttnscopeError(`${what}: layer ${layer} is out of range [0, ${layers})`);
+  }
+  if (!Number.isInteger(head) || head < 0 || head >= heads) {
+    throw new AttnscopeError(`${what}: head ${head} is out of range [0, ${heads})`);
+  }
+  const size = tensor.shape.slice(2).reduce((a, b) => a * b, 1);
+  const offset = (layer * heads + head) * size;
+  return { shape: tensor.shape.slice(2), data: tensor.data.slice(offset, offset + size) };
+}
+
+export class Session {
+  #model;
+  #handle;
+
+  constructor(model, handle) {
+    this.#model = model;
+    this.#handle = handle;
+    finalizer?.register(this, handle, this);
+  }
+
+  #live() {
+    if (!this.#handle) throw new AttnscopeError('this session has been disposed');
+    return this.#handle;
+  }
+
+  get model() { return this.#model; }
+  #state() { return check(this.#live().state()); }
+
+  /** Generates the next token of every live hypothesis; returns what the step saw. */
+  step() { return check(this.#live().step()); }
+
+  /** Steps until the end. */
+  run() { check(this.#live().run()); return this; }
+
+  /** Undoes the last step (cheap: the caches are truncated, nothing is recomputed). */
+  back() { check(this.#live().back()); return this; }
+
+  /** Chooses the next token (id or token string) of one live hypothesis, then goes on from it. */
+  force(token, hypothesis = 0) {
+    const id = typeof token === 'string' ? this.#model.tokenId(token) : token;
+    if (typeof token === 'string' && id < 0) throw new AttnscopeError(`'${token}' is not in the target vocabulary`);
+    if (!Number.isInteger(id)) throw new AttnscopeError(`token must be an integer id or a token string, got ${token}`);
+    return check(this.#live().force(id, hypothesis));
+  }
+
+  get done() { return this.#state().done; }
+  get hitMaxLength() { return this.#state().hitMaxLength; }
+  /** Number of steps taken so far. */
+  get steps() { return this.#state().steps; }
+  get maxLength() { return this.#state().maxLength; }
+  /** The live hypotheses: [{ids, tokens, text, score, node}]. */
+  hypotheses() { return this.#state().live; }
+  /** Hypotheses that ended (by </s>, or cut at maxLength with finished = false), in order. */
+  finished() { return this.#state().finished; }
+  /** The best finished hypotheses, best first (at most `nbest`). */
+  nbest() { return this.#state().nbest; }
+  /** The best finished translation's text, or '' while none has finished. */
+  get translation() { return this.nbest()[0]?.text ?? ''; }
+  /** The source as the encoder saw it: {pieces, ids, unknown}. */
+  get source() { return check(this.#live().source()); }
+
+  /** Step `step`: for each hypothesis extended, its prefix, score and top alternatives. */
+  history(step) { return check(this.#live().history(step)); }
+
+  /** Encoder self-attention: {shape: [layers, heads, src, src], data}, or one head's [src, src]. */
+  encoderAttention({ layer, head } = {}) {
+    return pickHead(check(this.#live().encoderAttention()), layer, head, 'encoder attention');
+  }
+
+  /** Cross-attention of a step: {shape: [layers, heads, src], data}, or one head's [src]. */
+  crossAttention(step, { hypothesis = 0, layer, head } = {}) {
+    return pickHead(check(this.#live().stepAttention(step, hypothesis, 'cross')), layer, head, 'cross attention');
+  }
+
+  /** Decoder self-attention of a step: {shape: [layers, heads, step + 1], data}, or one head's. */
+  selfAttention(step, { hypothesis = 0, layer, head } = {}) {
+    return pickHead(check(this.#live().stepAttention(step, hypothesis, 'self')), layer, head, 'self attention');
+  }
+
+  /** The logits (or log-probabilities) over the target vocabulary at a step. */
+  logits(step, { hypothesis = 0, logProbs = false } = {}) {
+    return check(this.#live().logits(step, hypothesis, logProbs));
+  }
+
+  /** Every candidate the search looked at: [{id, parent, step, tokenId, token, logProb, score, status}]. */
+  beamTree() { return check(this.#live().tree()); }
+
+  /** Text of target ids, specials removed. */
+  detokenize(ids) { return check(this.#live().detokenize(Array.from(ids))); }
+
+  /** Frees the session's WASM memory. */
+  dispose() {
+    if (!this.#handle) return;
+    finalizer?.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+
+  [Symbol.dispose]() { this.dispose(); }
+}
