@@ -9,3 +9,6 @@ cmake --build build/wasm -j "$(nproc 2>/dev/null || echo 2)"
 mkdir -p web/wasm
 cp build/wasm/attnscope-wasm.js build/wasm/attnscope-wasm.wasm web/wasm/
 echo "web/wasm/attnscope-wasm.wasm: $(stat -c %s web/wasm/attnscope-wasm.wasm) bytes, $(gzip -9c web/wasm/attnscope-wasm.wasm | wc -c) gzipped"
+simd=$(wasm-objdump -d web/wasm/attnscope-wasm.wasm | grep -cE '\b(v128|f32x4|i32x4|i16x8|i8x16|f64x2|i64x2)\.' || true)
+arith=$(wasm-objdump -d web/wasm/attnscope-wasm.wasm | grep -cE '\bf32x4\.(add|mul|sub|div|min|max|fma|splat)' || true)
+echo "SIMD instructions: $simd (f32x4 arithmetic: $arith)"

@@ -222,3 +222,14 @@ describe('memory', () => {
     expect(after - before).toBeLessThan(64 * 1024);
   });
 });
+
+describe('build', () => {
+  it('the .wasm really contains 128-bit SIMD instructions', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const listing = execFileSync('wasm-objdump', ['-d', path('web/wasm/attnscope-wasm.wasm')], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const simd = listing.match(/\b(v128|f32x4|i32x4|i16x8|i8x16|f64x2|i64x2)\.\w+/g) ?? [];
+    const arithmetic = simd.filter((op) => /^f32x4\.(add|mul|sub|div|min|max)/.test(op));
+    console.log(`[build] SIMD instructions: ${simd.length}, f32x4 arithmetic: ${arithmetic.length}`);
+    expect(arithmetic.length).toBeGreaterThan(0);
+  });
+});
