@@ -3,6 +3,7 @@
 #   ensure_deps.sh native   -> compiler, CMake, Eigen, nlohmann-json, GoogleTest
 #   ensure_deps.sh wasm     -> Emscripten (+ acorn), wabt
 #   ensure_deps.sh node     -> Node.js and npm
+#   ensure_deps.sh browser  -> Debian's Chromium (driven by playwright-core, never downloaded)
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
 set -euo pipefail
@@ -26,6 +27,9 @@ for part in "$@"; do
       need emscripten command -v emcc
       need node-acorn test -d /usr/share/nodejs/acorn
       need wabt command -v wasm-objdump
+      ;;
+    browser)
+      need chromium test -x /usr/bin/chromium
       ;;
     node)
       need nodejs command -v node

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tests/ensure_deps.sh native wasm node
+bash tests/ensure_deps.sh native wasm node browser
 
 echo "== native build and tests (ctest)"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -18,7 +18,7 @@ python3 -m unittest discover -s tests/python -v
 echo "== WebAssembly build"
 bash web/build-wasm.sh
 
-echo "== JavaScript tests (Vitest, Node, against the WASM build and the native CLI)"
+echo "== JavaScript and browser tests (Vitest: WASM vs the native CLI in Node; Debian Chromium)"
 if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -1,0 +1,57 @@
+// A static file server for the demo and the browser tests: serves the repository root on
+// localhost with the right MIME types (application/wasm lets browsers stream-compile).
+//   node web/serve.mjs [--port 8080] [--host 127.0.0.1]
+import { createReadStream, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.safetensors': 'application/octet-stream', '.ts': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8', '.webmanifest': 'application/manifest+json',
+};
+
+export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
+  const server = createServer((req, res) => {
+    let pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (pathname === '/') pathname = '/web/index.html';
+    const file = normalize(join(root, pathname));
+    if (!file.startsWith(root + sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`);
+      return;
+    }
+    if (stat.isDirectory()) {
+      res.writeHead(302, { location: pathname.replace(/\/?$/, '/index.html') }).end();
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': types[extname(file)] ?? 'application/octet-stream',
+      'content-length': stat.size,
+      'cache-control': 'no-cache',
+    });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => ok(server));
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : fallback;
+  };
+  const server = await serve({ port: Number(arg('--port', 8080)), host: arg('--host', '127.0.0.1') });
+  const { address, port } = server.address();
+  console.log(`attnscope demo: http://${address}:${port}/`);
+}
