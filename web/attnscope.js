@@ -7,7 +7,7 @@
 //   console.log(session.translation);        // "ich konnen apfel essen"
 //   session.dispose(); model.dispose();
 //
-// Works in browsers (streaming instantiation), Web Workers and Node >= 20.16. Every array this
+// Works in browsers (streaming instantiation), Web Workers and Node >= 20. Every array this
 // module returns is a copy owned by JavaScript: no later call can change or invalidate it.
 // Errors from the engine arrive as AttnscopeError (a subclass of Error) with its message.
 
