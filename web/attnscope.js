@@ -65,10 +65,31 @@ export async function heapInUse() {
   return (await init()).heapInUse();
 }
 
-// When a Model or Session is garbage-collected without dispose(), free its WASM memory anyway.
+// Each Model and Session owns one Embind handle. When one is garbage-collected without
+// dispose(), the FinalizationRegistry frees its WASM memory anyway.
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { try { handle.delete(); } catch { /* already freed */ } })
   : null;
+const handles = new WeakMap();
+
+function own(object, handle) {
+  handles.set(object, handle);
+  finalizer?.register(object, handle, object);
+}
+
+function handleOf(object, what) {
+  const handle = handles.get(object);
+  if (!handle) throw new AttnscopeError(`this ${what} has been disposed`);
+  return handle;
+}
+
+function release(object) {
+  const handle = handles.get(object);
+  if (!handle) return;
+  finalizer?.unregister(object);
+  handle.delete();
+  handles.delete(object);
+}
 
 // -------------------------------------------------------------------------------------- models
 
@@ -134,13 +155,12 @@ export async function loadModel(source, { onProgress, ...runtimeOptions } = {}) 
 
 export class Model {
   #runtime;
-  #handle;
   #info;
   #vocab = {};
 
   constructor(runtime, handle) {
     this.#runtime = runtime;
-    this.#handle = handle;
+    own(this, handle);
     const info = check(handle.info());
     this.#info = Object.freeze({
       name: info.name,
@@ -150,13 +170,9 @@ export class Model {
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
     });
-    finalizer?.register(this, handle, this);
   }
 
-  #live() {
-    if (!this.#handle) throw new AttnscopeError('this model has been disposed');
-    return this.#handle;
-  }
+  #live() { return handleOf(this, 'model'); }
 
   /** Name, description, config (dims, layers, heads, ...), tokenizer and vocabulary sizes. */
   get info() { return this.#info; }
@@ -207,12 +223,7 @@ export class Model {
   }
 
   /** Frees the model's WASM memory (sessions still running keep what they need). */
-  dispose() {
-    if (!this.#handle) return;
-    finalizer?.unregister(this);
-    this.#handle.delete();
-    this.#handle = null;
-  }
+  dispose() { release(this); }
 
   [Symbol.dispose]() { this.dispose(); }
 }
@@ -235,18 +246,13 @@ function pickHead(tensor, layer, head, what) {
 
 export class Session {
   #model;
-  #handle;
 
   constructor(model, handle) {
     this.#model = model;
-    this.#handle = handle;
-    finalizer?.register(this, handle, this);
+    own(this, handle);
   }
 
-  #live() {
-    if (!this.#handle) throw new AttnscopeError('this session has been disposed');
-    return this.#handle;
-  }
+  #live() { return handleOf(this, 'session'); }
 
   get model() { return this.#model; }
   #state() { return check(this.#live().state()); }
@@ -314,12 +320,7 @@ export class Session {
   detokenize(ids) { return check(this.#live().detokenize(Array.from(ids))); }
 
   /** Frees the session's WASM memory. */
-  dispose() {
-    if (!this.#handle) return;
-    finalizer?.unregister(this);
-    this.#handle.delete();
-    this.#handle = null;
-  }
+  dispose() { release(this); }
 
   [Symbol.dispose]() { this.dispose(); }
 }

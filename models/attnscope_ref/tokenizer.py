@@ -60,6 +60,20 @@ def split_punctuation(word):
     return out
 
 
+def merge_pair(symbols, pair):
+    """Every non-overlapping occurrence of `pair`, left to right, replaced by its concatenation."""
+    out = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
 def bpe_word(word, ranks):
     """Apply merges (rank dict {(left, right): rank}) to one normalised word."""
     symbols = [WORD_BOUNDARY] + list(word)
@@ -72,17 +86,7 @@ def bpe_word(word, ranks):
                 best, best_rank = pair, r
         if best is None:
             break
-        merged = best[0] + best[1]
-        out = []
-        i = 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and symbols[i] == best[0] and symbols[i + 1] == best[1]:
-                out.append(merged)
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
+        symbols = merge_pair(symbols, best)
     return symbols
 
 
@@ -183,7 +187,6 @@ def train_bpe(lines, n_merges, lowercase=False):
             break
         best = min(p for p, c in pair_counts.items() if c == top)
         merges.append(best[0] + " " + best[1])
-        merged = best[0] + best[1]
         for idx in sorted(where.pop(best, ())):
             syms = words[idx]
             c = counts[idx]
@@ -191,15 +194,7 @@ def train_bpe(lines, n_merges, lowercase=False):
                 pair_counts[pair] -= c
                 if pair_counts[pair] <= 0:
                     del pair_counts[pair]
-            out = []
-            i = 0
-            while i < len(syms):
-                if i + 1 < len(syms) and syms[i] == best[0] and syms[i + 1] == best[1]:
-                    out.append(merged)
-                    i += 2
-                else:
-                    out.append(syms[i])
-                    i += 1
+            out = merge_pair(syms, best)
             words[idx] = out
             for pair in zip(out, out[1:]):
                 pair_counts[pair] += c
