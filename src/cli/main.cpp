@@ -143,7 +143,8 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
     }
     return true;
   } catch (const InputError& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << " (sentence: '" << sentence << "')\n";
+    const std::string shown = sentence.size() > 80 ? sentence.substr(0, 77) + "..." : sentence;
+    std::cerr << "attnscope-cli: error: " << e.what() << " (sentence: '" << shown << "')\n";
     std::cout << (args.json ? "{\"error\":" + nlohmann::json(e.what()).dump() + "}" : "") << "\n";
     return false;
   }
