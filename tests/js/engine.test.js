@@ -4,12 +4,12 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { AttnscopeError, heapInUse, loadModel } from '../../web/attnscope.js';
-import { cli, cliTranslate, path } from './helpers.js';
+import { cli, cliTranslate, dataPath, path } from './helpers.js';
 
 const TOY = path('models/toy-en-de.safetensors');
 const MULTI30K = path('models/multi30k-en-de.safetensors');
 const BPE_GOLDEN = path('tests/golden/deep_pre_sin_bpe.safetensors');
-const toyPairs = readFileSync(path('../shared/data/toy/eng_de.csv'), 'utf8').trim().split('\n')
+const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n')
   .map((l) => l.trim().split(','));
 
 let toy;
@@ -54,7 +54,7 @@ describe('translations equal the native engine', () => {
 
   it('Multi30k en-de: 25 validation sentences, greedy and beam 4', async () => {
     const m = await loadModel(MULTI30K);
-    const sources = gunzipSync(readFileSync(path('../shared/data/multi30k/val.en.gz'))).toString('utf8')
+    const sources = gunzipSync(readFileSync(dataPath('multi30k/val.en.gz'))).toString('utf8')
       .split('\n').slice(0, 25);
     expect(sources.map((s) => translate(m, s, { maxLength: 60 }))).toEqual(cliTranslate(MULTI30K, sources, ['--max-length', '60']));
     expect(sources.slice(0, 8).map((s) => translate(m, s, { strategy: 'beam', beamSize: 4, maxLength: 60 })))

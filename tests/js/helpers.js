@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 export const root = resolve(import.meta.dirname, '../..');
 export const path = (p) => join(root, p);
 export const cliPath = path('build/native/attnscope-cli');
+/** The shared data beside the checkout (as in CI), or $ATTNSCOPE_DATA. */
+export const dataPath = (p) => join(process.env.ATTNSCOPE_DATA ?? path('../shared/data'), p);
 
 export function cli(args, { allowFailure = false } = {}) {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm test (it builds the native engine first)`);
