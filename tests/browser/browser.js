@@ -1,9 +1,15 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), and the static server.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../web/serve.mjs';
 
 export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run'];
+
+export const root = resolve(import.meta.dirname, '../..');
+/** Screenshots and other test artefacts (gitignored). */
+export const artifacts = join(root, 'tests/artifacts');
 
 export async function startBrowser() {
   const server = await serve({ port: 0 });
@@ -11,10 +17,43 @@ export async function startBrowser() {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   return {
     browser,
+    server,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     async close() {
       await browser.close();
+      server.closeAllConnections?.();
       await new Promise((ok) => server.close(ok));
     },
   };
+}
+
+/**
+ * Saves a screenshot as tests/artifacts/NAME.png; returns its path. Full page by default (scrolled
+ * to the top first, so sticky parts sit where they belong); {fullPage: false} keeps the viewport
+ * as it is (a hover tooltip, say).
+ */
+export async function screenshot(page, name, { fullPage = true } = {}) {
+  mkdirSync(artifacts, { recursive: true });
+  const path = join(artifacts, `${name}.png`);
+  if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path, fullPage });
+  return path;
+}
+
+/** Moves the mouse over cell (row, col) of a heatmap canvas (its data-grid says where cells are). */
+export async function hoverCell(page, canvas, row, col) {
+  await canvas.scrollIntoViewIfNeeded();
+  const grid = JSON.parse(await canvas.getAttribute('data-grid'));
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + grid.x + (col + 0.5) * grid.cw, box.y + grid.y + (row + 0.5) * grid.ch);
+  return grid;
+}
+
+/** Collects page errors and console errors of a page and its workers. */
+export function watchErrors(page) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') errors.push(`worker: ${m.text()}`); }));
+  return errors;
 }

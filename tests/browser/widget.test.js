@@ -1,0 +1,84 @@
+// The <attn-scope> widget on the sample blog post (web/blog.html): two widgets inside prose,
+// each with a heatmap, sharing one worker, one WebAssembly module and one copy of the model.
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadModel } from '../../web/attnscope.js';
+import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
+
+let env;
+let model;
+beforeAll(async () => {
+  env = await startBrowser();
+  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
+});
+afterAll(async () => {
+  model?.dispose();
+  await env?.close();
+});
+
+const finished = (page, id) => page.waitForFunction((sel) => document.querySelector(sel)?.snapshot?.done === true, `#${id}`, { timeout: 30_000 });
+
+it('renders the two widgets of the blog post, each with a heatmap, from one worker and one model copy', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  const fetched = [];
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await page.goto(env.url('/web/blog.html'));
+  await finished(page, 'first');
+  await finished(page, 'second');
+
+  const widgets = page.locator('article attn-scope');
+  expect(await widgets.count()).toBe(2);
+  for (const [id, sentence] of [['first', 'i can eat apple'], ['second', 'we want to read book']]) {
+    const s = model.translate(sentence);
+    s.run();
+    const w = page.locator(`#${id}`);
+    // The heatmap lives in the widget's shadow root (Playwright's CSS selectors pierce it).
+    expect(await page.evaluate((sel) => !!document.querySelector(sel).shadowRoot.querySelector('canvas'), `#${id}`)).toBe(true);
+    const canvas = w.locator('canvas');
+    const grid = JSON.parse(await canvas.getAttribute('data-grid'));
+    expect([grid.rows, grid.cols]).toEqual([s.steps, s.source.ids.length]);
+    expect(await w.locator('.sentence b').textContent()).toBe(s.translation);
+    expect(await w.locator('.title').textContent()).toMatch(/^Cross-attention · layer 1\/1 · head 1\/1/);
+    // Hover values are the engine's.
+    const expected = s.crossAttention(3, { layer: 0, head: 0 }).data;
+    for (let col = 0; col < grid.cols; col++) {
+      await hoverCell(page, canvas, 3, col);
+      await expect.poll(() => w.locator('.hm-tip').getAttribute('data-col')).toBe(String(col));
+      expect(Number(await w.locator('.hm-tip').getAttribute('data-value'))).toBe(expected[col]);
+    }
+    s.dispose();
+  }
+  await page.mouse.move(0, 0);
+  await screenshot(page, 'blog-widgets');
+
+  // Shared: one worker, one .wasm download, one model download for two widgets.
+  expect(page.workers()).toHaveLength(1);
+  expect(fetched.filter((p) => p.endsWith('.wasm'))).toHaveLength(1);
+  expect(fetched.filter((p) => p.endsWith('toy-en-de.safetensors'))).toHaveLength(1);
+  // (A string, so that Vitest leaves the page's dynamic import alone.)
+  const stats = await page.evaluate("import('/web/app/client.js').then((m) => m.getEngine().request('stats'))");
+  expect(stats.models).toHaveLength(1);
+  expect(stats.sessions).toBe(2);
+
+  // Each widget steps on its own.
+  await page.locator('#first .prev').click();
+  await page.waitForFunction(() => document.querySelector('#first').snapshot.steps === 4);
+  expect(await page.evaluate(() => document.querySelector('#second').snapshot.steps)).toBe(5);
+  const grid = JSON.parse(await page.locator('#first canvas').getAttribute('data-grid'));
+  expect(grid.rows).toBe(4);
+
+  // Attributes drive it: another view, and a sentence change re-translates.
+  await page.evaluate(() => document.querySelector('#second').setAttribute('view', 'encoder'));
+  await expect.poll(() => page.locator('#second .title').textContent()).toMatch(/^Encoder self-attention/);
+  expect(JSON.parse(await page.locator('#second canvas').getAttribute('data-grid')).rows).toBe(6);
+  await page.evaluate(() => document.querySelector('#second').setAttribute('src', 'we can eat bread'));
+  await page.waitForFunction(() => document.querySelector('#second').snapshot.source.pieces.includes('bread'));
+  expect(await page.locator('#second .sentence b').textContent()).toBe('wir konnen brot essen');
+  // The link opens the full page on the same view.
+  const href = await page.locator('#first a.open').getAttribute('href');
+  expect(new URL(href).searchParams.get('s')).toBe('i can eat apple');
+  expect(new URL(href).searchParams.get('step')).toBe('4');
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -1,0 +1,409 @@
+// Canvas heatmaps (one canvas per map, however many cells), with a colour legend, exact values
+// on hover (a tooltip whose text and data-value hold the number as the engine returned it),
+// keyboard reading (focus the map, arrow keys move the cursor) and an SVG twin for export.
+//
+//   const map = new Heatmap(container, { onSelect: (row, col) => … });
+//   map.set({ values: [Float32Array, …], rowLabels, colLabels, highlightRow, rowTitle, colTitle });
+//   map.svg()  // the same picture as an SVG document (string)
+//
+// `values` is a list of rows; a row shorter than colLabels leaves its last cells empty (the
+// decoder's self-attention only sees earlier positions). Colours map [0, 1] (attention weights).
+
+export const HEATMAP_CSS = `
+.hm { position: relative; max-width: 100%; }
+.hm-scroll { overflow-x: auto; max-width: 100%; }
+.hm canvas { display: block; }
+.hm canvas:focus-visible { outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 2px; }
+.hm-tip { position: fixed; z-index: 1000; pointer-events: none; background: #161b22; color: #fff;
+  font: 12px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; padding: 6px 9px; border-radius: 6px;
+  white-space: nowrap; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
+.hm-tip b { font-weight: 600; }
+.hm-tip .v { font-size: 15px; font-variant-numeric: tabular-nums; }
+.hm-tip .exact { color: #c9d1d9; font-variant-numeric: tabular-nums; }
+.hm-cursor { position: absolute; z-index: 10; pointer-events: none; box-sizing: border-box;
+  border: 2px solid #111; box-shadow: inset 0 0 0 1px #fff; }
+.hm-tip[hidden], .hm-cursor[hidden] { display: none; }
+`;
+
+export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const FONT = `12px ${FONT_FAMILY}`;
+const BOLD = `600 12px ${FONT_FAMILY}`;
+const HIGHLIGHT = '#d94801';
+const HIGHLIGHT_TEXT = '#a63603';
+const EMPTY = '#eef0f3';
+const TEXT = '#1f2328';
+
+// ColorBrewer "Blues" (9 classes): white for 0, deep blue for 1; interpolated into 256 steps.
+const STOPS = ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'];
+const LUT = (() => {
+  const rgb = STOPS.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+  const out = [];
+  for (let i = 0; i < 256; i++) {
+    const x = (i / 255) * (rgb.length - 1);
+    const j = Math.min(Math.floor(x), rgb.length - 2);
+    const f = x - j;
+    const c = rgb[j].map((a, k) => Math.round(a + (rgb[j + 1][k] - a) * f));
+    out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
+  }
+  return out;
+})();
+
+/** The colour of a weight in [0, 1]. */
+export function colourOf(v) {
+  const i = Math.round(Math.min(1, Math.max(0, v || 0)) * 255);
+  return LUT[i];
+}
+// Text on a cell: white from the mid blues on (both choices keep ~4.5:1 contrast or better).
+const inkOn = (v) => (v > 0.68 ? '#fff' : TEXT);
+
+let measureCtx = null;
+function measure(text, font = FONT) {
+  measureCtx ??= (typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1) : document.createElement('canvas')).getContext('2d');
+  measureCtx.font = font;
+  return measureCtx.measureText(text).width;
+}
+
+const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
+
+/** Where everything goes, in CSS pixels; shared by the canvas and the SVG. */
+function layout(spec, width) {
+  const rows = spec.values.length;
+  const cols = spec.colLabels?.length ?? Math.max(0, ...spec.values.map((r) => r.length));
+  if (spec.compact) {
+    const box = spec.size ?? 96;
+    const cw = Math.max(1, Math.min(box / Math.max(cols, 1), 24));
+    const ch = Math.max(1, Math.min(box / Math.max(rows, 1), 24));
+    return { compact: true, rows, cols, x: 0, y: 0, cw, ch, width: Math.ceil(cw * cols), height: Math.ceil(ch * rows) };
+  }
+  const rowLabelW = Math.ceil(Math.max(24, ...spec.rowLabels.map((t) => measure(t, BOLD)))) + 14;
+  const colW = Math.max(0, ...spec.colLabels.map((t) => measure(t)));
+  const maxCell = spec.maxCell ?? 52;
+  // Room on the right for the last rotated column label.
+  const padRight = Math.ceil(Math.max(8, colW * Math.SQRT1_2 - 8));
+  let cw = Math.floor(clamp((width - rowLabelW - padRight) / Math.max(cols, 1), 6, maxCell));
+  const rotate = colW > cw - 6;
+  const colLabelH = rotate ? Math.ceil(colW * Math.SQRT1_2 + 16) : 22;
+  const ch = cw;
+  const gridW = cw * cols;
+  let legend = null;
+  if (spec.legend !== false) {
+    const room = Math.max(rowLabelW + gridW, width) - rowLabelW - 8;
+    const w = clamp(gridW, 120, 260);
+    // The legend's caption goes right of the bar, or under it when the map is narrow.
+    const below = w + 130 > room;
+    legend = { x: rowLabelW, y: colLabelH + ch * rows + 18, w: below ? Math.min(w, Math.max(80, room)) : w, h: 10, below };
+  }
+  return {
+    compact: false, rows, cols, rotate, rowLabelW, colLabelH, x: rowLabelW, y: colLabelH, cw, ch, legend,
+    width: Math.ceil(Math.max(rowLabelW + gridW + (rotate ? padRight : 8), legend ? rowLabelW + legend.w + (legend.below ? 8 : 130) : 0)),
+    height: Math.ceil(colLabelH + ch * rows + (legend ? (legend.below ? 76 : 58) : 6)),
+  };
+}
+
+const valueAt = (spec, r, c) => (c < spec.values[r].length ? spec.values[r][c] : undefined);
+const fmt = (v) => (Math.abs(v) >= 0.995 ? v.toFixed(2) : v.toFixed(2).replace(/^0/, ''));
+
+function draw(ctx, spec, L) {
+  ctx.clearRect(0, 0, L.width, L.height);
+  const showText = !L.compact && L.cw >= 34;
+  ctx.textBaseline = 'middle';
+  for (let r = 0; r < L.rows; r++) {
+    for (let c = 0; c < L.cols; c++) {
+      const v = valueAt(spec, r, c);
+      ctx.fillStyle = v === undefined ? EMPTY : colourOf(v);
+      ctx.fillRect(L.x + c * L.cw, L.y + r * L.ch, L.cw, L.ch);
+      if (showText && v !== undefined) {
+        ctx.fillStyle = inkOn(v);
+        ctx.font = `11px ${FONT_FAMILY}`;
+        ctx.textAlign = 'center';
+        ctx.fillText(fmt(v), L.x + (c + 0.5) * L.cw, L.y + (r + 0.5) * L.ch);
+      }
+    }
+  }
+  const hr = spec.highlightRow ?? -1;
+  if (hr >= 0 && hr < L.rows) {
+    ctx.strokeStyle = HIGHLIGHT;
+    ctx.lineWidth = L.compact ? 1.5 : 2.5;
+    ctx.strokeRect(L.x + 1, L.y + hr * L.ch + 1, L.cw * L.cols - 2, L.ch - 2);
+  }
+  if (L.compact) return;
+  // Row labels (right-aligned), column labels (horizontal or rotated 45°).
+  ctx.textAlign = 'right';
+  spec.rowLabels.forEach((t, r) => {
+    ctx.font = r === hr ? BOLD : FONT;
+    ctx.fillStyle = r === hr ? HIGHLIGHT_TEXT : TEXT;
+    ctx.fillText(t, L.x - 8, L.y + (r + 0.5) * L.ch);
+  });
+  ctx.font = FONT;
+  ctx.fillStyle = TEXT;
+  spec.colLabels.forEach((t, c) => {
+    const cx = L.x + (c + 0.5) * L.cw;
+    if (L.rotate) {
+      ctx.save();
+      ctx.translate(cx - 3, L.y - 7);
+      ctx.rotate(-Math.PI / 4);
+      ctx.textAlign = 'left';
+      ctx.fillText(t, 0, 0);
+      ctx.restore();
+    } else {
+      ctx.textAlign = 'center';
+      ctx.fillText(t, cx, L.y - 11);
+    }
+  });
+  if (L.legend) {
+    const g = L.legend;
+    const grad = ctx.createLinearGradient(g.x, 0, g.x + g.w, 0);
+    STOPS.forEach((s, i) => grad.addColorStop(i / (STOPS.length - 1), s));
+    ctx.fillStyle = grad;
+    ctx.fillRect(g.x, g.y, g.w, g.h);
+    ctx.strokeStyle = '#8c959f';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(g.x + 0.5, g.y + 0.5, g.w - 1, g.h - 1);
+    ctx.fillStyle = TEXT;
+    ctx.font = FONT;
+    ctx.textAlign = 'center';
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      ctx.fillRect(g.x + t * (g.w - 1), g.y + g.h, 1, 4);
+      ctx.fillText(String(t), clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4), g.y + g.h + 13);
+    }
+    ctx.textAlign = 'left';
+    ctx.fillText(spec.legendLabel ?? 'attention weight', g.below ? g.x : g.x + g.w + 10, g.below ? g.y + g.h + 31 : g.y + g.h / 2);
+  }
+}
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+/** The SVG elements of a map laid out at (dx, dy); used by heatmapSVG and composite exports. */
+export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {
+  const L = layout(spec, width);
+  const out = [`<g transform="translate(${dx} ${dy})" font-family='${FONT_FAMILY}' font-size="12" fill="${TEXT}">`];
+  const showText = !L.compact && L.cw >= 34;
+  for (let r = 0; r < L.rows; r++) {
+    for (let c = 0; c < L.cols; c++) {
+      const v = valueAt(spec, r, c);
+      const x = L.x + c * L.cw;
+      const y = L.y + r * L.ch;
+      out.push(`<rect x="${x}" y="${y}" width="${L.cw}" height="${L.ch}" fill="${v === undefined ? EMPTY : colourOf(v)}">${v === undefined ? '' : `<title>${esc(spec.rowLabels?.[r] ?? r)} → ${esc(spec.colLabels?.[c] ?? c)}: ${v}</title>`}</rect>`);
+      if (showText && v !== undefined) {
+        out.push(`<text x="${x + L.cw / 2}" y="${y + L.ch / 2}" text-anchor="middle" dominant-baseline="central" font-size="11" fill="${inkOn(v)}">${fmt(v)}</text>`);
+      }
+    }
+  }
+  const hr = spec.highlightRow ?? -1;
+  if (hr >= 0 && hr < L.rows) {
+    out.push(`<rect x="${L.x + 1}" y="${L.y + hr * L.ch + 1}" width="${L.cw * L.cols - 2}" height="${L.ch - 2}" fill="none" stroke="${HIGHLIGHT}" stroke-width="${L.compact ? 1.5 : 2.5}"/>`);
+  }
+  if (!L.compact) {
+    spec.rowLabels.forEach((t, r) => {
+      const hi = r === hr;
+      out.push(`<text x="${L.x - 8}" y="${L.y + (r + 0.5) * L.ch}" text-anchor="end" dominant-baseline="central"${hi ? ` font-weight="600" fill="${HIGHLIGHT_TEXT}"` : ''}>${esc(t)}</text>`);
+    });
+    spec.colLabels.forEach((t, c) => {
+      const cx = L.x + (c + 0.5) * L.cw;
+      out.push(L.rotate
+        ? `<text transform="translate(${cx - 3} ${L.y - 7}) rotate(-45)">${esc(t)}</text>`
+        : `<text x="${cx}" y="${L.y - 11}" text-anchor="middle" dominant-baseline="central">${esc(t)}</text>`);
+    });
+    if (L.legend) {
+      const g = L.legend;
+      out.push(`<defs><linearGradient id="${idPrefix}-legend">${STOPS.map((s, i) => `<stop offset="${i / (STOPS.length - 1)}" stop-color="${s}"/>`).join('')}</linearGradient></defs>`);
+      out.push(`<rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="url(#${idPrefix}-legend)" stroke="#8c959f"/>`);
+      for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+        out.push(`<rect x="${g.x + t * (g.w - 1)}" y="${g.y + g.h}" width="1" height="4"/>`);
+        out.push(`<text x="${clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4)}" y="${g.y + g.h + 13}" text-anchor="middle" dominant-baseline="central">${t}</text>`);
+      }
+      out.push(`<text x="${g.below ? g.x : g.x + g.w + 10}" y="${g.below ? g.y + g.h + 31 : g.y + g.h / 2}" dominant-baseline="central">${esc(spec.legendLabel ?? 'attention weight')}</text>`);
+    }
+  }
+  out.push('</g>');
+  return { body: out.join('\n'), width: L.width, height: L.height };
+}
+
+/** A standalone SVG document of a map, with an optional title line. */
+export function heatmapSVG(spec, width, title) {
+  const top = title ? 28 : 0;
+  const { body, width: w, height: h } = heatmapSVGBody(spec, width, 0, top);
+  return svgDocument(w, h + top, (title ? `<text x="0" y="16" font-family='${FONT_FAMILY}' font-size="15" font-weight="600" fill="${TEXT}">${esc(title)}</text>` : '') + body);
+}
+
+export function svgDocument(width, height, body) {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${Math.ceil(height)}" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}">\n<rect width="100%" height="100%" fill="#fff"/>\n${body}\n</svg>\n`;
+}
+
+export class Heatmap {
+  #spec = null;
+  #layout = null;
+  #cursor = null; // [row, col] read by keyboard
+  #opts;
+
+  constructor(container, opts = {}) {
+    this.#opts = opts;
+    this.root = document.createElement('div');
+    this.root.className = 'hm';
+    this.scroll = document.createElement('div');
+    this.scroll.className = 'hm-scroll';
+    this.canvas = document.createElement('canvas');
+    this.canvas.tabIndex = opts.focusable === false ? -1 : 0;
+    this.canvas.setAttribute('role', 'img');
+    this.tip = document.createElement('div');
+    this.tip.className = 'hm-tip';
+    this.tip.setAttribute('role', 'status');
+    this.tip.hidden = true;
+    this.box = document.createElement('div');
+    this.box.className = 'hm-cursor';
+    this.box.hidden = true;
+    this.scroll.append(this.canvas);
+    this.root.append(this.scroll, this.box, this.tip);
+    container.append(this.root);
+
+    this.canvas.addEventListener('mousemove', (e) => this.#hover(e.offsetX, e.offsetY));
+    this.canvas.addEventListener('mouseleave', () => this.#hide());
+    this.canvas.addEventListener('click', (e) => {
+      const cell = this.#cellAt(e.offsetX, e.offsetY);
+      opts.onSelect?.(cell?.[0] ?? -1, cell?.[1] ?? -1);
+    });
+    this.canvas.addEventListener('keydown', (e) => this.#key(e));
+    this.canvas.addEventListener('blur', () => { this.#cursor = null; this.#hide(); });
+    this.scroll.addEventListener('scroll', () => this.#hide());
+    // The tooltip is position: fixed (no scroll box clips it), so any scrolling hides it.
+    this.onScroll = () => { if (!this.tip.hidden) this.#hide(); };
+    window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
+    this.resizer = new ResizeObserver(() => this.#draw());
+    this.resizer.observe(this.root);
+  }
+
+  /** Draws a new map. */
+  set(spec) {
+    this.#spec = spec;
+    this.canvas.setAttribute('aria-label', spec.ariaLabel ?? 'attention heatmap');
+    if (this.#cursor && (this.#cursor[0] >= spec.values.length)) this.#cursor = null;
+    this.#draw();
+  }
+
+  get spec() { return this.#spec; }
+
+  /** The map as a standalone SVG document. */
+  svg(title) { return heatmapSVG(this.#spec, this.#width(), title); }
+
+  #width() { return this.#spec?.compact ? 0 : Math.max(120, this.root.clientWidth || 600); }
+
+  #draw() {
+    const spec = this.#spec;
+    if (!spec) return;
+    const L = layout(spec, this.#width());
+    this.#layout = L;
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.max(1, Math.round(L.width * dpr));
+    this.canvas.height = Math.max(1, Math.round(L.height * dpr));
+    this.canvas.style.width = `${L.width}px`;
+    this.canvas.style.height = `${L.height}px`;
+    const ctx = this.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw(ctx, spec, L);
+    // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
+    this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
+    this.#hide();
+    if (this.#cursor) this.#show(...this.#cursor);
+  }
+
+  #cellAt(x, y) {
+    const L = this.#layout;
+    if (!L) return null;
+    const c = Math.floor((x - L.x) / L.cw);
+    const r = Math.floor((y - L.y) / L.ch);
+    if (r < 0 || c < 0 || r >= L.rows || c >= L.cols) return null;
+    return [r, c];
+  }
+
+  #hover(x, y) {
+    const cell = this.#cellAt(x, y);
+    if (!cell || valueAt(this.#spec, ...cell) === undefined) {
+      this.#hide();
+      return;
+    }
+    this.#show(...cell);
+  }
+
+  #key(e) {
+    const L = this.#layout;
+    if (!L || !L.rows || !L.cols) return;
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    if (e.key === 'Escape') {
+      this.#cursor = null;
+      this.#hide();
+      return;
+    }
+    if (e.key === 'Enter' && this.#cursor) {
+      this.#opts.onSelect?.(...this.#cursor);
+      return;
+    }
+    const m = moves[e.key];
+    if (!m) return;
+    e.preventDefault();
+    e.stopPropagation(); // arrows read the map here, instead of stepping the decoder
+    const hr = this.#spec.highlightRow ?? 0;
+    const [r0, c0] = this.#cursor ?? [clamp(hr, 0, L.rows - 1), 0];
+    const r = this.#cursor ? clamp(r0 + m[0], 0, L.rows - 1) : r0;
+    const c = this.#cursor ? clamp(c0 + m[1], 0, Math.max(0, this.#spec.values[r].length - 1)) : c0;
+    this.#cursor = [r, c];
+    this.#show(r, c);
+  }
+
+  #show(r, c) {
+    const spec = this.#spec;
+    const L = this.#layout;
+    const v = valueAt(spec, r, c);
+    if (v === undefined) return this.#hide();
+    const rowLabel = spec.rowLabels?.[r] ?? `row ${r}`;
+    const colLabel = spec.colLabels?.[c] ?? `column ${c}`;
+    const what = spec.describe ? spec.describe(r, c) : `${rowLabel} → ${colLabel}`;
+    this.tip.replaceChildren();
+    const head = document.createElement('div');
+    head.innerHTML = `<b></b>`;
+    head.firstChild.textContent = what;
+    const val = document.createElement('div');
+    val.className = 'v';
+    val.textContent = v.toFixed(4);
+    const exact = document.createElement('div');
+    exact.className = 'exact';
+    exact.textContent = `exact: ${v}`;
+    this.tip.append(head, val, exact);
+    this.tip.dataset.row = r;
+    this.tip.dataset.col = c;
+    this.tip.dataset.value = String(v);
+    this.canvas.title = `${what}: ${v}`;
+    const x = this.canvas.offsetLeft - this.scroll.scrollLeft + L.x + c * L.cw;
+    const y = this.canvas.offsetTop + L.y + r * L.ch;
+    Object.assign(this.box.style, { left: `${x}px`, top: `${y}px`, width: `${L.cw}px`, height: `${L.ch}px` });
+    this.box.hidden = false;
+    this.tip.hidden = false;
+    // Beside the cell (right, else left), else under it; always inside the window.
+    const rect = this.canvas.getBoundingClientRect();
+    const cx = rect.left + L.x + c * L.cw;
+    const cy = rect.top + L.y + r * L.ch;
+    const tw = this.tip.offsetWidth;
+    const th = this.tip.offsetHeight;
+    const W = document.documentElement.clientWidth;
+    const H = window.innerHeight;
+    let left = cx + L.cw + 8;
+    let top = cy + L.ch / 2 - th / 2;
+    if (left + tw > W - 4) left = cx - tw - 8;
+    if (left < 4) {
+      left = clamp(cx + L.cw / 2 - tw / 2, 4, Math.max(4, W - tw - 4));
+      top = cy + L.ch + 6 + th > H ? cy - th - 6 : cy + L.ch + 6;
+    }
+    this.tip.style.left = `${left}px`;
+    this.tip.style.top = `${clamp(top, 4, Math.max(4, H - th - 4))}px`;
+  }
+
+  #hide() {
+    this.tip.hidden = true;
+    this.box.hidden = true;
+  }
+
+  dispose() {
+    window.removeEventListener('scroll', this.onScroll, { capture: true });
+    this.resizer.disconnect();
+    this.root.remove();
+  }
+}

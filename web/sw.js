@@ -1,0 +1,57 @@
+// The offline cache of the demo page (registered by index.html and blog.html, scope web/).
+// Network first, so a reload always gets fresh files (models being retrained included); the
+// cache answers when the network cannot. Installing stores the page, its modules, the
+// WebAssembly engine and the default model; any other model is stored when it is first loaded.
+const CACHE = 'attnscope-v1';
+const SHELL = [
+  'index.html', 'blog.html', 'models.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
+  'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
+  'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'widget/attn-scope.js',
+  '../models/toy-en-de.safetensors',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(SHELL.map((p) => new Request(new URL(p, self.registration.scope), { cache: 'reload' })));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) if (key.startsWith('attnscope-') && key !== CACHE) await caches.delete(key);
+    await self.clients.claim();
+  })());
+});
+
+/** Cache key: the URL without its query (the page's state lives there) and without a fragment. */
+function keyOf(request) {
+  const url = new URL(request.url);
+  url.search = '';
+  url.hash = '';
+  if (request.mode === 'navigate' && url.pathname.endsWith('/')) url.pathname += 'index.html';
+  return url.href;
+}
+
+async function networkFirst(request) {
+  const key = keyOf(request);
+  try {
+    const response = await fetch(request);
+    if (response.ok && response.type === 'basic' && !response.redirected) {
+      const copy = response.clone();
+      caches.open(CACHE).then((cache) => cache.put(key, copy)).catch(() => {});
+    }
+    return response;
+  } catch (error) {
+    const cached = await caches.match(key);
+    if (cached) return cached;
+    throw error;
+  }
+}
+
+self.addEventListener('fetch', (event) => {
+  const { request } = event;
+  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  event.respondWith(networkFirst(request));
+});

@@ -1,0 +1,208 @@
+// <attn-scope>: an attention heatmap of a live translation, to put in any page.
+//
+//   <script type="module" src="/web/widget/attn-scope.js"></script>
+//   <attn-scope model="toy-en-de" src="i can eat apple" view="cross" layer="0" head="0" mode="greedy"></attn-scope>
+//
+// Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
+// (cross | encoder | self), layer, head (a number, or "mean"), mode (greedy | beam | sample),
+// step (a number, or "end", the default), beam-size, seed. Every widget on a page talks to one
+// Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model.
+import { formatBytes, getEngine } from '../app/client.js';
+import { HEATMAP_CSS, Heatmap } from '../app/heatmap.js';
+import { KINDS, attentionSpec, layersOf } from '../app/views.js';
+import { formatState } from '../app/state.js';
+import { findModel, modelUrl } from '../models.js';
+
+const CSS = `
+:host { display: block; margin: 1.2em 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; }
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+figure { margin: 0; border: 1px solid #d0d7de; border-radius: 10px; background: #fff; padding: 10px 12px; }
+.head { display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: baseline; margin-bottom: 6px; }
+.title { font-weight: 600; }
+.sentence { color: #57606a; }
+.sentence b { color: #1f2328; }
+.progress { display: flex; gap: 8px; align-items: center; color: #57606a; font-size: 13px; margin: 6px 0; }
+.progress progress { width: 160px; accent-color: #0969da; }
+.error { color: #82071e; background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
+.controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: 13px; color: #57606a; }
+button { font: inherit; color: #1f2328; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
+button:hover:not(:disabled) { background: #eaeef2; }
+button:disabled { opacity: .45; cursor: default; }
+button:focus-visible, a:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+a { color: #0969da; margin-left: auto; }
+[hidden] { display: none !important; }
+` + HEATMAP_CSS;
+
+const VIEWS = ['cross', 'encoder', 'self'];
+
+export class AttnScope extends HTMLElement {
+  static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed'];
+
+  #root;
+  #map = null;
+  #snap = null;
+  #sid = null;
+  #queue = Promise.resolve();
+  #opened = '';
+  #connected = false;
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#root.innerHTML = `<style>${CSS}</style>
+      <figure part="figure">
+        <figcaption class="head"><span class="title"></span><span class="sentence"></span></figcaption>
+        <div class="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
+        <div class="error" role="alert" hidden></div>
+        <div class="map"></div>
+        <div class="controls">
+          <button type="button" class="prev" aria-label="Previous step">◀</button>
+          <button type="button" class="next" aria-label="Next step">▶</button>
+          <span class="status" aria-live="polite"></span>
+          <a class="open" target="_blank" rel="noopener">explore in attnscope ↗</a>
+        </div>
+      </figure>`;
+    this.#map = new Heatmap(this.#root.querySelector('.map'));
+    this.#root.querySelector('.prev').addEventListener('click', () => this.#goto(this.#snap.steps - 1));
+    this.#root.querySelector('.next').addEventListener('click', () => this.#goto(this.#snap.steps + 1));
+    this.#root.querySelector('figure').addEventListener('keydown', (e) => {
+      if (!this.#snap || e.target.closest?.('canvas')) return;
+      if (e.key === 'ArrowLeft' && this.#snap.steps > 0) this.#goto(this.#snap.steps - 1);
+      else if (e.key === 'ArrowRight' && !this.#snap.done) this.#goto(this.#snap.steps + 1);
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+    });
+  }
+
+  /** The latest snapshot (for tests and tools). */
+  get snapshot() { return this.#snap; }
+  /** Resolves when the widget has drawn what its attributes ask for. */
+  get ready() { return this.#queue; }
+
+  connectedCallback() {
+    this.#connected = true;
+    this.#open();
+  }
+
+  disconnectedCallback() {
+    this.#connected = false;
+    const sid = this.#sid;
+    this.#sid = null;
+    this.#opened = '';
+    if (sid !== null) getEngine().request('close', { sid }).catch(() => {});
+  }
+
+  attributeChangedCallback(name) {
+    if (!this.#connected) return;
+    if (['view', 'layer', 'head'].includes(name)) this.#draw();
+    else if (name === 'step') this.#goto(this.#step());
+    else this.#open();
+  }
+
+  #entry() {
+    const id = this.getAttribute('model') ?? 'toy-en-de';
+    const entry = findModel(id);
+    return entry ? { id, url: modelUrl(entry), label: entry.label } : { id, url: new URL(id, document.baseURI).href, label: id };
+  }
+
+  #options() {
+    const mode = this.getAttribute('mode') ?? 'greedy';
+    if (mode === 'beam') {
+      const beamSize = Number(this.getAttribute('beam-size') ?? 4);
+      return { strategy: 'beam', beamSize, nbest: beamSize };
+    }
+    if (mode === 'sample') return { strategy: 'sample', seed: Number(this.getAttribute('seed') ?? 1) };
+    return { strategy: 'greedy' };
+  }
+
+  #step() {
+    const s = this.getAttribute('step');
+    return s === null || s === 'end' ? 'end' : Math.max(0, Number.parseInt(s, 10) || 0);
+  }
+
+  #run(work) {
+    this.#queue = this.#queue.then(async () => {
+      try {
+        const snap = await work();
+        if (snap) {
+          this.#snap = snap;
+          this.#sid = snap.sid;
+          this.#draw();
+        }
+        this.#error(null);
+      } catch (e) {
+        this.#error(e);
+      }
+    });
+    return this.#queue;
+  }
+
+  #open() {
+    const entry = this.#entry();
+    const text = this.getAttribute('src') ?? '';
+    const options = this.#options();
+    const key = JSON.stringify([entry.url, text, options]);
+    if (key === this.#opened) return;
+    this.#opened = key;
+    this.#root.querySelector('.sentence').innerHTML = '';
+    this.#run(async () => {
+      const progress = this.#root.querySelector('.progress');
+      try {
+        return await getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined }, ({ loaded, total }) => {
+          progress.hidden = false;
+          progress.querySelector('progress').max = total || loaded || 1;
+          progress.querySelector('progress').value = loaded;
+          progress.querySelector('.bytes').textContent = `Loading ${entry.label}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+        });
+      } finally {
+        progress.hidden = true;
+      }
+    });
+  }
+
+  #goto(step) {
+    if (this.#sid === null || !this.#snap) return;
+    this.#run(() => getEngine().request('goto', { sid: this.#sid, step }));
+  }
+
+  #error(e) {
+    const box = this.#root.querySelector('.error');
+    box.hidden = !e;
+    box.textContent = e ? e.message : '';
+  }
+
+  #draw() {
+    const snap = this.#snap;
+    if (!snap) return;
+    const view = VIEWS.includes(this.getAttribute('view')) ? this.getAttribute('view') : 'cross';
+    const layers = layersOf(snap, view);
+    const layer = Math.min(layers - 1, Math.max(0, Number.parseInt(this.getAttribute('layer') ?? '0', 10) || 0));
+    const headAttr = this.getAttribute('head') ?? '0';
+    const head = headAttr === 'mean' ? 'mean' : Math.min(snap.dims.heads - 1, Math.max(0, Number.parseInt(headAttr, 10) || 0));
+    const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}/${snap.dims.heads}`;
+    this.#root.querySelector('.title').textContent = `${KINDS[view].title} · layer ${layer + 1}/${layers} · ${headName}`;
+    const sentence = this.#root.querySelector('.sentence');
+    sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
+    sentence.querySelector('.s').textContent = snap.source.pieces.filter((p) => p !== '</s>').join(' ');
+    sentence.querySelector('.t').textContent = snap.path.text || '…';
+    const empty = view !== 'encoder' && !snap.rows.length;
+    this.#map.root.hidden = empty;
+    if (!empty) this.#map.set(attentionSpec(snap, view, layer, head));
+    this.#root.querySelector('.prev').disabled = snap.steps === 0;
+    this.#root.querySelector('.next').disabled = snap.done;
+    this.#root.querySelector('.status').textContent = `step ${snap.steps}${snap.done ? ' (finished)' : ''}`;
+    const entry = this.#entry();
+    const mode = snap.options.strategy ?? 'greedy';
+    const link = new URL('../index.html', import.meta.url);
+    link.search = formatState({
+      s: this.getAttribute('src') ?? '', model: entry.id, mode, step: snap.steps, view, layer, head, kind: view,
+      beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1,
+    });
+    this.#root.querySelector('.open').href = link.href;
+    this.dispatchEvent(new CustomEvent('attn-scope:render', { detail: { steps: snap.steps, done: snap.done } }));
+  }
+}
+
+if (!customElements.get('attn-scope')) customElements.define('attn-scope', AttnScope);
