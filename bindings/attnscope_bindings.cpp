@@ -137,7 +137,7 @@ class SessionHandle {
       const Vocabulary& vocab = s.model().tgt_vocab;
       val live = val::array();
       int i = 0;
-      for (const Hypothesis& h : s.live()) live.set(i++, hypothesis(vocab, h.tokens, h.score, h.score, true, h.node));
+      for (const Hypothesis& h : s.live()) live.set(i++, hypothesis(vocab, h.tokens, h.score, h.score, false, h.node));
       val out = val::object();
       out.set("done", s.done());
       out.set("hitMaxLength", s.hit_max_length());
@@ -281,6 +281,7 @@ class SessionHandle {
       }
       val x = val::object();
       x.set("hypothesis", e.hypothesis);
+      x.set("node", e.node);
       x.set("prefix", to_array(e.prefix));
       x.set("prefixTokens", tokens_of(vocab, e.prefix));
       x.set("score", e.score);

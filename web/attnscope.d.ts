@@ -71,7 +71,7 @@ export interface Alternative { id: number; token: string; logit: number; logProb
 
 export interface StepRecord {
   step: number;
-  expansions: { hypothesis: number; prefix: number[]; prefixTokens: string[]; score: number; top: Alternative[] }[];
+  expansions: { hypothesis: number; node: number; prefix: number[]; prefixTokens: string[]; score: number; top: Alternative[] }[];
   forced: boolean; forcedToken?: number; forcedLogProb?: number;
 }
 

@@ -94,6 +94,7 @@ void DecodeSession::check_can_advance() const {
 Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
   Expansion e;
   e.hypothesis = index;
+  e.node = live.hyp.node;
   e.prefix = live.hyp.tokens;
   e.score = live.hyp.score;
   const int token = live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back();

@@ -36,6 +36,7 @@ struct Alternative {
 // One hypothesis extended at one step: what the model said about its next token.
 struct Expansion {
   int hypothesis = 0;        // index in the beam before the step
+  int node = 0;              // that hypothesis' node in the beam tree
   std::vector<int> prefix;   // its tokens before the step
   double score = 0.0;        // its score before the step
   std::vector<Alternative> top;          // the most probable next tokens
