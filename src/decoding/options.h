@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/interventions.h"
 #include "model/trace.h"
 
 namespace attnscope {
@@ -34,6 +35,7 @@ struct DecodeOptions {
   std::vector<int> prefix;  // target ids forced first (no <s>)
   int alternatives = 10;    // top alternatives reported per step and hypothesis
   Capture capture;
+  Interventions interventions;  // empty: the model as trained
 
   // Throws InputError naming the option that is out of range.
   void validate() const;

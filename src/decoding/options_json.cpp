@@ -31,6 +31,54 @@ std::string string(const json& v, const std::string& key) {
   return v.get<std::string>();
 }
 
+int index_or_all(const json& v, const std::string& key) {
+  if (v.is_string() && v == "*") return -1;
+  return integer(v, key);
+}
+
+// {"attention": [{"site": "cross", "layer": 0, "head": "*", "pattern": "uniform", "weights": [...]}],
+//  "maskHeads": [{"site": "encoder", "layer": 0, "head": 3}],
+//  "skip": ["encoderSelfAttention", "decoderSelfAttention", "crossAttention", "ffn", "layerNorm"]}
+Interventions interventions_from_json(const json& j) {
+  if (!j.is_object()) throw InputError("decoding option 'interventions' must be an object");
+  Interventions iv;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "attention" || key == "maskHeads") {
+      if (!v.is_array()) throw InputError("interventions." + key + " must be an array");
+      for (const json& e : v) {
+        if (!e.is_object()) throw InputError("interventions." + key + " entries must be objects");
+        const AttentionSite site = parse_attention_site(e.contains("site") ? string(e["site"], "site") : "cross");
+        const int layer = e.contains("layer") ? index_or_all(e["layer"], "layer") : -1;
+        const int head = e.contains("head") ? index_or_all(e["head"], "head") : -1;
+        if (key == "maskHeads") {
+          iv.masked_heads.push_back({site, layer, head});
+          continue;
+        }
+        AttentionOverride o{site, layer, head, parse_attention_pattern(e.contains("pattern") ? string(e["pattern"], "pattern") : "uniform"), {}};
+        if (e.contains("weights")) {
+          if (!e["weights"].is_array()) throw InputError("interventions.attention weights must be an array of numbers");
+          for (const json& w : e["weights"]) o.custom.push_back(static_cast<float>(number(w, "weights")));
+        }
+        iv.attention.push_back(std::move(o));
+      }
+    } else if (key == "skip") {
+      if (!v.is_array()) throw InputError("interventions.skip must be an array");
+      for (const json& name : v) {
+        const std::string what = string(name, "skip");
+        if (what == "encoderSelfAttention") iv.skip_encoder_self_attention = true;
+        else if (what == "decoderSelfAttention") iv.skip_decoder_self_attention = true;
+        else if (what == "crossAttention") iv.skip_cross_attention = true;
+        else if (what == "ffn") iv.skip_ffn = true;
+        else if (what == "layerNorm") iv.skip_layer_norm = true;
+        else throw InputError("unknown skip '" + what + "' (encoderSelfAttention, decoderSelfAttention, crossAttention, ffn, layerNorm)");
+      }
+    } else {
+      throw InputError("unknown intervention '" + key + "' (attention, maskHeads, skip)");
+    }
+  }
+  return iv;
+}
+
 }  // namespace
 
 DecodeOptions decode_options_from_json(const std::string& text) {
@@ -74,6 +122,8 @@ DecodeOptions decode_options_from_json(const std::string& text) {
         else if (what == "logits") o.capture.logits = boolean(flag, "capture.logits");
         else throw InputError("unknown capture option '" + what + "' (attention, vectors, logits)");
       }
+    } else if (key == "interventions") {
+      o.interventions = interventions_from_json(v);
     } else {
       throw InputError("unknown decoding option '" + key + "'");
     }

@@ -56,7 +56,19 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
     throw InputError("the forced prefix has " + std::to_string(options_.prefix.size()) +
                      " tokens but at most " + std::to_string(limit_) + " can be generated");
 
-  memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_);
+  options_.interventions.validate(c);
+  for (const AttentionOverride& o : options_.interventions.attention) {
+    if (o.pattern != HeadEdit::Pattern::Custom) continue;
+    // A custom row is one weight per source position, so it fits encoder and cross attention;
+    // decoder self-attention grows by one position per step.
+    if (o.site == AttentionSite::DecoderSelf)
+      throw InputError("a custom attention row needs a fixed length: use it on encoder or cross attention");
+    if (o.custom.size() != source_.ids.size())
+      throw InputError("custom attention row has " + std::to_string(o.custom.size()) + " weights but the source has " +
+                       std::to_string(source_.ids.size()) + " tokens (including </s>)");
+    HeadEdit{false, true, o.pattern, o.custom}.weights_for(static_cast<int>(o.custom.size()));  // checks the values
+  }
+  memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_, options_.interventions);
   sampler_.reseed(options_.seed, 0);
   add_node(-1, -1, c.special.bos, 0.0f, 0.0, NodeStatus::Live);
   beam_.push_back(Live{Hypothesis{{}, 0.0, 0}, start_decoder(*model_, memory_)});
@@ -98,7 +110,7 @@ Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
   e.prefix = live.hyp.tokens;
   e.score = live.hyp.score;
   const int token = live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back();
-  scores.logits = decode_step(*model_, live.state, token, options_.capture, &e.trace);
+  scores.logits = decode_step(*model_, live.state, token, options_.capture, &e.trace, options_.interventions);
   scores.log_probs = ops::log_softmax_rows(scores.logits);
   const Matrix& logits = scores.logits;
   const Matrix& log_probs = scores.log_probs;
@@ -115,17 +127,28 @@ Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
   return e;
 }
 
+void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, int only) {
+  try {
+    for (std::size_t i = 0; i < beam_.size(); ++i)
+      if (only < 0 || static_cast<int>(i) == only)
+        record.expansions.push_back(expand(beam_[i], static_cast<int>(i), scores[i]));
+  } catch (...) {
+    // Leave the session as it was: drop whatever this step appended to the caches.
+    for (Live& l : beam_) l.state.truncate(static_cast<int>(l.hyp.tokens.size()));
+    throw;
+  }
+  undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
+  retired_.clear();
+}
+
 const StepRecord& DecodeSession::step() {
   check_can_advance();
   if (history_.size() < options_.prefix.size()) return force(options_.prefix[history_.size()], 0);
 
-  undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
-  retired_.clear();
   StepRecord record;
   record.step = static_cast<int>(history_.size());
   std::vector<Scores> scores(beam_.size());
-  for (std::size_t i = 0; i < beam_.size(); ++i)
-    record.expansions.push_back(expand(beam_[i], static_cast<int>(i), scores[i]));
+  expand_all(record, scores, -1);
 
   if (options_.strategy == Strategy::Beam) choose_beam(record, scores);
   else choose_greedy_or_sample(record, scores);
@@ -262,13 +285,12 @@ const StepRecord& DecodeSession::force(int token, int hypothesis) {
     throw IndexError("cannot force hypothesis " + std::to_string(hypothesis) + ": there are " +
                      std::to_string(beam_.size()) + " live hypotheses");
 
-  undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
-  retired_.clear();
   StepRecord record;
   record.step = static_cast<int>(history_.size());
-  Scores scores;
+  std::vector<Scores> all_scores(beam_.size());
+  expand_all(record, all_scores, hypothesis);
+  const Scores& scores = all_scores[hypothesis];
   Live& parent = beam_[hypothesis];
-  record.expansions.push_back(expand(parent, hypothesis, scores));
   record.forced = true;
   record.forced_token = token;
   // The model's own opinion of the forced token, even where min_length would forbid it.
@@ -295,7 +317,8 @@ DecoderState DecodeSession::replay(const std::vector<int>& tokens) const {
   // A hypothesis of n tokens has fed <s> and its first n - 1 tokens.
   DecoderState state = start_decoder(*model_, memory_);
   for (std::size_t i = 0; i < tokens.size(); ++i)
-    decode_step(*model_, state, i == 0 ? model_->config.special.bos : tokens[i - 1], Capture{}, nullptr);
+    decode_step(*model_, state, i == 0 ? model_->config.special.bos : tokens[i - 1], Capture{}, nullptr,
+                options_.interventions);
   return state;
 }
 

@@ -116,6 +116,9 @@ class DecodeSession {
     bool eos_banned = false;   // the hypothesis is shorter than min_length
   };
   void check_can_advance() const;
+  // Expands every live hypothesis (or only `only`), then records the undo point; on an
+  // exception the caches are restored and nothing is recorded.
+  void expand_all(StepRecord& record, std::vector<Scores>& scores, int only);
   Expansion expand(Live& live, int index, Scores& scores);
   void choose_greedy_or_sample(StepRecord& record, const std::vector<Scores>& scores);
   void choose_beam(StepRecord& record, const std::vector<Scores>& scores);

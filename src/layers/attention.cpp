@@ -5,7 +5,8 @@
 namespace attnscope {
 
 Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
-                                  const ops::MatrixRef& v, std::vector<Matrix>* attn) const {
+                                  const ops::MatrixRef& v, std::vector<Matrix>* attn,
+                                  const AttentionEdits& edits) const {
   const Eigen::Index d_head = q.cols() / n_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   Matrix heads(q.rows(), q.cols());
@@ -18,7 +19,10 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
 
     Matrix scores = (q_h * k_h.transpose()) * scale;
     ops::softmax_rows(scores);  // scores now holds the attention weights
-    heads.middleCols(h * d_head, d_head).noalias() = scores * v_h;
+    const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;
+    if (edit && edit->replaced) scores.rowwise() = edit->weights_for(static_cast<int>(k.rows()));
+    if (edit && edit->masked) heads.middleCols(h * d_head, d_head).setZero();
+    else heads.middleCols(h * d_head, d_head).noalias() = scores * v_h;
     if (attn) (*attn)[h] = std::move(scores);
   }
   return heads;

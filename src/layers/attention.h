@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "layers/basic.h"
+#include "layers/edits.h"
 
 namespace attnscope {
 
@@ -12,9 +13,10 @@ struct MultiHeadAttention {
 
   // For every head h: attn_h = softmax(q_h k_hᵀ / sqrt(d_head)), out_h = attn_h v_h.
   // q: [Tq, d]; k, v: [Tk, d]. Returns the heads concatenated, [Tq, d], before out_proj.
-  // If `attn` is given, it receives each head's weights [Tq, Tk].
+  // If `attn` is given, it receives each head's weights [Tq, Tk] (after any replacement).
+  // `edits` may replace a head's weights or zero its output.
   Matrix attend(const ops::MatrixRef& q, const ops::MatrixRef& k, const ops::MatrixRef& v,
-                std::vector<Matrix>* attn) const;
+                std::vector<Matrix>* attn, const AttentionEdits& edits = {}) const;
 };
 
 }  // namespace attnscope

@@ -16,13 +16,26 @@ struct LayerNorm {
   Matrix operator()(const ops::MatrixRef& x) const { return ops::layer_norm(x, gamma, beta, eps); }
 };
 
+// Interventions on one residual sub-layer: drop the sub-layer's contribution (x + 0), or its
+// LayerNorm. A skipped sub-layer still runs, so its attention can still be shown and its
+// key/value cache stays complete; only its output is thrown away.
+struct SublayerEdit {
+  bool skip = false;
+  bool skip_norm = false;
+};
+
 // A residual sub-layer in either arrangement:
 //   post-norm (Vaswani et al. 2017):  x = LN(x + f(x))
 //   pre-norm  (Xiong et al. 2020):    x = x + f(LN(x))
 template <class Sublayer>
-Matrix residual(const Matrix& x, const LayerNorm& norm, NormPosition where, Sublayer f) {
-  if (where == NormPosition::Pre) return x + f(norm(x));
-  return norm(x + f(x));
+Matrix residual(const Matrix& x, const LayerNorm& norm, NormPosition where, Sublayer f, SublayerEdit edit = {}) {
+  auto ln = [&](const Matrix& m) { return edit.skip_norm ? m : norm(m); };
+  if (where == NormPosition::Pre) {
+    const Matrix out = f(ln(x));
+    return edit.skip ? x : Matrix(x + out);
+  }
+  const Matrix out = f(x);
+  return ln(edit.skip ? x : Matrix(x + out));
 }
 
 }  // namespace attnscope

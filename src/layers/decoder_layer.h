@@ -1,5 +1,6 @@
 #pragma once
 #include "layers/attention.h"
+#include "layers/edits.h"
 #include "layers/feed_forward.h"
 #include "layers/kv_cache.h"
 #include "layers/probe.h"
@@ -26,7 +27,7 @@ struct DecoderLayer {
 
   DecoderLayerState start(const Matrix& memory) const;
   // y: [1, d], the current position. Appends to state.self.
-  Matrix step(const Matrix& y, DecoderLayerState& state, const Probe& probe) const;
+  Matrix step(const Matrix& y, DecoderLayerState& state, const Probe& probe, const LayerEdits& edits = {}) const;
 };
 
 }  // namespace attnscope

@@ -2,10 +2,11 @@
 
 namespace attnscope {
 
-Matrix EncoderLayer::forward(const Matrix& x, const Probe& probe) const {
+Matrix EncoderLayer::forward(const Matrix& x, const Probe& probe, const LayerEdits& edits) const {
+  const bool no_norm = edits.skip_layer_norm;
   Matrix h = residual(x, self_attn_norm, norm_position, [&](const Matrix& in) {
     const Matrix q = self_attn.q_proj(in), k = self_attn.k_proj(in), v = self_attn.v_proj(in);
-    const Matrix out = self_attn.out_proj(self_attn.attend(q, k, v, probe.self_attn));
+    const Matrix out = self_attn.out_proj(self_attn.attend(q, k, v, probe.self_attn, edits.self_attn));
     if (probe.wants_vectors()) {
       probe.record("q", q);
       probe.record("k", k);
@@ -13,9 +14,10 @@ Matrix EncoderLayer::forward(const Matrix& x, const Probe& probe) const {
       probe.record("attn_output", out);
     }
     return out;
-  });
+  }, {edits.self_attn.skip, no_norm});
 
-  Matrix y = residual(h, ffn_norm, norm_position, [&](const Matrix& in) { return ffn(in, probe); });
+  Matrix y = residual(h, ffn_norm, norm_position, [&](const Matrix& in) { return ffn(in, probe); },
+                      {edits.skip_ffn, no_norm});
   probe.record("output", y);
   return y;
 }

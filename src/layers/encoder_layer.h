@@ -1,5 +1,6 @@
 #pragma once
 #include "layers/attention.h"
+#include "layers/edits.h"
 #include "layers/feed_forward.h"
 #include "layers/probe.h"
 
@@ -13,7 +14,7 @@ struct EncoderLayer {
   LayerNorm ffn_norm;
   NormPosition norm_position = NormPosition::Post;
 
-  Matrix forward(const Matrix& x, const Probe& probe) const;
+  Matrix forward(const Matrix& x, const Probe& probe, const LayerEdits& edits = {}) const;
 };
 
 }  // namespace attnscope

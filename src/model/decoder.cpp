@@ -11,7 +11,8 @@ DecoderState start_decoder(const Model& model, const Matrix& memory) {
   return state;
 }
 
-Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace) {
+Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace,
+                   const Interventions& interventions) {
   const ModelConfig& c = model.config;
   const bool observe = trace != nullptr && capture.any();
   NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;
@@ -29,9 +30,9 @@ Matrix decode_step(const Model& model, DecoderState& state, int token, const Cap
     }
     probe.vectors = vectors;
     probe.prefix = "layers." + std::to_string(i) + ".";
-    y = model.decoder_layers[i].step(y, state.layers[i], probe);
+    y = model.decoder_layers[i].step(y, state.layers[i], probe, interventions.decoder_layer(static_cast<int>(i), c));
   }
-  if (c.norm == NormPosition::Pre) y = model.decoder_final_norm(y);
+  if (c.norm == NormPosition::Pre && !interventions.skip_layer_norm) y = model.decoder_final_norm(y);
 
   Matrix logits = ops::linear(y, model.output_weight(), model.output_bias);
   if (observe && capture.attention) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <vector>
 
+#include "model/interventions.h"
 #include "model/model.h"
 #include "model/trace.h"
 
@@ -22,6 +23,7 @@ DecoderState start_decoder(const Model& model, const Matrix& memory);
 
 // Feeds `token` at the next position and returns the logits over the target vocabulary, [1, V].
 // `trace` may be null; otherwise it receives what `capture` asks for.
-Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace);
+Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace,
+                   const Interventions& interventions = Interventions{});
 
 }  // namespace attnscope

@@ -4,7 +4,8 @@
 
 namespace attnscope {
 
-Matrix encode(const Model& model, const std::vector<int>& src_ids, const Capture& capture, EncoderTrace* trace) {
+Matrix encode(const Model& model, const std::vector<int>& src_ids, const Capture& capture, EncoderTrace* trace,
+              const Interventions& interventions) {
   const ModelConfig& c = model.config;
   const bool observe = trace != nullptr && capture.any();
   NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;
@@ -17,9 +18,9 @@ Matrix encode(const Model& model, const std::vector<int>& src_ids, const Capture
     if (!attn.empty()) probe.self_attn = &attn[i];
     probe.vectors = vectors;
     probe.prefix = "layers." + std::to_string(i) + ".";
-    x = model.encoder_layers[i].forward(x, probe);
+    x = model.encoder_layers[i].forward(x, probe, interventions.encoder_layer(static_cast<int>(i), c));
   }
-  if (c.norm == NormPosition::Pre) x = model.encoder_final_norm(x);
+  if (c.norm == NormPosition::Pre && !interventions.skip_layer_norm) x = model.encoder_final_norm(x);
 
   if (observe) {
     if (capture.attention) trace->self_attn = pack_attention(attn, false);

@@ -236,3 +236,17 @@ describe('build', () => {
     expect(arithmetic.length).toBeGreaterThan(0);
   });
 });
+
+describe('interventions', () => {
+  it('uniform cross-attention and "no attention" change the toy translation; none restores it', () => {
+    const uniform = toy.translate('i can eat apple', { interventions: { attention: [{ site: 'cross', pattern: 'uniform' }] } });
+    uniform.run();
+    expect(Array.from(uniform.crossAttention(0).data)).toEqual([0.2, 0.2, 0.2, 0.2, 0.2].map((x) => expect.closeTo(x, 7)));
+    expect(uniform.translation).not.toBe('ich konnen apfel essen');
+    uniform.dispose();
+    expect(translate(toy, 'i can eat apple', { interventions: { skip: ['crossAttention'] } })).not.toBe('ich konnen apfel essen');
+    expect(translate(toy, 'i can eat apple', { interventions: {} })).toBe('ich konnen apfel essen');
+    expect(() => toy.translate('i eat', { interventions: { maskHeads: [{ site: 'cross', layer: 0, head: 1 }] } }))
+      .toThrow(/cross attention head 1 is out of range \[0, 1\)/);
+  });
+});

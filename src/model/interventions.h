@@ -1,0 +1,56 @@
+#pragma once
+// Breaking the model on purpose: replace attention weights, switch heads off, drop whole
+// sub-layers. Interventions compose with every decoding strategy and with step/back/force;
+// an empty Interventions gives exactly the unmodified model.
+//
+// Attention patterns (per head, over the K positions it attends to):
+//   uniform    1/K each
+//   beginning  the first three positions 0.5, 0.25, 0.15; the other K-3 share 0.1
+//              (K <= 3: the first K of those, renormalised)
+//   end        everything on the last position (for decoder self-attention: the current token)
+//   custom     a user-given row of K non-negative weights, normalised to sum to 1
+// Skips: a skipped sub-layer still runs (its attention stays observable) but adds nothing to
+// the residual stream; skipping LayerNorm makes every LayerNorm the identity.
+#include <string>
+#include <vector>
+
+#include "layers/edits.h"
+#include "model/config.h"
+
+namespace attnscope {
+
+enum class AttentionSite { Encoder, DecoderSelf, Cross };
+
+struct AttentionOverride {
+  AttentionSite site = AttentionSite::Cross;
+  int layer = -1;  // -1: every layer
+  int head = -1;   // -1: every head
+  HeadEdit::Pattern pattern = HeadEdit::Pattern::Uniform;
+  std::vector<float> custom;
+};
+
+struct HeadMask {
+  AttentionSite site = AttentionSite::Cross;
+  int layer = 0, head = 0;
+};
+
+struct Interventions {
+  std::vector<AttentionOverride> attention;
+  std::vector<HeadMask> masked_heads;
+  bool skip_encoder_self_attention = false;
+  bool skip_decoder_self_attention = false;
+  bool skip_cross_attention = false;  // "no attention": the decoder never sees the source
+  bool skip_ffn = false;
+  bool skip_layer_norm = false;
+
+  bool empty() const;
+  // Throws IndexError for a layer or head the model does not have.
+  void validate(const ModelConfig& config) const;
+  LayerEdits encoder_layer(int layer, const ModelConfig& config) const;
+  LayerEdits decoder_layer(int layer, const ModelConfig& config) const;
+};
+
+AttentionSite parse_attention_site(const std::string& name);   // "encoder" | "self" | "cross"
+HeadEdit::Pattern parse_attention_pattern(const std::string& name);  // "uniform" | "beginning" | "end" | "custom"
+
+}  // namespace attnscope
