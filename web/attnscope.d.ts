@@ -49,6 +49,20 @@ export interface DecodeOptions {
   alternatives?: number;
   /** What to record (defaults: attention and logits on, vectors off). */
   capture?: { attention?: boolean; logits?: boolean; vectors?: boolean };
+  /** Break the model on purpose (rules in src/model/interventions.h). */
+  interventions?: Interventions;
+}
+
+export type AttentionSite = 'encoder' | 'self' | 'cross';
+
+export interface Interventions {
+  /** Replace attention weights; layer/head '*' (or omitted) = all. */
+  attention?: { site?: AttentionSite; layer?: number | '*'; head?: number | '*';
+    pattern?: 'uniform' | 'beginning' | 'end' | 'custom'; weights?: number[] }[];
+  /** Zero these heads' outputs (they still attend, and their maps are still reported). */
+  maskHeads?: { site: AttentionSite; layer: number; head: number }[];
+  /** Drop whole sub-layers (they still run for display, but add nothing) or every LayerNorm. */
+  skip?: ('encoderSelfAttention' | 'decoderSelfAttention' | 'crossAttention' | 'ffn' | 'layerNorm')[];
 }
 
 export class Model {
