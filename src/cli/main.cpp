@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/json_output.h"
+#include "decoding/options_json.h"
 
 namespace {
 
@@ -27,6 +28,8 @@ const char* kUsage =
     "  --max-length-a A, --max-length-b B   also at most floor(A * source tokens + B)\n"
     "  --min-length N          no </s> before N tokens\n"
     "  --prefix TEXT           force the translation to start with TEXT\n"
+    "  --interventions JSON    break the model on purpose, e.g. '{\"skip\": [\"crossAttention\"]}' or\n"
+    "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see README)\n"
     "output:\n"
     "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
     "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
@@ -87,6 +90,7 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--max-length-b") d.max_length_b = parse_number(arg, value());
     else if (arg == "--min-length") d.min_length = parse_count(arg, value());
     else if (arg == "--prefix") a.prefix = value();
+    else if (arg == "--interventions") d.interventions = interventions_from_json(value());
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
@@ -170,10 +174,17 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args args;
   try {
-    return run(parse_args(argc, argv));
+    args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  try {
+    return run(args);
+  } catch (const attnscope::Error& e) {
+    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "attnscope-cli: internal error: " << e.what() << "\n";

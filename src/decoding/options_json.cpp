@@ -79,15 +79,22 @@ Interventions interventions_from_json(const json& j) {
   return iv;
 }
 
+json parse_object(const std::string& text, const char* what) {
+  try {
+    return text.empty() ? json::object() : json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(std::string(what) + " are not valid JSON: " + e.what());
+  }
+}
+
 }  // namespace
 
+Interventions interventions_from_json(const std::string& text) {
+  return interventions_from_json(parse_object(text, "interventions"));
+}
+
 DecodeOptions decode_options_from_json(const std::string& text) {
-  json j;
-  try {
-    j = text.empty() ? json::object() : json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(std::string("decoding options are not valid JSON: ") + e.what());
-  }
+  const json j = parse_object(text, "decoding options");
   if (!j.is_object()) throw InputError("decoding options must be an object");
 
   DecodeOptions o;

@@ -11,4 +11,7 @@ namespace attnscope {
 
 DecodeOptions decode_options_from_json(const std::string& text);
 
+// Just the "interventions" object of the options, e.g. {"skip": ["crossAttention"]}.
+Interventions interventions_from_json(const std::string& text);
+
 }  // namespace attnscope

@@ -145,3 +145,23 @@ TEST(Cli, BeamTreeJson) {
 
 }  // namespace
 }  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(Cli, InterventionsFlag) {
+  const std::string toy = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+  const Result none = run_cli("translate --model " + toy + " --interventions '{}' 'i can eat apple'");
+  EXPECT_EQ(none.out, "ich konnen apfel essen\n");
+  const Result uniform = run_cli("translate --model " + toy +
+                                 " --interventions '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' "
+                                 "--json 'i can eat apple'");
+  ASSERT_EQ(uniform.status, 0);
+  const json j = json::parse(uniform.out);
+  EXPECT_NE(j["translation"], "ich konnen apfel essen");
+  for (const json& w : j["steps"][0]["expansions"][0]["cross_attn"][0][0]) EXPECT_FLOAT_EQ(w.get<float>(), 0.2f);
+  EXPECT_EQ(run_cli("translate --model " + toy + " --interventions '{\"skip\": [\"x\"]}' 'i eat'").status, 2);
+}
+
+}  // namespace
+}  // namespace attnscope
