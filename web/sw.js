@@ -6,7 +6,7 @@ const CACHE = 'attnscope-v1';
 const SHELL = [
   'index.html', 'blog.html', 'models.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
-  'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'widget/attn-scope.js',
+  'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'widget/attn-scope.js',
   '../models/toy-en-de.safetensors',
 ];
 

@@ -1,12 +1,13 @@
-// The demo page: form, stepper, output lines, logits, attention views, beam view, URL state.
-// It only displays what the engine (in web/app/worker.js) returns.
+// The demo page: form, "Break the model" panel, stepper, output lines, logits, attention views,
+// beam view, URL state. It only displays what the engine (in web/app/worker.js) returns.
 import { formatBytes, getEngine } from './client.js';
 import { HEATMAP_CSS, Heatmap, FONT_FAMILY, heatmapSVGBody, svgDocument } from './heatmap.js';
 import { KINDS, attentionSpec, layersOf } from './views.js';
 import { formatLogit, logitsSVG, renderLogits } from './logits.js';
 import { beamLegendHTML, beamTreeSVG, pathTo } from './beam.js';
 import { exportAs } from './export.js';
-import { decodeOptions, formatState, parseState } from './state.js';
+import { decodeOptions, formatState, hasInterventions, noInterventions, parseState, strategyOptions } from './state.js';
+import { InterventionsPanel, SITE_LABEL, describeInterventions, editsOf, fitInterventions, presetOf, PATTERN_LABEL } from './interventions.js';
 import { findModel, modelUrl, models } from '../models.js';
 
 const $ = (id) => document.getElementById(id);
@@ -25,6 +26,8 @@ let queue = Promise.resolve();
 let pending = 0;
 let playing = null;
 let firstHeatmapSeen = false;
+let original = null; // {text, tokens}: where the unmodified model ends, beside a modified one
+const outcomes = new Map(); // key -> promise of an 'outcome' answer (the unmodified translations)
 
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 const headName = (h) => (h === 'mean' ? 'mean of heads' : `head ${h}`);
@@ -74,13 +77,30 @@ function showError(e) {
   box.textContent = e ? (e.name === 'AttnscopeError' ? e.message : `${e.message}`) : '';
 }
 
+/** Where a re-translation should go: the same step, or the end if the current one is done. */
+const keepStep = () => (snap ? (snap.done ? 'end' : snap.steps) : st.step);
+
+/** How the unmodified model translates `text` with `options` (asked once per sentence and options). */
+function outcomeOf(url, text, options, onProgress) {
+  const key = JSON.stringify([url, text, options]);
+  if (!outcomes.has(key)) {
+    const promise = engine.request('outcome', { url, text, options }, onProgress);
+    promise.catch(() => outcomes.delete(key));
+    outcomes.set(key, promise);
+    if (outcomes.size > 50) outcomes.delete(outcomes.keys().next().value);
+  }
+  return outcomes.get(key);
+}
+
 function translate({ step = 1 } = {}) {
   stopPlay();
   readForm();
   writeURL();
   const entry = findModel(st.model);
+  const url = modelUrl(entry);
   const text = st.s;
-  const options = decodeOptions(st);
+  const asked = st.iv;
+  const want = { ...st };
   return run(async () => {
     const bar = $('progress-bar');
     const onProgress = ({ loaded, total }) => {
@@ -90,8 +110,20 @@ function translate({ step = 1 } = {}) {
       $('progress-text').textContent = `Loading ${entry.label}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
     };
     try {
-      const result = await engine.request('open', { url: modelUrl(entry), text, options, step, replace: snap?.sid }, onProgress);
+      let options = decodeOptions(want);
+      let unmodified = null;
+      if (hasInterventions(asked)) {
+        // Fit the interventions to this model and sentence (a link made with another model, a
+        // custom row of another length), and get the unmodified translation to show beside.
+        const described = await engine.request('load', { url }, onProgress);
+        unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
+        const iv = fitInterventions(asked, described.config, unmodified.source.ids.length);
+        if (st.iv === asked) st.iv = iv;
+        options = decodeOptions({ ...want, iv });
+      }
+      const result = await engine.request('open', { url, text, options, step, replace: snap?.sid }, onProgress);
       info = result.info;
+      original = unmodified;
       renderModelInfo();
       return result;
     } catch (e) {
@@ -154,6 +186,7 @@ function fillForm() {
   $('seed').value = st.seed;
   $('scale').value = 'prob';
   showModeOptions();
+  if (hasInterventions(st.iv)) panel.open = true;
 }
 
 function readForm() {
@@ -239,9 +272,39 @@ function render() {
   app.dataset.steps = snap.steps;
   app.dataset.done = String(snap.done);
   renderStepper();
+  renderModified();
   renderOutput();
   renderLogitsPanel();
   renderView();
+  panel.render(st.iv, { encoderLayers: snap.dims.encoderLayers, decoderLayers: snap.dims.decoderLayers, heads: snap.dims.heads }, snap.source.pieces);
+}
+
+/** The interventions the shown translation was made with (the snapshot's, not the panel's). */
+const shownInterventions = () => snap?.options?.interventions ?? noInterventions();
+
+function renderModified() {
+  const iv = shownInterventions();
+  const on = hasInterventions(iv);
+  app.dataset.modified = String(on);
+  $('modified').hidden = !on;
+  $('modified-badge').hidden = !on;
+  $('original-line').hidden = !on || !original;
+  // The banner is a live region: touch it only when what it says changes.
+  const key = on ? JSON.stringify([iv, original?.text]) : '';
+  if (!on || key === $('modified').dataset.key) return;
+  $('modified').dataset.key = key;
+  const preset = presetOf(iv);
+  $('modified-title').textContent = preset ? `Modified model: “${preset.label.toLowerCase()}”.` : 'Modified model.';
+  $('modified-list').replaceChildren(...describeInterventions(iv).map(({ kind, text }) => {
+    const chip = document.createElement('span');
+    chip.className = `mod-chip ${kind}`;
+    chip.textContent = text;
+    return chip;
+  }));
+  if (original) {
+    $('original').textContent = original.text;
+    $('original').dataset.tokens = original.tokens.join(' ');
+  }
 }
 
 function renderStepper() {
@@ -360,10 +423,12 @@ function renderView() {
   $('kind-field').hidden = view !== 'model';
   $('pruned-field').hidden = view !== 'beam';
   $('view-caption').textContent = CAPTIONS[view];
+  if (!isMap) renderViewNote(view);
   const body = $('view-body');
   body.dataset.view = view;
   if (isMap) {
     renderPickers(view);
+    renderViewNote(view);
     if (!mainMap || !body.contains(mainMap.root)) {
       body.replaceChildren();
       thumbs = null;
@@ -386,6 +451,22 @@ function renderView() {
     renderBeamView(body);
   }
   writeURL();
+}
+
+/** Under a map of a modified model: what was done to it. */
+function renderViewNote(view) {
+  const note = $('view-note');
+  const iv = shownInterventions();
+  const parts = [];
+  if (hasInterventions(iv) && (view === 'cross' || view === 'encoder' || view === 'self')) {
+    const e = editsOf(iv, view, st.layer, st.head);
+    const what = st.head === 'mean' ? `in layer ${st.layer + 1}` : `layer ${st.layer + 1}, head ${st.head + 1}`;
+    if (e.pattern) parts.push(st.head === 'mean' ? `Overridden: heads of layer ${st.layer + 1} attend by a pattern (“${PATTERN_LABEL[e.pattern]}”), not by their own weights.` : `Overridden: these weights are the “${PATTERN_LABEL[e.pattern]}” pattern, not the head's own.`);
+    if (e.masked) parts.push(`Masked (${what}): the head still attends, as shown, but its output is zeroed.`);
+    if (e.skipped) parts.push(`Skipped: the ${SITE_LABEL[view]} still runs, as shown, but adds nothing to the model.`);
+  }
+  note.hidden = parts.length === 0;
+  note.textContent = parts.join(' ');
 }
 
 function markFirstHeatmap() {
@@ -449,7 +530,12 @@ function renderModelView(body) {
         ...spec, compact: true, size: 84, legend: false, ariaLabel: `${KINDS[kind].title}, layer ${l + 1}, head ${h + 1}`,
         describe: (r, c) => `layer ${l + 1}, head ${h + 1}: ${spec.describe(r, c)}`,
       });
-      thumbs.maps[l][h].root.parentElement.classList.toggle('selected', l === st.layer && h === st.head);
+      const cell = thumbs.maps[l][h].root.parentElement;
+      cell.classList.toggle('selected', l === st.layer && h === st.head);
+      const e = editsOf(shownInterventions(), kind, l, h);
+      const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern]].filter(Boolean).join(' · ');
+      if (mod) cell.dataset.mod = mod;
+      else delete cell.dataset.mod;
     }
   }
   markFirstHeatmap();
@@ -537,6 +623,15 @@ function wire() {
   for (const id of ['beam', 'lp', 'alpha', 'temp', 'topk', 'topp', 'seed']) {
     $(id).addEventListener('change', () => { showModeOptions(); translate({ step: 1 }); });
   }
+  const resetInterventions = () => { st.iv = noInterventions(); translate({ step: keepStep() }); };
+  $('modified-reset').addEventListener('click', resetInterventions);
+  const showPanel = () => {
+    panel.open = true;
+    $('break').scrollIntoView({ block: 'start', behavior: 'smooth' });
+    $('break').querySelector('summary').focus({ preventScroll: true });
+  };
+  $('modified-edit').addEventListener('click', showPanel);
+  $('modified-badge').addEventListener('click', showPanel);
   $('first').addEventListener('click', () => { stopPlay(); nav('goto', { step: 0 }); });
   $('prev').addEventListener('click', () => { stopPlay(); prev(); });
   $('next').addEventListener('click', () => { stopPlay(); next(); });
@@ -575,6 +670,13 @@ function wire() {
     }
   });
 }
+
+const panel = new InterventionsPanel($('break'), {
+  onChange: (iv) => {
+    st.iv = iv;
+    translate({ step: keepStep() });
+  },
+});
 
 buildModelPicker();
 fillForm();

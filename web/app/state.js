@@ -1,14 +1,23 @@
 // The page's state in its URL (?s=…&model=…&mode=…&step=…&layer=…&head=…&view=…), so any view
-// can be linked. Mode options (beam width, length penalty, sampling settings) ride along.
+// can be linked. Mode options (beam width, length penalty, sampling settings) ride along, and so
+// do the interventions of the "Break the model" panel, one parameter per item:
+//   att=SITE.LAYER.HEAD.PATTERN[.W_W_…]   an attention override (LAYER/HEAD: 0-based or *;
+//                                          custom weights joined by _), e.g. att=cross.*.*.uniform
+//   mask=SITE.LAYER.HEAD                  a masked head, e.g. mask=encoder.0.3
+//   skip=NAME                             a skipped sub-layer (the engine's names), e.g. skip=ffn
 import { defaultModelId, findModel } from '../models.js';
 
 export const VIEWS = ['cross', 'encoder', 'self', 'model', 'beam'];
 export const MODES = ['greedy', 'beam', 'sample'];
 export const PENALTIES = ['none', 'average', 'gnmt'];
+export const SITES = ['encoder', 'self', 'cross'];
+export const PATTERNS = ['uniform', 'beginning', 'end', 'custom'];
+export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm'];
 
 export const DEFAULTS = Object.freeze({
   s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: 'cross',
   kind: 'cross', beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
 const int = (v, lo, hi, fallback) => {
@@ -20,6 +29,58 @@ const num = (v, lo, hi, fallback) => {
   return v !== null && v !== '' && Number.isFinite(n) && n >= lo && n <= hi ? n : fallback;
 };
 const oneOf = (v, list, fallback) => (list.includes(v) ? v : fallback);
+const index = (v) => (v === '*' ? '*' : int(v, 0, 1024, null));
+
+/** No interventions: the trained model. */
+export const noInterventions = () => ({ attention: [], maskHeads: [], skip: [] });
+
+/** Whether `iv` changes anything. */
+export const hasInterventions = (iv) => !!iv && (iv.attention.length > 0 || iv.maskHeads.length > 0 || iv.skip.length > 0);
+
+/**
+ * The canonical form of a set of interventions: valid items only, masks without duplicates in
+ * site/layer/head order, skips in SKIPS order, custom weights only on custom overrides.
+ */
+export function normalizeInterventions(iv) {
+  const attention = [];
+  for (const a of iv?.attention ?? []) {
+    const site = oneOf(a?.site, SITES, null);
+    const pattern = oneOf(a?.pattern, PATTERNS, null);
+    const layer = index(a?.layer ?? '*');
+    const head = index(a?.head ?? '*');
+    if (!site || !pattern || layer === null || head === null) continue;
+    const rule = { site, layer, head, pattern };
+    if (pattern === 'custom') {
+      const weights = Array.from(a.weights ?? [], Number);
+      if (!weights.length || !weights.every((w) => Number.isFinite(w) && w >= 0)) continue;
+      rule.weights = weights;
+    }
+    attention.push(rule);
+  }
+  const masks = new Map();
+  for (const m of iv?.maskHeads ?? []) {
+    const site = oneOf(m?.site, SITES, null);
+    const layer = int(m?.layer, 0, 1024, null);
+    const head = int(m?.head, 0, 1024, null);
+    if (site && layer !== null && head !== null) masks.set(`${site}.${layer}.${head}`, { site, layer, head });
+  }
+  const maskHeads = [...masks.values()].sort((a, b) => SITES.indexOf(a.site) - SITES.indexOf(b.site) || a.layer - b.layer || a.head - b.head);
+  const skip = SKIPS.filter((k) => (iv?.skip ?? []).includes(k));
+  return { attention, maskHeads, skip };
+}
+
+function parseInterventions(q) {
+  const attention = q.getAll('att').map((text) => {
+    const [site, layer, head, pattern, ...rest] = text.split('.');
+    const w = rest.join('.');
+    return { site, layer, head, pattern, weights: w ? w.split('_') : [] };
+  });
+  const maskHeads = q.getAll('mask').map((text) => {
+    const [site, layer, head] = text.split('.');
+    return { site, layer, head };
+  });
+  return normalizeInterventions({ attention, maskHeads, skip: q.getAll('skip') });
+}
 
 /** The state a query string describes (anything missing or invalid takes its default). */
 export function parseState(search) {
@@ -41,6 +102,7 @@ export function parseState(search) {
     topk: int(q.get('topk'), 0, 100_000, DEFAULTS.topk),
     topp: num(q.get('topp'), 1e-6, 1, DEFAULTS.topp),
     seed: int(q.get('seed'), 0, Number.MAX_SAFE_INTEGER, DEFAULTS.seed),
+    iv: parseInterventions(q),
   };
 }
 
@@ -66,11 +128,22 @@ export function formatState(st) {
   if (st.view === 'model') q.set('kind', st.kind);
   q.set('layer', st.layer);
   q.set('head', st.head);
+  const iv = normalizeInterventions(st.iv);
+  for (const a of iv.attention) q.append('att', [a.site, a.layer, a.head, a.pattern, ...(a.weights ? [a.weights.join('_')] : [])].join('.'));
+  for (const m of iv.maskHeads) q.append('mask', `${m.site}.${m.layer}.${m.head}`);
+  for (const k of iv.skip) q.append('skip', k);
   return `?${q}`;
 }
 
-/** The engine's decoding options of a state. */
+/** The engine's decoding options of a state, its interventions included (when there are any). */
 export function decodeOptions(st) {
+  const options = strategyOptions(st);
+  if (hasInterventions(st.iv)) options.interventions = normalizeInterventions(st.iv);
+  return options;
+}
+
+/** The decoding options of a state without its interventions (the unmodified model). */
+export function strategyOptions(st) {
   if (st.mode === 'beam') {
     return { strategy: 'beam', beamSize: st.beam, nbest: st.beam, lengthPenalty: st.lp, ...(st.lp === 'gnmt' ? { alpha: st.alpha } : {}) };
   }

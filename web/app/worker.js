@@ -13,6 +13,8 @@
 //   force    {sid, step, token}                      -> snapshot: the token of step `step` replaced
 //   select   {sid, path}  (target ids, or null)      -> snapshot following that hypothesis
 //   attention{sid, kind, step, layer, head, hypothesis} -> {shape, data} straight from the engine
+//   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
+//            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   snapshot {sid}   close {sid}   stats {}
 //
 // A snapshot is what the views draw: the state, the selected hypothesis' path and, for each of
@@ -163,6 +165,20 @@ const handlers = {
     sessions.set(s.sid, s);
     goto(s, step);
     return { ...snapshot(s), info: describe(model) };
+  },
+
+  async outcome({ url, text, options = {} }, progress) {
+    const model = await getModel(url, progress);
+    const session = model.translate(String(text), { ...options, alternatives: 1, capture: { attention: false, logits: false } });
+    try {
+      session.run();
+      const [best] = session.nbest();
+      const ids = best?.ids ?? [];
+      const vocab = model.vocab('target');
+      return { text: session.translation, tokens: ids.map((id) => vocab[id]), steps: session.steps, done: session.done, source: session.source };
+    } finally {
+      session.dispose();
+    }
   },
 
   goto({ sid, step }) {

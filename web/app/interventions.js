@@ -1,0 +1,309 @@
+// The "Break the model" panel: attention overrides, head masks and sub-layer skips (the engine's
+// interventions, src/model/interventions.h), the seed article's experiments as presets, and the
+// words the page uses to say what is switched off. It edits a plain interventions object
+// ({attention, maskHeads, skip}, as in the engine's DecodeOptions) and reports every change;
+// main.js re-translates with it. Nothing is computed here: the engine does the breaking.
+import { SITES, SKIPS, hasInterventions, normalizeInterventions, noInterventions } from './state.js';
+
+export const SITE_LABEL = { encoder: 'encoder self-attention', self: 'decoder self-attention', cross: 'cross-attention' };
+const SITE_SHORT = { encoder: 'Encoder self', self: 'Decoder self', cross: 'Cross' };
+const SITE_SKIP = { encoder: 'encoderSelfAttention', self: 'decoderSelfAttention', cross: 'crossAttention' };
+
+export const PATTERN_LABEL = { uniform: 'uniform', beginning: 'on the beginning', end: 'on the end', custom: 'custom' };
+const PATTERN_HELP = {
+  uniform: 'every position gets 1/K',
+  beginning: 'the first three positions get 0.5, 0.25, 0.15; the rest share 0.1',
+  end: 'everything on the last position (decoder self-attention: the current token)',
+  custom: 'your own weights, one per source token, normalised to sum to 1',
+};
+
+export const SKIP_LABEL = {
+  encoderSelfAttention: 'Encoder self-attention',
+  decoderSelfAttention: 'Decoder self-attention',
+  crossAttention: 'Cross-attention (“no attention”)',
+  ffn: 'Feed-forward (FFN)',
+  layerNorm: 'LayerNorm (every one)',
+};
+const SKIP_SHORT = {
+  encoderSelfAttention: 'no encoder self-attention',
+  decoderSelfAttention: 'no decoder self-attention',
+  crossAttention: 'no cross-attention (“no attention”)',
+  ffn: 'no FFN',
+  layerNorm: 'no LayerNorm',
+};
+
+const allCross = (pattern) => ({ attention: [{ site: 'cross', layer: '*', head: '*', pattern }], maskHeads: [], skip: [] });
+const skipping = (...skip) => ({ attention: [], maskHeads: [], skip });
+
+/** The seed article's experiments. A preset replaces whatever was set before. */
+export const PRESETS = [
+  { id: 'uniform', label: 'Uniform attention', help: 'Cross-attention spread evenly over the source (every layer and head)', iv: allCross('uniform') },
+  { id: 'beginning', label: 'Attention on the beginning', help: 'Cross-attention mostly on the first source tokens', iv: allCross('beginning') },
+  { id: 'end', label: 'Attention on the end', help: 'Cross-attention all on the last source token', iv: allCross('end') },
+  { id: 'no-attention', label: 'No attention', help: 'Skip cross-attention: the decoder never sees the source', iv: skipping('crossAttention') },
+  { id: 'only-decoder-self', label: 'Only decoder self-attention', help: 'Skip encoder self-attention and cross-attention', iv: skipping('encoderSelfAttention', 'crossAttention') },
+  { id: 'no-ffn', label: 'No FFN', help: 'Skip every position-wise feed-forward sub-layer', iv: skipping('ffn') },
+  { id: 'no-layernorm', label: 'No LayerNorm', help: 'Every LayerNorm becomes the identity', iv: skipping('layerNorm') },
+];
+
+const same = (a, b) => JSON.stringify(normalizeInterventions(a)) === JSON.stringify(normalizeInterventions(b));
+
+/** The preset `iv` is exactly, or undefined. */
+export const presetOf = (iv) => (hasInterventions(iv) ? PRESETS.find((p) => same(p.iv, iv)) : undefined);
+
+const where = (a) => {
+  const layer = a.layer === '*' ? 'all layers' : `layer ${a.layer + 1}`;
+  const head = a.head === '*' ? 'all heads' : `head ${a.head + 1}`;
+  return `${layer}, ${head}`;
+};
+const fmtWeight = (w) => String(Number(w.toFixed(4)));
+
+/** What `iv` switches off or replaces, one short phrase per item (for the banner). */
+export function describeInterventions(iv) {
+  const out = [];
+  for (const a of iv.attention) {
+    const pattern = a.pattern === 'custom' ? `custom [${a.weights.map(fmtWeight).join(', ')}]` : PATTERN_LABEL[a.pattern];
+    out.push({ kind: 'attention', text: `${SITE_LABEL[a.site]} ${pattern} (${where(a)})` });
+  }
+  if (iv.maskHeads.length > 6) {
+    const per = SITES.map((s) => [s, iv.maskHeads.filter((m) => m.site === s).length]).filter(([, n]) => n);
+    out.push({ kind: 'mask', text: `${iv.maskHeads.length} heads masked (${per.map(([s, n]) => `${SITE_SHORT[s].toLowerCase()} ${n}`).join(', ')})` });
+  } else {
+    for (const m of iv.maskHeads) out.push({ kind: 'mask', text: `${SITE_LABEL[m.site]} layer ${m.layer + 1} head ${m.head + 1} masked` });
+  }
+  for (const k of iv.skip) out.push({ kind: 'skip', text: SKIP_SHORT[k] });
+  return out;
+}
+
+/**
+ * What the interventions do to one attention map: skipped (its sub-layer adds nothing), the
+ * pattern its weights were replaced by (the last matching override wins, as in the engine), and
+ * whether the head is masked. `head` may be 'mean' (any head of the layer).
+ */
+export function editsOf(iv, site, layer, head) {
+  if (!iv) return { skipped: false, pattern: null, masked: false };
+  const hit = (h) => head === 'mean' || h === '*' || h === head;
+  let pattern = null;
+  for (const a of iv.attention ?? []) if (a.site === site && (a.layer === '*' || a.layer === layer) && hit(a.head)) pattern = a.pattern;
+  return {
+    skipped: (iv.skip ?? []).includes(SITE_SKIP[site]),
+    pattern,
+    masked: (iv.maskHeads ?? []).some((m) => m.site === site && m.layer === layer && hit(m.head)),
+  };
+}
+
+/**
+ * `iv` made to fit a model and a source: overrides and masks of layers or heads the model does
+ * not have are dropped (a link made with a bigger model), custom rows take the source's length
+ * (cut, or padded with 1s), and custom rows never sit on decoder self-attention (its length grows
+ * with every step, so the engine refuses them).
+ */
+export function fitInterventions(iv, config, sourceLength) {
+  const layers = (site) => (site === 'encoder' ? config.n_encoder_layers : config.n_decoder_layers);
+  const ok = (site, layer, head) => (layer === '*' || layer < layers(site)) && (head === '*' || head < config.n_heads);
+  const attention = [];
+  for (const a of iv.attention) {
+    if (!ok(a.site, a.layer, a.head) || (a.pattern === 'custom' && a.site === 'self')) continue;
+    if (a.pattern !== 'custom' || !sourceLength || a.weights.length === sourceLength) {
+      attention.push(a);
+      continue;
+    }
+    let weights = Array.from({ length: sourceLength }, (_, i) => a.weights[i] ?? 1);
+    if (!weights.some((w) => w > 0)) weights = weights.map(() => 1);
+    attention.push({ ...a, weights });
+  }
+  return normalizeInterventions({ attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)), skip: iv.skip });
+}
+
+const el = (tag, props = {}, ...children) => {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+};
+const option = (value, label, selected, disabled = false) => Object.assign(new Option(label, String(value), false, selected), { disabled });
+
+/** The panel. `root` is the <details> of index.html; onChange(iv) gets every edit. */
+export class InterventionsPanel {
+  #root;
+  #onChange;
+  #iv = noInterventions();
+  #dims = null; // {encoderLayers, decoderLayers, heads}
+  #source = [];
+  #key = '';
+
+  constructor(root, { onChange }) {
+    this.#root = root;
+    this.#onChange = onChange;
+    this.presets = root.querySelector('#presets');
+    this.skips = root.querySelector('#skips');
+    this.overrides = root.querySelector('#overrides');
+    this.masks = root.querySelector('#masks');
+    root.querySelector('#add-override').addEventListener('click', () => {
+      this.#change((iv) => iv.attention.push({ site: 'cross', layer: '*', head: '*', pattern: 'uniform' }));
+      this.overrides.querySelector('li:last-child select')?.focus();
+    });
+    for (const k of SKIPS) {
+      const box = el('input', { type: 'checkbox', id: `skip-${k}`, value: k });
+      box.dataset.skip = k;
+      box.addEventListener('change', () => this.#change((iv) => {
+        iv.skip = box.checked ? [...iv.skip, k] : iv.skip.filter((x) => x !== k);
+      }));
+      this.skips.append(el('label', { className: 'check' }, box, ` ${SKIP_LABEL[k]}`));
+    }
+    for (const p of PRESETS) {
+      const b = el('button', { type: 'button', className: 'preset', title: p.help, textContent: p.label });
+      b.dataset.preset = p.id;
+      b.setAttribute('aria-pressed', 'false');
+      b.addEventListener('click', () => this.#set(structuredClone(p.iv)));
+      this.presets.append(b);
+    }
+    const reset = el('button', { type: 'button', className: 'preset reset', id: 'reset-interventions', textContent: 'Reset', title: 'Back to the trained model, unmodified' });
+    reset.addEventListener('click', () => this.#set(noInterventions()));
+    this.presets.append(reset);
+  }
+
+  get open() { return this.#root.open; }
+  set open(v) { this.#root.open = v; }
+
+  /** Shows `iv` for a model of `dims` ({encoderLayers, decoderLayers, heads}) and a source. */
+  render(iv, dims, sourcePieces = []) {
+    const key = JSON.stringify([iv, dims, sourcePieces]);
+    if (key === this.#key) return;
+    this.#key = key;
+    this.#iv = normalizeInterventions(iv);
+    this.#dims = dims;
+    this.#source = sourcePieces;
+    // Rebuilding moves focus away: put it back on the control with the same key.
+    const focused = this.#root.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
+
+    const preset = presetOf(this.#iv);
+    for (const b of this.presets.querySelectorAll('[data-preset]')) b.setAttribute('aria-pressed', String(b.dataset.preset === preset?.id));
+    this.presets.querySelector('.reset').disabled = !hasInterventions(this.#iv);
+    for (const box of this.skips.querySelectorAll('input')) box.checked = this.#iv.skip.includes(box.value);
+    const count = this.#root.querySelector('#break-count');
+    const n = describeInterventions(this.#iv).length;
+    count.hidden = n === 0;
+    count.textContent = `${n} active`;
+    if (dims) {
+      this.#renderOverrides();
+      this.#renderMasks();
+    }
+    if (focused) this.#root.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  #set(iv) {
+    const next = normalizeInterventions(iv);
+    this.render(next, this.#dims, this.#source); // at once, before the engine answers
+    this.#onChange(next);
+  }
+
+  /** Applies `edit` to a copy of the interventions and reports it. */
+  #change(edit) {
+    const iv = structuredClone(this.#iv);
+    edit(iv);
+    this.#set(iv);
+  }
+
+  #layers(site) { return site === 'encoder' ? this.#dims.encoderLayers : this.#dims.decoderLayers; }
+
+  #renderOverrides() {
+    const items = this.#iv.attention.map((a, i) => {
+      const update = (patch) => this.#change((iv) => {
+        const rule = { ...iv.attention[i], ...patch };
+        if (rule.site === 'self' && rule.pattern === 'custom') rule.pattern = 'uniform';
+        if (rule.layer !== '*' && rule.layer >= this.#layers(rule.site)) rule.layer = '*';
+        if (rule.pattern === 'custom' && !rule.weights) rule.weights = this.#source.map(() => 1);
+        if (rule.pattern !== 'custom') delete rule.weights;
+        iv.attention[i] = rule;
+      });
+      const select = (name, label, values, current, onPick) => {
+        const s = el('select', { name });
+        s.dataset.key = `att-${i}-${name}`;
+        s.setAttribute('aria-label', `${label} of override ${i + 1}`);
+        s.append(...values);
+        s.value = String(current);
+        s.addEventListener('change', () => onPick(s.value));
+        return el('label', { className: 'inline' }, `${label} `, s);
+      };
+      const L = this.#layers(a.site);
+      const H = this.#dims.heads;
+      const pick = (v) => (v === '*' ? '*' : Number(v));
+      const row = el('div', { className: 'override-row' },
+        select('site', 'Attention', SITES.map((s) => option(s, SITE_SHORT[s].toLowerCase(), s === a.site)), a.site, (v) => update({ site: v })),
+        select('layer', 'Layer', [option('*', 'all', a.layer === '*'), ...[...Array(L).keys()].map((l) => option(l, `${l + 1}`, l === a.layer))], a.layer, (v) => update({ layer: pick(v) })),
+        select('head', 'Head', [option('*', 'all', a.head === '*'), ...[...Array(H).keys()].map((h) => option(h, `${h + 1}`, h === a.head))], a.head, (v) => update({ head: pick(v) })),
+        select('pattern', 'Pattern', Object.keys(PATTERN_LABEL).map((p) => {
+          const o = option(p, PATTERN_LABEL[p], p === a.pattern, p === 'custom' && a.site === 'self');
+          o.title = p === 'custom' && a.site === 'self' ? 'Decoder self-attention looks at a growing prefix: a fixed row cannot fit it' : PATTERN_HELP[p];
+          return o;
+        }), a.pattern, (v) => update({ pattern: v })),
+      );
+      const remove = el('button', { type: 'button', className: 'small remove', textContent: 'Remove', title: 'Remove this override' });
+      remove.dataset.key = `att-${i}-remove`;
+      remove.setAttribute('aria-label', `Remove override ${i + 1}`);
+      remove.addEventListener('click', () => this.#change((iv) => iv.attention.splice(i, 1)));
+      row.append(remove);
+      const li = el('li', {}, row, el('p', { className: 'hint pattern-help', textContent: PATTERN_HELP[a.pattern] }));
+      li.dataset.site = a.site;
+      li.dataset.pattern = a.pattern;
+      if (a.pattern === 'custom') {
+        const weights = el('div', { className: 'weights' });
+        weights.setAttribute('role', 'group');
+        weights.setAttribute('aria-label', `Custom weights of override ${i + 1}, one per source token`);
+        a.weights.forEach((w, j) => {
+          const input = el('input', { type: 'number', min: '0', step: '0.1', value: String(w), name: `w${j}` });
+          input.dataset.key = `att-${i}-w${j}`;
+          input.dataset.index = j;
+          input.setAttribute('aria-label', `Weight of source token ${j + 1} “${this.#source[j] ?? '?'}”`);
+          input.addEventListener('change', () => {
+            const v = Number(input.value);
+            if (input.value === '' || !Number.isFinite(v) || v < 0) {
+              input.value = String(w);
+              return;
+            }
+            this.#change((iv) => { iv.attention[i].weights[j] = v; });
+          });
+          weights.append(el('label', { className: 'weight' }, el('span', { className: 'tok', textContent: this.#source[j] ?? `#${j + 1}` }), input));
+        });
+        li.append(weights);
+      }
+      return li;
+    });
+    this.overrides.replaceChildren(...items);
+    this.overrides.hidden = items.length === 0;
+  }
+
+  #renderMasks() {
+    // One compact grid: a row per site × layer, a column per head.
+    const H = this.#dims.heads;
+    const table = el('table', { className: 'mask-grid' });
+    const head = el('tr', {}, el('td'), el('td'));
+    for (let h = 0; h < H; h++) head.append(el('th', { scope: 'col', textContent: `${h + 1}`, title: `head ${h + 1}` }));
+    table.append(el('thead', {}, head));
+    for (const site of SITES) {
+      const L = this.#layers(site);
+      const body = el('tbody');
+      body.dataset.site = site;
+      for (let l = 0; l < L; l++) {
+        const tr = el('tr');
+        if (l === 0) tr.append(el('th', { scope: 'rowgroup', rowSpan: L, className: 'site', textContent: SITE_SHORT[site] }));
+        tr.append(el('th', { scope: 'row', textContent: `L${l + 1}`, title: `layer ${l + 1}` }));
+        for (let h = 0; h < H; h++) {
+          const box = el('input', { type: 'checkbox', className: 'mask' });
+          Object.assign(box.dataset, { site, layer: l, head: h, key: `mask-${site}-${l}-${h}` });
+          box.checked = this.#iv.maskHeads.some((m) => m.site === site && m.layer === l && m.head === h);
+          box.setAttribute('aria-label', `Mask ${SITE_LABEL[site]} layer ${l + 1} head ${h + 1}`);
+          box.title = `${SITE_LABEL[site]}, layer ${l + 1}, head ${h + 1}`;
+          box.addEventListener('change', () => this.#change((iv) => {
+            iv.maskHeads = box.checked ? [...iv.maskHeads, { site, layer: l, head: h }]
+              : iv.maskHeads.filter((m) => !(m.site === site && m.layer === l && m.head === h));
+          }));
+          tr.append(el('td', {}, box));
+        }
+        body.append(tr);
+      }
+      table.append(body);
+    }
+    this.masks.replaceChildren(table);
+  }
+}
