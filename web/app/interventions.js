@@ -44,6 +44,10 @@ export const PRESETS = [
   { id: 'only-decoder-self', label: 'Only decoder self-attention', help: 'Skip encoder self-attention and cross-attention', iv: skipping('encoderSelfAttention', 'crossAttention') },
   { id: 'no-ffn', label: 'No FFN', help: 'Skip every position-wise feed-forward sub-layer', iv: skipping('ffn') },
   { id: 'no-layernorm', label: 'No LayerNorm', help: 'Every LayerNorm becomes the identity', iv: skipping('layerNorm') },
+  { id: 'layernorm-only', label: 'LayerNorm only', help: 'Skip every attention and FFN sub-layer: only the residual stream and its LayerNorms remain',
+    iv: skipping('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn') },
+  { id: 'residual-only', label: 'Residual only (“dropout only”)', help: 'Skip every sub-layer and every LayerNorm: the embeddings go straight to the output',
+    iv: skipping('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm') },
 ];
 
 const same = (a, b) => JSON.stringify(normalizeInterventions(a)) === JSON.stringify(normalizeInterventions(b));
