@@ -47,6 +47,10 @@ TEST(Interventions, SeedTableOnTheToyModel) {
   no_ffn.skip_ffn = true;
   no_layer_norm.skip_layer_norm = true;
   masked.masked_heads.push_back({AttentionSite::Cross, 0, 0});
+  Interventions layer_norm_only = only_decoder_self;  // every sub-layer skipped, LayerNorms kept
+  layer_norm_only.skip_decoder_self_attention = layer_norm_only.skip_ffn = true;
+  Interventions residual_only = layer_norm_only;  // ... and the LayerNorms too ("dropout only")
+  residual_only.skip_layer_norm = true;
   const std::vector<std::pair<std::string, Interventions>> rows = {
       {"none", {}},
       {"uniform cross-attention", cross(HeadEdit::Pattern::Uniform)},
@@ -57,6 +61,8 @@ TEST(Interventions, SeedTableOnTheToyModel) {
       {"FFN skipped", no_ffn},
       {"LayerNorm skipped", no_layer_norm},
       {"cross head 0 masked", masked},
+      {"LayerNorm only", layer_norm_only},
+      {"residual only", residual_only},
   };
   std::map<std::string, std::string> out;
   for (const auto& [name, iv] : rows) {
