@@ -4,7 +4,7 @@
     python3 models/evaluate.py --model models/X.safetensors \\
         --src ../shared/data/multi30k/test_2016_flickr.en.gz \\
         --ref ../shared/data/multi30k/test_2016_flickr.de.gz \\
-        [--cli build/native/attnscope-cli] [--limit N] [--out hyps.txt] \\
+        [--cli build/native/attnscope-cli] [--limit N] [--jobs N] [--out hyps.txt] \\
         [--extra-cli-args="--max-steps 60"] [--json]
 
 Standard library only. The source (plain text or .gz, one sentence a line) is written to a
@@ -29,6 +29,7 @@ import os
 import re
 import shlex
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 import sys
 import tempfile
 import time
@@ -108,6 +109,25 @@ def run_cli(cli: Path, model: Path, sources: list[str], extra: list[str]) -> dic
     }
 
 
+def run_sharded(cli: Path, model: Path, sources: list[str], extra: list[str], jobs: int) -> dict:
+    """run_cli over `jobs` contiguous shards in parallel (one CLI process each), merged in order."""
+    if jobs < 1:
+        raise EvalError("--jobs must be at least 1")
+    size = -(-len(sources) // jobs)
+    shards = [sources[i:i + size] for i in range(0, len(sources), size)]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(shards)) as pool:
+        runs = list(pool.map(lambda shard: run_cli(cli, model, shard, extra), shards))
+    return {
+        "command": runs[0]["command"],
+        "returncode": max(r["returncode"] for r in runs),
+        "hypotheses": [h for r in runs for h in r["hypotheses"]],
+        "seconds": time.perf_counter() - start,
+        "error_lines": [l for r in runs for l in r["error_lines"]],
+        "unknown_word_lines": sum(r["unknown_word_lines"] for r in runs),
+    }
+
+
 def evaluate(args: argparse.Namespace) -> dict:
     cli = resolve(args.cli)
     if not cli.exists():
@@ -142,7 +162,7 @@ def evaluate(args: argparse.Namespace) -> dict:
     if not sources:
         raise EvalError(f"{src_path} is empty")
 
-    run = run_cli(cli, model, sources, extra)
+    run = run_sharded(cli, model, sources, extra, args.jobs)
     hyps = run["hypotheses"]
     failed = len(run["error_lines"])
     if run["returncode"] == 3 and failed == 0:
@@ -195,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cli", default=DEFAULT_CLI,
                    help=f"attnscope-cli binary (default: {DEFAULT_CLI} in the repository)")
     p.add_argument("--limit", type=int, help="only the first N sentences")
+    p.add_argument("--jobs", type=int, default=1, help="decode in N parallel CLI processes (same output)")
     p.add_argument("--out", help="write the hypotheses here, one a line")
     p.add_argument("--extra-cli-args", default="",
                    help='more arguments for "attnscope-cli translate", split like a shell '
