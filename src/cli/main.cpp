@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/head_importance.h"
 #include "cli/json_output.h"
 #include "decoding/options_json.h"
 
@@ -18,6 +19,8 @@ const char* kUsage =
     "  attnscope-cli translate --model FILE [options] SENTENCE...\n"
     "  attnscope-cli translate --model FILE --input FILE [options]   (one sentence a line, one translation a line)\n"
     "  attnscope-cli info --model FILE\n"
+    "  attnscope-cli heads --model FILE --input SOURCES --refs REFERENCES [--limit N]\n"
+    "      head-importance sweep: mask each head alone, print the change in log-likelihood per token (JSON)\n"
     "decoding (greedy unless --beam or --sample):\n"
     "  --beam K                beam search of width K\n"
     "  --nbest N               return N hypotheses (beam); text output prints 'rank<TAB>score<TAB>translation'\n"
@@ -37,7 +40,8 @@ const char* kUsage =
     "exit status: 0 ok, 2 bad usage or unreadable model, 3 some sentence could not be translated\n";
 
 struct Args {
-  std::string command, model, input, prefix;
+  std::string command, model, input, prefix, refs;
+  int limit = 0;
   bool json = false, tree = false, length_norm_given = false;
   DecodeOptions decode;
   std::vector<std::string> sentences;
@@ -90,12 +94,16 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--max-length-b") d.max_length_b = parse_number(arg, value());
     else if (arg == "--min-length") d.min_length = parse_count(arg, value());
     else if (arg == "--prefix") a.prefix = value();
+    else if (arg == "--refs") a.refs = value();
+    else if (arg == "--limit") a.limit = parse_count(arg, value());
     else if (arg == "--interventions") d.interventions = interventions_from_json(value());
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
   if (!a.length_norm_given) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
-  if (a.command != "translate" && a.command != "info") throw Error("unknown command '" + a.command + "'");
+  if (a.command != "translate" && a.command != "info" && a.command != "heads")
+    throw Error("unknown command '" + a.command + "'");
+  if (a.command == "heads" && (a.input.empty() || a.refs.empty())) throw Error("heads needs --input and --refs");
   if (a.model.empty()) throw Error("--model FILE is required");
   if (a.command == "translate" && a.input.empty() && a.sentences.empty())
     throw Error("give a sentence to translate, or --input FILE");
@@ -154,10 +162,45 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
   }
 }
 
+std::vector<std::string> read_lines(const std::string& path, int limit) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open input file '" + path + "'");
+  std::vector<std::string> lines;
+  std::string line;
+  while ((limit == 0 || static_cast<int>(lines.size()) < limit) && std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+void print_head_sweep(const Model& model, const Args& args) {
+  const auto sources = read_lines(args.input, args.limit);
+  const auto refs = read_lines(args.refs, args.limit);
+  if (sources.size() != refs.size())
+    throw Error("--input has " + std::to_string(sources.size()) + " lines but --refs has " + std::to_string(refs.size()));
+  std::vector<DevPair> dev;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    dev.push_back({prepare_source(model, sources[i]),
+                   encode(*model.tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids});
+  const HeadSweep sweep = head_importance_sweep(model, dev, [](int done, int total) {
+    std::cerr << "\rattnscope-cli: heads " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
+  });
+  nlohmann::json heads = nlohmann::json::array();
+  for (const HeadImportance& h : sweep.heads) {
+    const char* site = h.site == AttentionSite::Encoder ? "encoder" : h.site == AttentionSite::DecoderSelf ? "self" : "cross";
+    heads.push_back({{"site", site}, {"layer", h.layer}, {"head", h.head}, {"delta_log_likelihood", h.delta_log_likelihood}});
+  }
+  std::cout << nlohmann::json{{"sentences", dev.size()}, {"tokens", sweep.tokens},
+                              {"base_log_likelihood", sweep.base_log_likelihood}, {"heads", heads}}.dump(1)
+            << "\n";
+}
+
 int run(const Args& args) {
   const auto model = Model::load_file(args.model);
   if (args.command == "info") {
     print_info(*model);
+    return 0;
+  }
+  if (args.command == "heads") {
+    print_head_sweep(*model, args);
     return 0;
   }
   bool all_ok = true;
