@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "analysis/head_importance.h"
+#include "analysis/session_analysis.h"
 #include "decoding/options_json.h"
 #include "decoding/session.h"
 
@@ -92,6 +94,53 @@ class ModelHandle {
       out.set("pieces", to_array(e.pieces));
       out.set("ids", to_array(e.ids));
       out.set("unknown", to_array(e.unknown));
+      return out;
+    });
+  }
+
+  // Teacher-forced log-probability of `target` (text) as the translation of `source` (text).
+  val score(const std::string& source, const std::string& target, const std::string& interventions) const {
+    return guarded([&] {
+      const Model& m = model();
+      const Encoded t = encode(*m.tokenizer, m.tgt_vocab, target, m.config.special.unk);
+      const TargetScore s = score_target(m, prepare_source(m, source), t.ids, interventions_from_json(interventions));
+      val out = val::object();
+      out.set("logProb", s.log_prob);
+      out.set("tokens", tokens_of(m.tgt_vocab, t.ids));
+      out.set("tokenLogProbs", float32_copy(s.token_log_probs.data(), s.token_log_probs.size()));
+      return out;
+    });
+  }
+
+  // Head-importance sweep over parallel arrays of sentences; progress(done, total) is called
+  // after each head.
+  val head_sweep(const val& sources, const val& references, const val& progress) const {
+    return guarded([&] {
+      const Model& m = model();
+      const auto src = emscripten::vecFromJSArray<std::string>(sources);
+      const auto ref = emscripten::vecFromJSArray<std::string>(references);
+      if (src.size() != ref.size()) throw InputError("sources and references must have the same length");
+      std::vector<DevPair> dev;
+      for (std::size_t i = 0; i < src.size(); ++i)
+        dev.push_back({prepare_source(m, src[i]), encode(*m.tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids});
+      const HeadSweep sweep = head_importance_sweep(m, dev, [&](int done, int total) {
+        if (progress.typeOf().as<std::string>() == "function") progress(done, total);
+      });
+      val heads = val::array();
+      for (std::size_t i = 0; i < sweep.heads.size(); ++i) {
+        const HeadImportance& h = sweep.heads[i];
+        val x = val::object();
+        x.set("site", std::string(h.site == AttentionSite::Encoder ? "encoder"
+                                  : h.site == AttentionSite::DecoderSelf ? "self" : "cross"));
+        x.set("layer", h.layer);
+        x.set("head", h.head);
+        x.set("deltaLogLikelihood", h.delta_log_likelihood);
+        heads.set(i, x);
+      }
+      val out = val::object();
+      out.set("baseLogLikelihood", sweep.base_log_likelihood);
+      out.set("tokens", sweep.tokens);
+      out.set("heads", heads);
       return out;
     });
   }
@@ -210,6 +259,24 @@ class SessionHandle {
     });
   }
 
+  val rollout() const {
+    return guarded([&] {
+      const Matrix r = encoder_rollout(session());
+      val out = val::object();
+      out.set("shape", to_array(std::vector<int>{static_cast<int>(r.rows()), static_cast<int>(r.cols())}));
+      out.set("data", float32_copy(r.data(), r.size()));
+      return out;
+    });
+  }
+
+  val value_weighted(const std::string& kind, int index, int expansion) const {
+    return guarded([&] { return tensor(value_weighted_attention(session(), parse_attention_site(kind), index, expansion)); });
+  }
+
+  val encoder_patterns() const {
+    return guarded([&] { return to_array(attnscope::encoder_patterns(session())); });
+  }
+
   val detokenize(const val& ids) const {
     return guarded([&] { return val(session().detokenize(emscripten::vecFromJSArray<int>(ids))); });
   }
@@ -315,7 +382,9 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("load", &ModelHandle::load)
       .function("info", &ModelHandle::info)
       .function("vocab", &ModelHandle::vocab)
-      .function("tokenize", &ModelHandle::tokenize);
+      .function("tokenize", &ModelHandle::tokenize)
+      .function("score", &ModelHandle::score)
+      .function("headSweep", &ModelHandle::head_sweep);
   class_<SessionHandle>("SessionHandle")
       .constructor<>()
       .function("start", &SessionHandle::start)
@@ -330,5 +399,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("stepAttention", &SessionHandle::step_attention)
       .function("logits", &SessionHandle::logits)
       .function("tree", &SessionHandle::tree)
+      .function("rollout", &SessionHandle::rollout)
+      .function("valueWeighted", &SessionHandle::value_weighted)
+      .function("encoderPatterns", &SessionHandle::encoder_patterns)
       .function("detokenize", &SessionHandle::detokenize);
 }

@@ -72,6 +72,12 @@ export class Model {
   tokenId(token: string, side?: 'source' | 'target'): number;
   tokenize(text: string, options?: { side?: 'source' | 'target' }): Tokenized;
   translate(text: string, options?: DecodeOptions): Session;
+  score(source: string, target: string, options?: { interventions?: Interventions }):
+    { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };
+  headImportance(pairs: [string, string][], options?: { onProgress?: (done: number, total: number) => void }): {
+    baseLogLikelihood: number; tokens: number;
+    heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number }[];
+  };
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -120,6 +126,9 @@ export class Session {
   selfAttention(step: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
   logits(step: number, options?: { hypothesis?: number; logProbs?: boolean }): Float32Array;
   beamTree(): BeamNode[];
+  rollout(): AttentionTensor;
+  valueWeightedAttention(kind: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
+  encoderPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
   detokenize(ids: ArrayLike<number>): string;
   dispose(): void;
   [Symbol.dispose](): void;

@@ -195,6 +195,21 @@ export class Model {
     return check(this.#live().tokenize(String(text), side === 'target'));
   }
 
+  /** Teacher-forced log-probability of `target` as the translation of `source`. */
+  score(source, target, { interventions = {} } = {}) {
+    return check(this.#live().score(String(source), String(target), JSON.stringify(interventions)));
+  }
+
+  /**
+   * Head importance: masks each head alone and reports the change in the references'
+   * log-likelihood per token (negative = the head helps). `pairs` is [[source, reference], ...].
+   * Runs synchronously: call it in a Web Worker for big models.
+   */
+  headImportance(pairs, { onProgress } = {}) {
+    return check(this.#live().headSweep(pairs.map((p) => String(p[0])), pairs.map((p) => String(p[1])),
+      onProgress ?? null));
+  }
+
   /**
    * Starts decoding `text`; returns a Session that has encoded the source and is at step 0.
    * Options: strategy ('greedy' | 'beam' | 'sample'), beamSize, nbest, lengthPenalty
@@ -312,6 +327,20 @@ export class Session {
   logits(step, { hypothesis = 0, logProbs = false } = {}) {
     return check(this.#live().logits(step, hypothesis, logProbs));
   }
+
+  /** Attention rollout through the encoder (Abnar & Zuidema 2020): {shape: [src, src], data}. */
+  rollout() { return check(this.#live().rollout()); }
+
+  /**
+   * ‖α·f(x)‖ (Kobayashi et al. 2020) instead of the raw weights, same shapes as the attention
+   * getters. kind: 'encoder' | 'self' | 'cross'. Needs capture.vectors.
+   */
+  valueWeightedAttention(kind, step = 0, { hypothesis = 0, layer, head } = {}) {
+    return pickHead(check(this.#live().valueWeighted(kind, step, hypothesis)), layer, head, 'value-weighted attention');
+  }
+
+  /** The pattern class (Kovaleva et al. 2019) of every encoder head, [layer * heads + head]. */
+  encoderPatterns() { return check(this.#live().encoderPatterns()); }
 
   /** Every candidate the search looked at: [{id, parent, step, tokenId, token, logProb, score, status}]. */
   beamTree() { return check(this.#live().tree()); }

@@ -250,3 +250,30 @@ describe('interventions', () => {
       .toThrow(/cross attention head 1 is out of range \[0, 1\)/);
   });
 });
+
+describe('analyses', () => {
+  it('scores, sweeps heads, rolls out and value-weights like the native engine', async () => {
+    const good = toy.score('i can eat apple', 'ich konnen apfel essen');
+    const bad = toy.score('i can eat apple', 'ich konnen brot essen');
+    expect(good.tokens).toEqual(['ich', 'konnen', 'apfel', 'essen']);
+    expect(good.tokenLogProbs).toHaveLength(5);
+    expect(good.logProb).toBeGreaterThan(bad.logProb);
+    const heads = JSON.parse(cli(['heads', '--model', TOY, '--input', path('tests/js/fixtures/toy.en'),
+      '--refs', path('tests/js/fixtures/toy.de')]));
+    const progress = [];
+    const sweep = toy.headImportance([['i can eat apple', 'ich konnen apfel essen'], ['we drink beer', 'wir trinken bier'],
+      ['we want to read book', 'wir mochten buch lesen']], { onProgress: (d, t) => progress.push([d, t]) });
+    expect(progress.at(-1)).toEqual([3, 3]);
+    expect(sweep.heads.map((h) => h.deltaLogLikelihood)).toEqual(heads.heads.map((h) => expect.closeTo(h.delta_log_likelihood, 5)));
+    const s = toy.translate('i can eat apple', { capture: { vectors: true } });
+    s.run();
+    expect(s.rollout().shape).toEqual([5, 5]);
+    expect(s.valueWeightedAttention('cross', 1).shape).toEqual([1, 1, 5]);
+    expect(s.encoderPatterns()).toHaveLength(1);
+    s.dispose();
+    const plain = toy.translate('i eat apple');
+    plain.step();
+    expect(() => plain.valueWeightedAttention('encoder')).toThrow(/capture.vectors = true/);
+    plain.dispose();
+  });
+});

@@ -57,3 +57,66 @@ TEST(AttentionMaps, PatternRules) {
 
 }  // namespace
 }  // namespace attnscope
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/session_analysis.h"
+
+namespace attnscope {
+namespace {
+
+// Value weighting from a session's captures equals the same formula applied to the golden
+// (PyTorch) attention and value vectors with the model's out_proj weights: the session wiring
+// picks the right layer's values and weights.
+TEST(AttentionMaps, SessionValueWeightingUsesTheCapturedValues) {
+  const auto g = nlohmann::json::parse(std::ifstream(std::string(ATTNSCOPE_GOLDEN_DIR) + "/deep_pre_sin_bpe.json"));
+  const auto model = Model::load_file(std::string(ATTNSCOPE_GOLDEN_DIR) + "/deep_pre_sin_bpe.safetensors");
+  const auto& c = g["cases"][0];
+  DecodeOptions o;
+  o.strategy = Strategy::Beam;
+  o.beam_size = 2;
+  o.min_length = o.max_length = 4;
+  o.capture = {true, true, false};
+  DecodeSession s(model, c["source"].get<std::string>(), o);
+  s.run();
+
+  const int S = static_cast<int>(s.source().ids.size());
+  Tensor golden_attn({3, 8, S, S});
+  std::size_t i = 0;
+  for (const auto& layer : c["encoder"]["self_attn"])
+    for (const auto& head : layer)
+      for (const auto& row : head)
+        for (const auto& w : row) golden_attn.data[i++] = w.get<float>();
+  std::vector<Matrix> golden_v;
+  std::vector<const Matrix*> w_o;
+  for (int l = 0; l < 3; ++l) {
+    const auto& rows = c["encoder"]["layers"][l]["v"];
+    Matrix v(S, 64);
+    for (int r = 0; r < S; ++r)
+      for (int k = 0; k < 64; ++k) v(r, k) = rows[r][k].get<float>();
+    golden_v.push_back(v);
+    w_o.push_back(&model->encoder_layers[l].self_attn.out_proj.weight);
+  }
+  const Tensor want = value_weighted_attention(golden_attn, golden_v, w_o);
+  const Tensor got = value_weighted_attention(s, AttentionSite::Encoder);
+  ASSERT_EQ(got.shape, want.shape);
+  for (std::size_t k = 0; k < got.data.size(); ++k) ASSERT_NEAR(got.data[k], want.data[k], 1e-4) << k;
+
+  EXPECT_EQ(value_weighted_attention(s, AttentionSite::Cross, 2, 1).shape, (std::vector<int>{2, 8, S}));
+  const Tensor self = value_weighted_attention(s, AttentionSite::DecoderSelf, 2, 1);
+  EXPECT_EQ(self.shape, (std::vector<int>{2, 8, 3}));
+  for (float x : self.data) EXPECT_GE(x, 0.0f);
+  EXPECT_EQ(encoder_patterns(s).size(), 3u * 8u);
+  EXPECT_EQ(encoder_rollout(s).rows(), S);
+  EXPECT_THROW(value_weighted_attention(s, AttentionSite::Cross, 9, 0), IndexError);
+
+  DecodeOptions no_vectors;
+  no_vectors.capture.attention = true;
+  DecodeSession plain(model, "A dog runs.", no_vectors);
+  plain.step();
+  EXPECT_THROW(value_weighted_attention(plain, AttentionSite::Encoder), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
