@@ -12,6 +12,7 @@
 
 #include "analysis/head_importance.h"
 #include "analysis/session_analysis.h"
+#include "analysis/vectors.h"
 #include "decoding/options_json.h"
 #include "decoding/session.h"
 
@@ -44,6 +45,13 @@ val to_array(const std::vector<T>& items) {
 
 val float32_copy(const float* data, std::size_t n) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(n, data));
+}
+
+val matrix(const Matrix& m) {
+  val out = val::object();
+  out.set("shape", to_array(std::vector<int>{static_cast<int>(m.rows()), static_cast<int>(m.cols())}));
+  out.set("data", float32_copy(m.data(), m.size()));
+  return out;
 }
 
 val tensor(const Tensor& t) {
@@ -142,6 +150,32 @@ class ModelHandle {
       out.set("tokens", sweep.tokens);
       out.set("heads", heads);
       return out;
+    });
+  }
+
+  val embedding_pca(bool target) const {
+    return guarded([&] { return matrix(pca_2d(target ? model().tgt_embed() : model().src_embed)); });
+  }
+
+  val positional_encoding() const {
+    return guarded([&] { return matrix(model().encoder_positions); });
+  }
+
+  // cos between the source embeddings of `src_ids` and the target embeddings of `tgt_ids`.
+  val embedding_cosine(const val& src_ids, const val& tgt_ids) const {
+    return guarded([&] {
+      const Model& m = model();
+      auto rows = [](const Matrix& table, const std::vector<int>& ids) {
+        Matrix out(ids.size(), table.cols());
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (ids[i] < 0 || ids[i] >= table.rows())
+            throw IndexError("token id " + std::to_string(ids[i]) + " is outside the vocabulary");
+          out.row(i) = table.row(ids[i]);
+        }
+        return out;
+      };
+      return matrix(cosine_similarity(rows(m.src_embed, emscripten::vecFromJSArray<int>(src_ids)),
+                                      rows(m.tgt_embed(), emscripten::vecFromJSArray<int>(tgt_ids))));
     });
   }
 
@@ -260,12 +294,14 @@ class SessionHandle {
   }
 
   val rollout() const {
+    return guarded([&] { return matrix(encoder_rollout(session())); });
+  }
+
+  val attention_logits(const std::string& kind, int layer, int head, int query, int index, int expansion) const {
     return guarded([&] {
-      const Matrix r = encoder_rollout(session());
-      val out = val::object();
-      out.set("shape", to_array(std::vector<int>{static_cast<int>(r.rows()), static_cast<int>(r.cols())}));
-      out.set("data", float32_copy(r.data(), r.size()));
-      return out;
+      const RowVector row = attnscope::attention_logits(session(), parse_attention_site(kind), layer, head, query, index,
+                                                        expansion);
+      return float32_copy(row.data(), row.size());
     });
   }
 
@@ -384,7 +420,10 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("vocab", &ModelHandle::vocab)
       .function("tokenize", &ModelHandle::tokenize)
       .function("score", &ModelHandle::score)
-      .function("headSweep", &ModelHandle::head_sweep);
+      .function("headSweep", &ModelHandle::head_sweep)
+      .function("embeddingPca", &ModelHandle::embedding_pca)
+      .function("positionalEncoding", &ModelHandle::positional_encoding)
+      .function("embeddingCosine", &ModelHandle::embedding_cosine);
   class_<SessionHandle>("SessionHandle")
       .constructor<>()
       .function("start", &SessionHandle::start)
@@ -400,6 +439,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("logits", &SessionHandle::logits)
       .function("tree", &SessionHandle::tree)
       .function("rollout", &SessionHandle::rollout)
+      .function("attentionLogits", &SessionHandle::attention_logits)
       .function("valueWeighted", &SessionHandle::value_weighted)
       .function("encoderPatterns", &SessionHandle::encoder_patterns)
       .function("detokenize", &SessionHandle::detokenize);

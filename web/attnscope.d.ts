@@ -74,6 +74,9 @@ export class Model {
   translate(text: string, options?: DecodeOptions): Session;
   score(source: string, target: string, options?: { interventions?: Interventions }):
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };
+  embeddingPca(side?: 'source' | 'target'): AttentionTensor;
+  positionalEncoding(): AttentionTensor;
+  embeddingCosine(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>): AttentionTensor;
   headImportance(pairs: [string, string][], options?: { onProgress?: (done: number, total: number) => void }): {
     baseLogLikelihood: number; tokens: number;
     heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number }[];
@@ -127,6 +130,7 @@ export class Session {
   logits(step: number, options?: { hypothesis?: number; logProbs?: boolean }): Float32Array;
   beamTree(): BeamNode[];
   rollout(): AttentionTensor;
+  attentionLogits(kind: AttentionSite, select?: { layer?: number; head?: number; query?: number; step?: number; hypothesis?: number }): Float32Array;
   valueWeightedAttention(kind: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
   encoderPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
   detokenize(ids: ArrayLike<number>): string;

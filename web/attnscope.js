@@ -210,6 +210,18 @@ export class Model {
       onProgress ?? null));
   }
 
+  /** The token embeddings of one side projected on their first two principal components: {shape: [V, 2], data}. */
+  embeddingPca(side = 'source') {
+    if (side !== 'source' && side !== 'target') throw new AttnscopeError(`side must be 'source' or 'target', got '${side}'`);
+    return check(this.#live().embeddingPca(side === 'target'));
+  }
+
+  /** The positional encodings the encoder adds: {shape: [max_positions, d_model], data}. */
+  positionalEncoding() { return check(this.#live().positionalEncoding()); }
+
+  /** cos(source embedding, target embedding) for token ids: {shape: [srcIds.length, tgtIds.length], data}. */
+  embeddingCosine(srcIds, tgtIds) { return check(this.#live().embeddingCosine(Array.from(srcIds), Array.from(tgtIds))); }
+
   /**
    * Starts decoding `text`; returns a Session that has encoded the source and is at step 0.
    * Options: strategy ('greedy' | 'beam' | 'sample'), beamSize, nbest, lengthPenalty
@@ -337,6 +349,15 @@ export class Session {
    */
   valueWeightedAttention(kind, step = 0, { hypothesis = 0, layer, head } = {}) {
     return pickHead(check(this.#live().valueWeighted(kind, step, hypothesis)), layer, head, 'value-weighted attention');
+  }
+
+  /**
+   * One head's scores for one query before the softmax, q·kᵀ/sqrt(d_head) (the "factor" row).
+   * kind 'encoder': `query` is a source position; 'self' / 'cross': the query is the position
+   * generated at `step` by `hypothesis`. Needs capture.vectors.
+   */
+  attentionLogits(kind, { layer = 0, head = 0, query = 0, step = 0, hypothesis = 0 } = {}) {
+    return check(this.#live().attentionLogits(kind, layer, head, query, step, hypothesis));
   }
 
   /** The pattern class (Kovaleva et al. 2019) of every encoder head, [layer * heads + head]. */

@@ -270,7 +270,17 @@ describe('analyses', () => {
     expect(s.rollout().shape).toEqual([5, 5]);
     expect(s.valueWeightedAttention('cross', 1).shape).toEqual([1, 1, 5]);
     expect(s.encoderPatterns()).toHaveLength(1);
+    // softmax of the factor row is the captured cross-attention row
+    const factor = Array.from(s.attentionLogits('cross', { step: 2 }));
+    const exp = factor.map((x) => Math.exp(x - Math.max(...factor)));
+    const sum = exp.reduce((a, b) => a + b, 0);
+    expect(exp.map((x) => x / sum)).toEqual(Array.from(s.crossAttention(2).data).map((x) => expect.closeTo(x, 5)));
     s.dispose();
+    expect(toy.embeddingPca('source').shape).toEqual([toy.info.srcVocabSize, 2]);
+    expect(toy.positionalEncoding().shape).toEqual([16, 64]);
+    const cos = toy.embeddingCosine([toy.tokenId('apple', 'source')], [toy.tokenId('apfel'), toy.tokenId('bier')]);
+    expect(cos.shape).toEqual([1, 2]);
+    expect(() => toy.embeddingCosine([999], [0])).toThrow(/outside the vocabulary/);
     const plain = toy.translate('i eat apple');
     plain.step();
     expect(() => plain.valueWeightedAttention('encoder')).toThrow(/capture.vectors = true/);
