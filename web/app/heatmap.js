@@ -7,7 +7,10 @@
 //   map.svg()  // the same picture as an SVG document (string)
 //
 // `values` is a list of rows; a row shorter than colLabels leaves its last cells empty (the
-// decoder's self-attention only sees earlier positions). Colours map [0, 1] (attention weights).
+// decoder's self-attention only sees earlier positions). Colours map [0, 1] (attention weights)
+// unless the spec has `scale: {min, max, diverging}`: values that are not weights (‖α·f(x)‖,
+// Δ log-likelihood, cosines, positional encodings) get a sequential scale over [min, max] or a
+// diverging one (red below 0, blue above, white at 0) over [-max(|min|, |max|), +that].
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
@@ -35,8 +38,10 @@ const TEXT = '#1f2328';
 
 // ColorBrewer "Blues" (9 classes): white for 0, deep blue for 1; interpolated into 256 steps.
 const STOPS = ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'];
-const LUT = (() => {
-  const rgb = STOPS.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+// ColorBrewer "RdBu" (11 classes), red for negative, white for 0, blue for positive.
+const DIVERGING = ['#67001f', '#b2182b', '#d6604d', '#f4a582', '#fddbc7', '#f7f7f7', '#d1e5f0', '#92c5de', '#4393c3', '#2166ac', '#053061'];
+function lutOf(stops) {
+  const rgb = stops.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
   const out = [];
   for (let i = 0; i < 256; i++) {
     const x = (i / 255) * (rgb.length - 1);
@@ -46,15 +51,46 @@ const LUT = (() => {
     out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
   }
   return out;
-})();
+}
+const LUT = lutOf(STOPS);
+const DIVERGING_LUT = lutOf(DIVERGING);
 
 /** The colour of a weight in [0, 1]. */
 export function colourOf(v) {
   const i = Math.round(Math.min(1, Math.max(0, v || 0)) * 255);
   return LUT[i];
 }
-// Text on a cell: white from the mid blues on (both choices keep ~4.5:1 contrast or better).
-const inkOn = (v) => (v > 0.68 ? '#fff' : TEXT);
+
+const tick = (v) => {
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 0.1 ? String(Number(v.toFixed(2))) : v.toPrecision(2);
+};
+
+/**
+ * The colour scale of a spec: where a value falls (t in [0, 1]), its colour, the legend's
+ * stops and ticks. Default: attention weights, [0, 1], Blues.
+ */
+export function scaleOf(spec) {
+  const s = spec?.scale;
+  if (!s) return { t: (v) => Math.min(1, Math.max(0, v || 0)), lut: LUT, stops: STOPS, ticks: [[0, '0'], [0.25, '0.25'], [0.5, '0.5'], [0.75, '0.75'], [1, '1']], diverging: false };
+  if (s.diverging) {
+    const m = Math.max(Math.abs(s.min ?? 0), Math.abs(s.max ?? 0)) || 1;
+    return { t: (v) => Math.min(1, Math.max(0, ((v || 0) / m + 1) / 2)), lut: DIVERGING_LUT, stops: DIVERGING,
+      ticks: [[0, tick(-m)], [0.5, '0'], [1, tick(m)]], diverging: true };
+  }
+  const lo = s.min ?? 0;
+  const hi = s.max > lo ? s.max : lo + 1;
+  return { t: (v) => Math.min(1, Math.max(0, ((v || 0) - lo) / (hi - lo))), lut: LUT, stops: STOPS,
+    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => [f, tick(lo + f * (hi - lo))]), diverging: false };
+}
+const colourIn = (scale, v) => scale.lut[Math.round(scale.t(v) * 255)];
+// Text on a cell: white from the mid blues on (both choices keep ~4.5:1 contrast or better);
+// on a diverging scale, white at both dark ends.
+const inkOn = (scale, v) => {
+  const t = scale.t(v);
+  return (scale.diverging ? t < 0.15 || t > 0.85 : t > 0.68) ? '#fff' : TEXT;
+};
 
 let measureCtx = null;
 function measure(text, font = FONT) {
@@ -95,25 +131,27 @@ function layout(spec, width) {
   }
   return {
     compact: false, rows, cols, rotate, rowLabelW, colLabelH, x: rowLabelW, y: colLabelH, cw, ch, legend,
-    width: Math.ceil(Math.max(rowLabelW + gridW + (rotate ? padRight : 8), legend ? rowLabelW + legend.w + (legend.below ? 8 : 130) : 0)),
+    width: Math.ceil(Math.max(rowLabelW + gridW + (rotate ? padRight : 8),
+      legend ? rowLabelW + (legend.below ? Math.max(legend.w, measure(spec.legendLabel ?? 'attention weight')) + 8 : legend.w + 130) : 0)),
     height: Math.ceil(colLabelH + ch * rows + (legend ? (legend.below ? 76 : 58) : 6)),
   };
 }
 
 const valueAt = (spec, r, c) => (c < spec.values[r].length ? spec.values[r][c] : undefined);
-const fmt = (v) => (Math.abs(v) >= 0.995 ? v.toFixed(2) : v.toFixed(2).replace(/^0/, ''));
+const fmt = (v) => (Math.abs(v) >= 9.95 ? v.toFixed(1) : Math.abs(v) >= 0.995 ? v.toFixed(2) : v.toFixed(2).replace(/^(-?)0/, '$1'));
 
 function draw(ctx, spec, L) {
+  const scale = scaleOf(spec);
   ctx.clearRect(0, 0, L.width, L.height);
   const showText = !L.compact && L.cw >= 34;
   ctx.textBaseline = 'middle';
   for (let r = 0; r < L.rows; r++) {
     for (let c = 0; c < L.cols; c++) {
       const v = valueAt(spec, r, c);
-      ctx.fillStyle = v === undefined ? EMPTY : colourOf(v);
+      ctx.fillStyle = v === undefined ? EMPTY : colourIn(scale, v);
       ctx.fillRect(L.x + c * L.cw, L.y + r * L.ch, L.cw, L.ch);
       if (showText && v !== undefined) {
-        ctx.fillStyle = inkOn(v);
+        ctx.fillStyle = inkOn(scale, v);
         ctx.font = `11px ${FONT_FAMILY}`;
         ctx.textAlign = 'center';
         ctx.fillText(fmt(v), L.x + (c + 0.5) * L.cw, L.y + (r + 0.5) * L.ch);
@@ -153,7 +191,7 @@ function draw(ctx, spec, L) {
   if (L.legend) {
     const g = L.legend;
     const grad = ctx.createLinearGradient(g.x, 0, g.x + g.w, 0);
-    STOPS.forEach((s, i) => grad.addColorStop(i / (STOPS.length - 1), s));
+    scale.stops.forEach((s, i) => grad.addColorStop(i / (scale.stops.length - 1), s));
     ctx.fillStyle = grad;
     ctx.fillRect(g.x, g.y, g.w, g.h);
     ctx.strokeStyle = '#8c959f';
@@ -162,9 +200,9 @@ function draw(ctx, spec, L) {
     ctx.fillStyle = TEXT;
     ctx.font = FONT;
     ctx.textAlign = 'center';
-    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    for (const [t, label] of scale.ticks) {
       ctx.fillRect(g.x + t * (g.w - 1), g.y + g.h, 1, 4);
-      ctx.fillText(String(t), clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4), g.y + g.h + 13);
+      ctx.fillText(label, clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4), g.y + g.h + 13);
     }
     ctx.textAlign = 'left';
     ctx.fillText(spec.legendLabel ?? 'attention weight', g.below ? g.x : g.x + g.w + 10, g.below ? g.y + g.h + 31 : g.y + g.h / 2);
@@ -176,6 +214,7 @@ const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 /** The SVG elements of a map laid out at (dx, dy); used by heatmapSVG and composite exports. */
 export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {
   const L = layout(spec, width);
+  const scale = scaleOf(spec);
   const out = [`<g transform="translate(${dx} ${dy})" font-family='${FONT_FAMILY}' font-size="12" fill="${TEXT}">`];
   const showText = !L.compact && L.cw >= 34;
   for (let r = 0; r < L.rows; r++) {
@@ -183,9 +222,9 @@ export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {
       const v = valueAt(spec, r, c);
       const x = L.x + c * L.cw;
       const y = L.y + r * L.ch;
-      out.push(`<rect x="${x}" y="${y}" width="${L.cw}" height="${L.ch}" fill="${v === undefined ? EMPTY : colourOf(v)}">${v === undefined ? '' : `<title>${esc(spec.rowLabels?.[r] ?? r)} → ${esc(spec.colLabels?.[c] ?? c)}: ${v}</title>`}</rect>`);
+      out.push(`<rect x="${x}" y="${y}" width="${L.cw}" height="${L.ch}" fill="${v === undefined ? EMPTY : colourIn(scale, v)}">${v === undefined ? '' : `<title>${esc(spec.rowLabels?.[r] ?? r)} → ${esc(spec.colLabels?.[c] ?? c)}: ${v}</title>`}</rect>`);
       if (showText && v !== undefined) {
-        out.push(`<text x="${x + L.cw / 2}" y="${y + L.ch / 2}" text-anchor="middle" dominant-baseline="central" font-size="11" fill="${inkOn(v)}">${fmt(v)}</text>`);
+        out.push(`<text x="${x + L.cw / 2}" y="${y + L.ch / 2}" text-anchor="middle" dominant-baseline="central" font-size="11" fill="${inkOn(scale, v)}">${fmt(v)}</text>`);
       }
     }
   }
@@ -206,11 +245,11 @@ export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {
     });
     if (L.legend) {
       const g = L.legend;
-      out.push(`<defs><linearGradient id="${idPrefix}-legend">${STOPS.map((s, i) => `<stop offset="${i / (STOPS.length - 1)}" stop-color="${s}"/>`).join('')}</linearGradient></defs>`);
+      out.push(`<defs><linearGradient id="${idPrefix}-legend">${scale.stops.map((s, i) => `<stop offset="${i / (scale.stops.length - 1)}" stop-color="${s}"/>`).join('')}</linearGradient></defs>`);
       out.push(`<rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="url(#${idPrefix}-legend)" stroke="#8c959f"/>`);
-      for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      for (const [t, label] of scale.ticks) {
         out.push(`<rect x="${g.x + t * (g.w - 1)}" y="${g.y + g.h}" width="1" height="4"/>`);
-        out.push(`<text x="${clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4)}" y="${g.y + g.h + 13}" text-anchor="middle" dominant-baseline="central">${t}</text>`);
+        out.push(`<text x="${clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4)}" y="${g.y + g.h + 13}" text-anchor="middle" dominant-baseline="central">${label}</text>`);
       }
       out.push(`<text x="${g.below ? g.x : g.x + g.w + 10}" y="${g.below ? g.y + g.h + 31 : g.y + g.h / 2}" dominant-baseline="central">${esc(spec.legendLabel ?? 'attention weight')}</text>`);
     }

@@ -1,5 +1,5 @@
 // The demo page: form, "Break the model" panel, stepper, output lines, logits, attention views,
-// beam view, URL state. It only displays what the engine (in web/app/worker.js) returns.
+// beam view, the "Analyses" card (web/app/analyses.js), URL state. It only displays what the engine (in web/app/worker.js) returns.
 import { formatBytes, getEngine } from './client.js';
 import { HEATMAP_CSS, Heatmap, FONT_FAMILY, heatmapSVGBody, svgDocument } from './heatmap.js';
 import { KINDS, attentionSpec, layersOf } from './views.js';
@@ -9,6 +9,7 @@ import { exportAs } from './export.js';
 import { decodeOptions, formatState, hasInterventions, noInterventions, parseState, strategyOptions } from './state.js';
 import { InterventionsPanel, SITE_LABEL, describeInterventions, editsOf, fitInterventions, presetOf, PATTERN_LABEL } from './interventions.js';
 import { findModel, modelUrl, models } from '../models.js';
+import { AnalysesPanel, PATTERN_RULES } from './analyses.js';
 
 const $ = (id) => document.getElementById(id);
 const app = $('app');
@@ -80,6 +81,16 @@ function showError(e) {
 /** Where a re-translation should go: the same step, or the end if the current one is done. */
 const keepStep = () => (snap ? (snap.done ? 'end' : snap.steps) : st.step);
 
+/** Sessions keep the value and query/key vectors (memory) only while a view needs them. */
+const needsVectors = () => st.vnorm || st.an === 'vectors';
+let vectorsAsked = null;
+/** Re-translates at the same step, with vectors, once per session that lacks them. */
+function fetchVectors() {
+  if (!snap || snap.vectors || vectorsAsked === snap.sid) return;
+  vectorsAsked = snap.sid;
+  translate({ step: keepStep() });
+}
+
 /** How the unmodified model translates `text` with `options` (asked once per sentence and options). */
 function outcomeOf(url, text, options, onProgress) {
   const key = JSON.stringify([url, text, options]);
@@ -100,7 +111,7 @@ function translate({ step = 1 } = {}) {
   const url = modelUrl(entry);
   const text = st.s;
   const asked = st.iv;
-  const want = { ...st };
+  const want = { ...st, vectors: needsVectors() };
   return run(async () => {
     const bar = $('progress-bar');
     const onProgress = ({ loaded, total }) => {
@@ -276,6 +287,7 @@ function render() {
   renderOutput();
   renderLogitsPanel();
   renderView();
+  analyses.render(snap);
   panel.render(st.iv, { encoderLayers: snap.dims.encoderLayers, decoderLayers: snap.dims.decoderLayers, heads: snap.dims.heads }, snap.source.pieces);
 }
 
@@ -412,7 +424,7 @@ const CAPTIONS = {
 
 function renderView() {
   const view = st.view;
-  for (const tab of document.querySelectorAll('[role=tab]')) {
+  for (const tab of document.querySelectorAll('#attention [role=tab]')) {
     const on = tab.dataset.view === view;
     tab.setAttribute('aria-selected', String(on));
     tab.tabIndex = on ? 0 : -1;
@@ -422,7 +434,14 @@ function renderView() {
   $('layer-field').hidden = $('head-field').hidden = !isMap;
   $('kind-field').hidden = view !== 'model';
   $('pruned-field').hidden = view !== 'beam';
-  $('view-caption').textContent = CAPTIONS[view];
+  $('vnorm-field').hidden = !isMap;
+  $('vnorm').value = st.vnorm ? '1' : '0';
+  const vnorm = isMap && st.vnorm && snap.vectors;
+  $('view-caption').textContent = CAPTIONS[view] + (vnorm
+    ? ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weight times the norm of what that token sends through the head (W_O·v); rows no longer sum to 1.'
+    : '');
+  $('pattern-help').hidden = !(view === 'model' && st.kind === 'encoder');
+  $('pattern-help').textContent = `Badges: the pattern class of each encoder head on this sentence (Kovaleva et al. 2019). ${PATTERN_RULES}`;
   if (!isMap) renderViewNote(view);
   const body = $('view-body');
   body.dataset.view = view;
@@ -443,7 +462,7 @@ function renderView() {
       body.insertAdjacentHTML('afterbegin', '<p class="placeholder">No step yet: press Next (or →).</p>');
       return;
     }
-    mainMap.set(attentionSpec(snap, view, st.layer, st.head));
+    mainMap.set(attentionSpec(snap, view, st.layer, st.head, vnorm));
     markFirstHeatmap();
   } else if (view === 'model') {
     renderModelView(body);
@@ -532,6 +551,20 @@ function renderModelView(body) {
       });
       const cell = thumbs.maps[l][h].root.parentElement;
       cell.classList.toggle('selected', l === st.layer && h === st.head);
+      let badge = cell.querySelector('.pattern');
+      const pattern = kind === 'encoder' ? snap.patterns?.[l * H + h] : null;
+      if (pattern) {
+        if (!badge) {
+          badge = document.createElement('span');
+          badge.className = 'pattern';
+          cell.append(badge);
+        }
+        badge.textContent = pattern;
+        badge.dataset.pattern = pattern;
+        badge.title = `${pattern}. ${PATTERN_RULES}`;
+      } else {
+        badge?.remove();
+      }
       const e = editsOf(shownInterventions(), kind, l, h);
       const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern]].filter(Boolean).join(' · ');
       if (mod) cell.dataset.mod = mod;
@@ -642,9 +675,14 @@ function wire() {
   $('kind').addEventListener('change', () => { st.kind = $('kind').value; renderView(); });
   $('pruned').addEventListener('change', () => renderView());
   $('scale').addEventListener('change', () => snap && renderLogitsPanel());
-  for (const tab of document.querySelectorAll('[role=tab]')) {
+  for (const tab of document.querySelectorAll('#attention [role=tab]')) {
     tab.addEventListener('click', () => { st.view = tab.dataset.view; if (snap) renderView(); });
   }
+  $('vnorm').addEventListener('change', () => {
+    st.vnorm = $('vnorm').value === '1';
+    if (st.vnorm && snap && !snap.vectors) fetchVectors();
+    else if (snap) renderView();
+  });
   for (const b of document.querySelectorAll('[data-export]')) {
     b.addEventListener('click', () => exportView(b.dataset.export, b.dataset.format));
   }
@@ -654,7 +692,7 @@ function wire() {
     if (t instanceof Element && t.closest('input, select, textarea, [contenteditable]')) return;
     if (t instanceof Element && t.getAttribute('role') === 'tab' && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
       // Arrow keys move between tabs, as tab lists do.
-      const tabs = [...document.querySelectorAll('[role=tab]')];
+      const tabs = [...t.closest('[role=tablist]').querySelectorAll('[role=tab]')];
       const i = tabs.indexOf(t) + (e.key === 'ArrowRight' ? 1 : -1);
       const to = tabs[(i + tabs.length) % tabs.length];
       e.preventDefault();
@@ -670,6 +708,13 @@ function wire() {
     }
   });
 }
+
+const analyses = new AnalysesPanel($('analyses'), {
+  engine,
+  state: () => st,
+  set: (changes) => { Object.assign(st, changes); writeURL(); },
+  needVectors: fetchVectors,
+});
 
 const panel = new InterventionsPanel($('break'), {
   onChange: (iv) => {

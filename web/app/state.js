@@ -5,6 +5,9 @@
 //                                          custom weights joined by _), e.g. att=cross.*.*.uniform
 //   mask=SITE.LAYER.HEAD                  a masked head, e.g. mask=encoder.0.3
 //   skip=NAME                             a skipped sub-layer (the engine's names), e.g. skip=ffn
+// The analyses ride along too: vnorm=1 (the attention maps show ‖α·f(x)‖), an=TAB (the open
+// analysis: rollout, vectors, importance, timeline), epoch=N (the training timeline's snapshot,
+// an index into TIMELINE of web/app/analyses.js).
 import { defaultModelId, findModel } from '../models.js';
 
 export const VIEWS = ['cross', 'encoder', 'self', 'model', 'beam'];
@@ -12,11 +15,12 @@ export const MODES = ['greedy', 'beam', 'sample'];
 export const PENALTIES = ['none', 'average', 'gnmt'];
 export const SITES = ['encoder', 'self', 'cross'];
 export const PATTERNS = ['uniform', 'beginning', 'end', 'custom'];
+export const ANALYSES = ['rollout', 'vectors', 'importance', 'timeline'];
 export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm'];
 
 export const DEFAULTS = Object.freeze({
   s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: 'cross',
-  kind: 'cross', beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  kind: 'cross', vnorm: false, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
   iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
@@ -95,6 +99,9 @@ export function parseState(search) {
     layer: int(q.get('layer'), 0, 1024, DEFAULTS.layer),
     view: oneOf(q.get('view'), VIEWS, DEFAULTS.view),
     kind: oneOf(q.get('kind'), ['cross', 'encoder', 'self'], DEFAULTS.kind),
+    vnorm: q.get('vnorm') === '1',
+    an: oneOf(q.get('an'), ANALYSES, DEFAULTS.an),
+    epoch: int(q.get('epoch'), 0, 64, DEFAULTS.epoch),
     beam: int(q.get('beam'), 1, 64, DEFAULTS.beam),
     lp: oneOf(q.get('lp'), PENALTIES, DEFAULTS.lp),
     alpha: num(q.get('alpha'), 0, 10, DEFAULTS.alpha),
@@ -128,6 +135,9 @@ export function formatState(st) {
   if (st.view === 'model') q.set('kind', st.kind);
   q.set('layer', st.layer);
   q.set('head', st.head);
+  if (st.vnorm) q.set('vnorm', '1');
+  if (st.an && st.an !== DEFAULTS.an) q.set('an', st.an);
+  if (st.an === 'timeline' && st.epoch !== DEFAULTS.epoch) q.set('epoch', st.epoch);
   const iv = normalizeInterventions(st.iv);
   for (const a of iv.attention) q.append('att', [a.site, a.layer, a.head, a.pattern, ...(a.weights ? [a.weights.join('_')] : [])].join('.'));
   for (const m of iv.maskHeads) q.append('mask', `${m.site}.${m.layer}.${m.head}`);
@@ -139,6 +149,8 @@ export function formatState(st) {
 export function decodeOptions(st) {
   const options = strategyOptions(st);
   if (hasInterventions(st.iv)) options.interventions = normalizeInterventions(st.iv);
+  // ‖α·f(x)‖ and the Q·Kᵀ rows need the value and query/key vectors: kept only when asked for.
+  if (st.vectors) options.capture = { vectors: true };
   return options;
 }
 

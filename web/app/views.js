@@ -27,8 +27,26 @@ function pick(data, heads, size, layer, head) {
 
 const stepLabel = (row) => `${row.step + 1}) ${row.output}`;
 
-/** The heatmap spec of one attention kind, layer and head at the snapshot's position. */
-export function attentionSpec(snap, kind, layer, head) {
+/** The largest value of a list of rows (where the colour scale of a map that is not weights ends). */
+export function largest(rows) {
+  let m = 0;
+  for (const row of rows) for (const v of row) if (v > m) m = v;
+  return m;
+}
+
+/**
+ * The heatmap spec of one attention kind, layer and head at the snapshot's position; with
+ * `vnorm`, the engine's ‖α·f(x)‖ (the snapshot must come from a session with capture.vectors)
+ * on a colour scale from 0 to the map's largest value.
+ */
+export function attentionSpec(snap, kind, layer, head, vnorm = false) {
+  if (vnorm && snap.vectors) {
+    const spec = attentionSpec({ ...snap, encoder: snap.vencoder, cross: snap.vcross, self: snap.vself }, kind, layer, head);
+    return {
+      ...spec, scale: { min: 0, max: largest(spec.values) }, legendLabel: '‖α·f(x)‖',
+      describe: (r, c) => `${spec.describe(r, c)} (‖α·f(x)‖)`, ariaLabel: `${spec.ariaLabel} (‖α·f(x)‖)`,
+    };
+  }
   const { heads, src } = snap.dims;
   const source = snap.source.pieces;
   const headName = head === 'mean' ? 'mean of heads' : `head ${head}`;
@@ -62,5 +80,17 @@ export function attentionSpec(snap, kind, layer, head) {
     rowLabels: rows.map(stepLabel), colLabels: positions, highlightRow: rows.length - 1,
     describe: (r, c) => `step ${r + 1}, producing “${rows[r].output}”, attends to position ${c} “${positions[c]}”`,
     ariaLabel: `Decoder self-attention, layer ${layer}, ${headName}: ${rows.length} target steps over earlier positions`,
+  };
+}
+
+/** The encoder rollout [src × src] as a heatmap spec. */
+export function rolloutSpec(snap) {
+  const { src } = snap.dims;
+  const source = snap.source.pieces;
+  const values = Array.from({ length: src }, (_, q) => snap.rollout.subarray(q * src, (q + 1) * src));
+  return {
+    values, rowLabels: source, colLabels: source, highlightRow: -1, legendLabel: 'rollout weight',
+    describe: (r, c) => `after the encoder, “${source[r]}” draws on input “${source[c]}”`,
+    ariaLabel: `Attention rollout through the encoder: ${src} output positions over ${src} input tokens`,
   };
 }

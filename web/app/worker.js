@@ -17,6 +17,17 @@
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   snapshot {sid}   close {sid}   stats {}
 //
+// Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
+//   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
+//   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
+//   factor     {sid, kind, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
+//              before the softmax (needs a session opened with capture.vectors) and after it
+//   importance {url, pairs}                 -> Model.headImportance (progress: {done, total})
+//   timeline   {url, text}                  -> a greedy run of that model: tokens and cross-attention
+// A session opened with options.capture.vectors also carries ‖α·f(x)‖ in its snapshots
+// (vencoder, vcross, vself, same layout as encoder/cross/self); every snapshot carries the
+// encoder rollout and the encoder heads' pattern classes.
+//
 // A snapshot is what the views draw: the state, the selected hypothesis' path and, for each of
 // its steps, the engine's top alternatives and attention tensors, the encoder attention and the
 // beam tree. No numbers are computed here: everything comes from web/attnscope.js as it is.
@@ -106,6 +117,9 @@ function snapshot(s) {
   const rows = [];
   const cross = [];
   const self = [];
+  const vectors = !!s.options?.capture?.vectors;
+  const vcross = [];
+  const vself = [];
   for (let k = 0; k < path.length; k++) {
     const record = session.history(k);
     const e = record.expansions.findIndex((x) => same(x.prefix, path.slice(0, k)));
@@ -127,11 +141,19 @@ function snapshot(s) {
         logProb: session.logits(k, { hypothesis: e, logProbs: true })[id],
       };
     }
+    row.expansion = e;
     rows.push(row);
     cross.push(session.crossAttention(k, { hypothesis: e }).data);
     self.push(session.selfAttention(k, { hypothesis: e }).data);
+    if (vectors) {
+      vcross.push(session.valueWeightedAttention('cross', k, { hypothesis: e }).data);
+      vself.push(session.valueWeightedAttention('self', k, { hypothesis: e }).data);
+    }
   }
   s.encoder ??= session.encoderAttention();
+  s.rollout ??= session.rollout();
+  s.patterns ??= session.encoderPatterns();
+  if (vectors) s.vencoder ??= session.valueWeightedAttention('encoder', 0);
   const { config } = model;
   return {
     sid: s.sid, url: s.url, options: s.options,
@@ -142,6 +164,8 @@ function snapshot(s) {
     rows,
     dims: { encoderLayers: config.n_encoder_layers, decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
     encoder: s.encoder.data, cross, self,
+    rollout: s.rollout.data, patterns: s.patterns,
+    vectors, ...(vectors ? { vencoder: s.vencoder.data, vcross, vself } : {}),
     tree: session.beamTree(),
     forcedSteps: [...s.script.keys()],
   };
@@ -237,6 +261,59 @@ const handlers = {
     if (kind === 'cross') return session.crossAttention(step, { hypothesis, layer, head });
     if (kind === 'self') return session.selfAttention(step, { hypothesis, layer, head });
     throw new Error(`attention kind must be 'encoder', 'cross' or 'self', got '${kind}'`);
+  },
+
+  async vectors({ url }, progress) {
+    const model = await getModel(url, progress);
+    return {
+      positional: model.positionalEncoding(),
+      pcaSource: model.embeddingPca('source'), pcaTarget: model.embeddingPca('target'),
+      sourceVocab: model.vocab('source'), targetVocab: model.vocab('target'),
+    };
+  },
+
+  cosine({ sid }) {
+    const s = live(sid);
+    const path = currentPath(s, stateOf(s.session));
+    return s.model.embeddingCosine(s.session.source.ids, path);
+  },
+
+  factor({ sid, kind, layer, head, query = 0, step = 0, hypothesis = 0 }) {
+    const { session } = live(sid);
+    const logits = session.attentionLogits(kind, { layer, head, query, step, hypothesis });
+    let weights;
+    if (kind === 'encoder') {
+      const map = session.encoderAttention({ layer, head });
+      const n = map.shape[1];
+      weights = map.data.slice(query * n, (query + 1) * n);
+    } else {
+      weights = (kind === 'cross' ? session.crossAttention(step, { hypothesis, layer, head }) : session.selfAttention(step, { hypothesis, layer, head })).data;
+    }
+    return { logits, weights };
+  },
+
+  async importance({ url, pairs }, progress) {
+    const model = await getModel(url);
+    return model.headImportance(pairs, { onProgress: (done, total) => progress({ done, total }) });
+  },
+
+  async timeline({ url, text }, progress) {
+    const model = await getModel(url, progress);
+    const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
+    try {
+      session.run();
+      const ids = session.nbest()[0]?.ids ?? session.hypotheses()[0]?.ids ?? [];
+      const vocab = model.vocab('target');
+      const cross = [];
+      for (let k = 0; k < session.steps; k++) cross.push(session.crossAttention(k).data);
+      const { config } = model;
+      return {
+        text: session.translation, tokens: ids.map((id) => vocab[id]), source: session.source, cross,
+        dims: { decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
+      };
+    } finally {
+      session.dispose();
+    }
   },
 
   close({ sid }) {

@@ -1,0 +1,455 @@
+// The "Analyses" card of the demo page: attention rollout, the vectors (positional encoding,
+// embedding PCA, source × target cosine, one query's Q·Kᵀ row before and after the softmax),
+// the head-importance sweep and the toy model's training timeline. Every number comes from the
+// engine (web/app/worker.js calls web/attnscope.js); this file only lays them out.
+import { Heatmap } from './heatmap.js';
+import { largest, rolloutSpec } from './views.js';
+import { findModel, modelUrl, models } from '../models.js';
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+const SITE_TITLE = { encoder: 'Encoder self-attention', self: 'Decoder self-attention', cross: 'Cross-attention' };
+const signed = (v, digits = 4) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
+
+/** The toy model's snapshots in training order, the trained model last. */
+export const TIMELINE = [
+  ...models.filter((m) => /^toy-en-de-epoch\d+$/.test(m.id)).map((m) => {
+    const epoch = Number(m.id.match(/epoch(\d+)$/)[1]);
+    return { id: m.id, epoch, label: epoch === 0 ? 'epoch 0 (random init)' : `epoch ${epoch}` };
+  }),
+  { id: 'toy-en-de', epoch: null, label: 'trained (final)' },
+];
+
+/**
+ * The toy model's dev set, generated from its grammar (README, models/README.md): subject i/we
+ * → ich/wir, an optional modal (can → konnen, want to → mochten), a verb and one of its objects.
+ * German order: subject, modal, object, verb with a modal; else subject, verb, object.
+ */
+export function toyDevSet() {
+  const subjects = [['i', 'ich'], ['we', 'wir']];
+  const modals = [null, ['can', 'konnen'], ['want to', 'mochten']];
+  const verbs = [
+    ['eat', 'essen', [['bread', 'brot'], ['apple', 'apfel']]],
+    ['drink', 'trinken', [['water', 'wasser'], ['beer', 'bier']]],
+    ['read', 'lesen', [['book', 'buch'], ['newspaper', 'zeitung']]],
+  ];
+  const pairs = [];
+  for (const [se, sd] of subjects) {
+    for (const modal of modals) {
+      for (const [ve, vd, objects] of verbs) {
+        for (const [oe, od] of objects) {
+          pairs.push(modal
+            ? [`${se} ${modal[0]} ${ve} ${oe}`, `${sd} ${modal[1]} ${od} ${vd}`]
+            : [`${se} ${ve} ${oe}`, `${sd} ${vd} ${od}`]);
+        }
+      }
+    }
+  }
+  return pairs;
+}
+
+const isToy = (id) => /^toy-en-de(-epoch\d+)?$/.test(id);
+
+/** "source<TAB>reference" lines (blank lines and lines without a tab are skipped). */
+export function parsePairs(text) {
+  return text.split(/\r?\n/).map((l) => l.split('\t')).filter((p) => p.length >= 2 && p[0].trim() && p[1].trim())
+    .map(([a, b]) => [a.trim(), b.trim()]);
+}
+
+const PATTERN_RULES = 'Rules (src/analysis/attention_maps.h), first match wins: a flat map (mean of each row’s largest weight below 2/K) is heterogeneous; '
+  + 'diagonal if band(1) ≥ 0.5 (mean weight within one position of the diagonal); vertical if column ≥ 0.5 (the largest mean weight one key receives); '
+  + 'vertical+diagonal if band(1) ≥ 0.3 and column ≥ 0.3; block if band(3) ≥ 0.6; else heterogeneous.';
+export { PATTERN_RULES };
+
+export class AnalysesPanel {
+  #el;
+  #o;
+  #snap = null;
+  #st = null;
+  #maps = {};
+  #vectors = new Map(); // url -> promise of the 'vectors' answer
+  #cosineKey = '';
+  #factorKey = '';
+  #importance = null; // {key, result}
+  #running = false;
+  #devFor = null;
+  #timelineKey = '';
+
+  /** opts: engine, state() (the page state), set(changes) (updates state + URL), needVectors(). */
+  constructor(el, opts) {
+    this.#el = el;
+    this.#o = opts;
+    const $ = (sel) => el.querySelector(sel);
+    this.$ = $;
+    for (const tab of el.querySelectorAll('[role=tab]')) {
+      tab.addEventListener('click', () => { this.#o.set({ an: tab.dataset.an }); this.render(); });
+    }
+    for (const id of ['#fq-kind', '#fq-layer', '#fq-head', '#fq-query']) $(id).addEventListener('change', () => { this.#factorKey = ''; this.#renderFactor(); });
+    $('#vec-side-all').addEventListener('change', () => this.#renderScatter(true));
+    $('#hi-run').addEventListener('click', () => this.#runImportance());
+    $('#hi-file').addEventListener('change', async () => {
+      const f = $('#hi-file').files[0];
+      if (f) $('#hi-pairs').value = await f.text();
+      this.#countPairs();
+    });
+    $('#hi-pairs').addEventListener('input', () => this.#countPairs());
+    $('#hi-generate').addEventListener('click', () => { $('#hi-pairs').value = toyDevSet().map((p) => p.join('\t')).join('\n'); this.#countPairs(); });
+    const slider = $('#tl-slider');
+    slider.max = TIMELINE.length - 1;
+    $('#tl-ticks').innerHTML = TIMELINE.map((t, i) => `<option value="${i}" label="${esc(t.epoch ?? 'final')}"></option>`).join('');
+    slider.addEventListener('input', () => { this.#o.set({ epoch: Number(slider.value) }); this.#renderTimeline(); });
+  }
+
+  /** Redraws the open analysis for a new snapshot or state. */
+  render(snap = this.#snap) {
+    this.#snap = snap;
+    this.#st = this.#o.state();
+    if (!snap) return;
+    const an = this.#st.an;
+    for (const tab of this.#el.querySelectorAll('[role=tab]')) {
+      const on = tab.dataset.an === an;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+    }
+    for (const p of this.#el.querySelectorAll('.an-pane')) p.hidden = p.dataset.an !== an;
+    this.$('#an-panel').setAttribute('aria-labelledby', `an-tab-${an}`);
+    if (an === 'rollout') this.#renderRollout();
+    else if (an === 'vectors') this.#renderVectors();
+    else if (an === 'importance') this.#renderImportance();
+    else this.#renderTimeline();
+  }
+
+  #map(name, container, opts = {}) {
+    if (!this.#maps[name] || !container.contains(this.#maps[name].root)) {
+      container.replaceChildren();
+      this.#maps[name] = new Heatmap(container, opts);
+      this.#maps[name].root.id = `${name}-map`;
+    }
+    return this.#maps[name];
+  }
+
+  #error(where, e) {
+    where.innerHTML = `<p class="error"></p>`;
+    where.firstChild.textContent = e.message;
+  }
+
+  // ---------------------------------------------------------------------------- rollout
+  #renderRollout() {
+    this.#map('rollout', this.$('#rollout-body')).set(rolloutSpec(this.#snap));
+  }
+
+  // ---------------------------------------------------------------------------- vectors
+  #vectorsOf(url) {
+    if (!this.#vectors.has(url)) {
+      const p = this.#o.engine.request('vectors', { url });
+      p.catch(() => this.#vectors.delete(url));
+      this.#vectors.set(url, p);
+    }
+    return this.#vectors.get(url);
+  }
+
+  async #renderVectors() {
+    const snap = this.#snap;
+    const pane = this.$('#an-vectors');
+    try {
+      const v = await this.#vectorsOf(snap.url);
+      if (this.#snap !== snap) return;
+      const [P, D] = v.positional.shape;
+      const rows = Array.from({ length: P }, (_, p) => v.positional.data.subarray(p * D, (p + 1) * D));
+      const extent = Math.max(largest(rows), -Math.min(...v.positional.data));
+      const every = Math.max(1, Math.ceil(D / 32));
+      const rowEvery = Math.max(1, Math.ceil(P / 24));
+      this.#map('positional', this.$('#pos-body')).set({
+        values: rows, rowLabels: rows.map((_, p) => (p % rowEvery ? '' : `pos ${p}`)), colLabels: Array.from({ length: D }, (_, d) => (d % every ? '' : String(d))),
+        highlightRow: -1, maxCell: 16, scale: { min: -extent, max: extent, diverging: true }, legendLabel: 'value of the encoding',
+        describe: (r, c) => `position ${r}, dimension ${c}`,
+        ariaLabel: `Positional encoding: ${P} positions × ${D} dimensions`,
+      });
+      this.$('#pos-body').dataset.shape = `${P}x${D}`;
+      this.vectorsData = v;
+      this.#renderScatter();
+    } catch (e) {
+      this.#error(this.$('#pos-body'), e);
+    }
+    // Cosine of the sentence's source and target embeddings.
+    const key = `${snap.sid}:${snap.path.ids.join(',')}`;
+    if (key !== this.#cosineKey) {
+      this.#cosineKey = key;
+      if (!snap.path.ids.length) {
+        this.$('#cos-body').innerHTML = '<p class="placeholder">No target token yet: press Next (or →).</p>';
+        this.#maps.cosine = null;
+      } else {
+        try {
+          const c = await this.#o.engine.request('cosine', { sid: snap.sid });
+          if (this.#snap !== snap) return;
+          const [S, T] = c.shape;
+          this.#map('cosine', this.$('#cos-body')).set({
+            values: Array.from({ length: S }, (_, i) => c.data.subarray(i * T, (i + 1) * T)),
+            rowLabels: snap.source.pieces, colLabels: snap.path.tokens, highlightRow: -1,
+            scale: { min: -1, max: 1, diverging: true }, legendLabel: 'cosine similarity',
+            describe: (r, col) => `cos(source “${snap.source.pieces[r]}”, target “${snap.path.tokens[col]}”)`,
+            ariaLabel: `Cosine similarity of ${S} source and ${T} target token embeddings`,
+          });
+        } catch (e) {
+          this.#error(this.$('#cos-body'), e);
+        }
+      }
+    }
+    this.#renderFactor();
+    pane.dataset.ready = 'true';
+  }
+
+  #renderScatter(force = false) {
+    const v = this.vectorsData;
+    const snap = this.#snap;
+    if (!v || !snap) return;
+    const key = `${snap.url}:${snap.source.ids.join(',')}:${snap.path.ids.join(',')}:${this.$('#vec-side-all').checked}`;
+    if (!force && this.$('#pca-body').dataset.key === key) return;
+    this.$('#pca-body').dataset.key = key;
+    const labelAll = this.$('#vec-side-all').checked;
+    const panel = (pca, vocab, used, title, colour) => {
+      const [n] = pca.shape;
+      const W = 380;
+      const H = 300;
+      const pad = 26;
+      let x0 = Infinity; let x1 = -Infinity; let y0 = Infinity; let y1 = -Infinity;
+      for (let i = 0; i < n; i++) {
+        x0 = Math.min(x0, pca.data[2 * i]); x1 = Math.max(x1, pca.data[2 * i]);
+        y0 = Math.min(y0, pca.data[2 * i + 1]); y1 = Math.max(y1, pca.data[2 * i + 1]);
+      }
+      const sx = (x) => pad + ((x - x0) / ((x1 - x0) || 1)) * (W - 2 * pad);
+      const sy = (y) => H - pad - ((y - y0) / ((y1 - y0) || 1)) * (H - 2 * pad);
+      const few = n <= 200;
+      const dots = [];
+      const labels = [];
+      // Labels are nudged down (then up) past ones already placed, this sentence's tokens first.
+      const placed = [];
+      const place = (x, y, w) => {
+        for (const dy of [0, 11, -11, 22, -22, 33]) {
+          const box = [x, y + dy - 9, x + w, y + dy + 2];
+          if (!placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) {
+            placed.push(box);
+            return dy;
+          }
+        }
+        return 0;
+      };
+      const order = [...Array(n).keys()].sort((a, b) => Number(used.has(b)) - Number(used.has(a)));
+      for (const i of order) {
+        const x = sx(pca.data[2 * i]).toFixed(1);
+        const y = sy(pca.data[2 * i + 1]).toFixed(1);
+        const on = used.has(i);
+        dots.push(`<circle class="pt${on ? ' used' : ''}" cx="${x}" cy="${y}" r="${on ? 4.5 : few ? 3.5 : 1.6}" fill="${on ? '#d94801' : colour}" data-token="${esc(vocab[i])}"><title>${esc(vocab[i])}: (${pca.data[2 * i]}, ${pca.data[2 * i + 1]})</title></circle>`);
+        // Labels right of their point, or left of it near the right edge.
+        const left = Number(x) > W - 70;
+        if (few || labelAll || on) {
+          const w = String(vocab[i]).length * 6.5 + 2;
+          const lx = Number(x) + (left ? -6 - w : 6);
+          const dy = place(lx, Number(y) + 4, w);
+          labels.push(`<text x="${Number(x) + (left ? -6 : 6)}" y="${Number(y) + 4 + dy}"${left ? ' text-anchor="end"' : ''}${on ? ' font-weight="600" fill="#a63603" stroke="#fff" stroke-width="3" paint-order="stroke"' : ''}>${esc(vocab[i])}</text>`);
+        }
+      }
+      return `<figure class="scatter"><figcaption>${title} <span class="muted">(${n} tokens)</span></figcaption>
+        <svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}: ${n} token embeddings on their first two principal components" data-points="${n}" font-size="11" font-family="system-ui, sans-serif" fill="#1f2328">
+        <rect x="0.5" y="0.5" width="${W - 1}" height="${H - 1}" fill="#fff" stroke="#d0d7de"/>
+        <text x="${W - 6}" y="${H - 8}" text-anchor="end" fill="#57606a">PC 1 →</text><text x="8" y="14" fill="#57606a">↑ PC 2</text>
+        ${dots.join('')}${labels.join('')}</svg></figure>`;
+    };
+    this.$('#pca-body').innerHTML = panel(v.pcaSource, v.sourceVocab, new Set(snap.source.ids), 'Source embeddings', '#2171b5')
+      + panel(v.pcaTarget, v.targetVocab, new Set(snap.path.ids), 'Target embeddings', '#6a51a3');
+  }
+
+  async #renderFactor() {
+    const snap = this.#snap;
+    const $ = this.$;
+    const kind = $('#fq-kind').value;
+    const L = kind === 'encoder' ? snap.dims.encoderLayers : snap.dims.decoderLayers;
+    const fill = (select, n, label) => {
+      const want = `${n}`;
+      if (select.dataset.n !== want) {
+        const keep = Number(select.value) || 0;
+        select.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(label(i), i)));
+        select.dataset.n = want;
+        select.value = String(Math.min(keep, n - 1));
+      }
+    };
+    fill($('#fq-layer'), L, (i) => `${i + 1} of ${L}`);
+    fill($('#fq-head'), snap.dims.heads, (i) => `${i + 1} of ${snap.dims.heads}`);
+    const q = $('#fq-query');
+    const srcKey = snap.source.pieces.join('\u0001');
+    if (q.dataset.key !== srcKey) {
+      const keep = Number(q.value) || 0;
+      q.replaceChildren(...snap.source.pieces.map((p, i) => new Option(`${i}: ${p}`, i)));
+      q.dataset.key = srcKey;
+      q.value = String(Math.min(keep, snap.source.pieces.length - 1));
+    }
+    $('#fq-query-field').hidden = kind !== 'encoder';
+    const body = $('#factor-body');
+    const row = snap.rows.at(-1);
+    $('#fq-step').hidden = kind === 'encoder';
+    $('#fq-step').textContent = row ? `query: step ${row.step + 1} (input “${row.input}”, producing “${row.output}”)` : '';
+    if (kind !== 'encoder' && !row) {
+      body.innerHTML = '<p class="placeholder">No step yet: press Next (or →).</p>';
+      return;
+    }
+    if (!snap.vectors) {
+      body.innerHTML = '<p class="placeholder">Getting the query and key vectors…</p>';
+      this.#o.needVectors();
+      return;
+    }
+    const args = { sid: snap.sid, kind, layer: Number($('#fq-layer').value), head: Number($('#fq-head').value),
+      query: Number(q.value), step: row?.step ?? 0, hypothesis: row?.expansion ?? 0 };
+    const key = JSON.stringify(args);
+    if (key === this.#factorKey) return;
+    this.#factorKey = key;
+    try {
+      const { logits, weights } = await this.#o.engine.request('factor', args);
+      if (this.#factorKey !== key) return;
+      const keys = kind === 'self' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces;
+      const m = Math.max(...Array.from(logits, Math.abs)) || 1;
+      const bars = (values, cls, span) => Array.from(values, (v, i) => {
+        const w = (Math.abs(v) / span) * 50;
+        const style = cls === 'before' ? (v >= 0 ? `left:50%;width:${w}%` : `left:${50 - w}%;width:${w}%`) : `left:0;width:${v * 100}%`;
+        return `<div class="fbar ${cls}" data-key="${i}" data-value="${v}" title="“${esc(keys[i])}”: ${v}">
+          <span class="tok">${esc(keys[i])}</span><span class="track${cls === 'before' ? ' zero' : ''}"><i class="${v < 0 ? 'neg' : ''}" style="${style}"></i></span><span class="num">${v.toFixed(3)}</span></div>`;
+      }).join('');
+      body.innerHTML = `<div class="factor-cols">
+        <div><h4>Before softmax: q·kᵀ/√d<sub>head</sub></h4><div class="frow" id="factor-before">${bars(logits, 'before', m)}</div></div>
+        <div><h4>After softmax: the attention row</h4><div class="frow" id="factor-after">${bars(weights, 'after', 1)}</div></div></div>`;
+    } catch (e) {
+      this.#factorKey = '';
+      this.#error(body, e);
+    }
+  }
+
+  // ---------------------------------------------------------------------- head importance
+  #countPairs() {
+    const n = parsePairs(this.$('#hi-pairs').value).length;
+    this.$('#hi-count').textContent = `${n} pair${n === 1 ? '' : 's'}`;
+    this.$('#hi-run').disabled = this.#running || n === 0;
+  }
+
+  #renderImportance() {
+    const st = this.#st;
+    const $ = this.$;
+    if (this.#devFor !== st.model) {
+      this.#devFor = st.model;
+      const toy = isToy(st.model);
+      $('#hi-generate').hidden = !toy;
+      $('#hi-pairs').value = toy ? toyDevSet().map((p) => p.join('\t')).join('\n') : '';
+      $('#hi-devnote').textContent = toy
+        ? 'Dev set: the toy grammar’s 36 sentence pairs, generated by the page (edit them if you like).'
+        : 'Paste a dev set, one “source<TAB>reference” pair per line, or load a file (e.g. 100 validation sentences).';
+      this.#countPairs();
+      if (this.#importance?.model !== st.model) $('#hi-results').replaceChildren();
+    }
+  }
+
+  async #runImportance() {
+    const $ = this.$;
+    const pairs = parsePairs($('#hi-pairs').value);
+    if (!pairs.length || this.#running) return;
+    const st = this.#o.state();
+    const url = modelUrl(findModel(st.model));
+    const pane = $('#an-importance');
+    this.#running = true;
+    pane.dataset.state = 'running';
+    $('#hi-run').disabled = true;
+    const bar = $('#hi-progress');
+    $('#hi-progress-box').hidden = false;
+    bar.value = 0;
+    $('#hi-progress-text').textContent = 'Starting…';
+    try {
+      const result = await this.#o.engine.request('importance', { url, pairs }, ({ done, total }) => {
+        bar.max = total;
+        bar.value = done;
+        $('#hi-progress-text').textContent = `${done} of ${total} heads masked`;
+      });
+      this.#importance = { model: st.model, result };
+      this.#drawImportance(result, pairs.length);
+      pane.dataset.state = 'done';
+    } catch (e) {
+      pane.dataset.state = 'error';
+      this.#error($('#hi-results'), e);
+    } finally {
+      this.#running = false;
+      this.#countPairs();
+    }
+  }
+
+  #drawImportance(result, n) {
+    const box = this.$('#hi-results');
+    box.replaceChildren();
+    const heads = result.heads;
+    const extent = Math.max(...heads.map((h) => Math.abs(h.deltaLogLikelihood))) || 1;
+    const summary = document.createElement('p');
+    summary.className = 'caption';
+    summary.textContent = `${n} pairs, ${result.tokens} reference tokens; log-likelihood per token with nothing masked: ${result.baseLogLikelihood.toPrecision(4)}. `
+      + 'Each cell: how much it changes when that head alone is masked (negative = the model needs the head).';
+    const grid = document.createElement('div');
+    grid.className = 'hi-grid';
+    box.append(summary, grid);
+    for (const site of ['encoder', 'self', 'cross']) {
+      const mine = heads.filter((h) => h.site === site);
+      if (!mine.length) continue;
+      const L = Math.max(...mine.map((h) => h.layer)) + 1;
+      const H = Math.max(...mine.map((h) => h.head)) + 1;
+      const values = Array.from({ length: L }, () => new Array(H));
+      for (const h of mine) values[h.layer][h.head] = h.deltaLogLikelihood;
+      const fig = document.createElement('figure');
+      fig.className = 'hi-site';
+      fig.dataset.site = site;
+      fig.innerHTML = `<figcaption>${SITE_TITLE[site]}</figcaption>`;
+      grid.append(fig);
+      const map = new Heatmap(fig);
+      map.root.id = `hi-${site}`;
+      map.set({
+        values, rowLabels: values.map((_, l) => `layer ${l + 1}`), colLabels: Array.from({ length: H }, (_, h) => `head ${h + 1}`),
+        highlightRow: -1, maxCell: 46, scale: { min: -extent, max: extent, diverging: true }, legendLabel: 'Δ log-likelihood per token',
+        describe: (r, c) => `${SITE_TITLE[site]}, layer ${r + 1}, head ${c + 1} masked: Δ log-likelihood per token`,
+        ariaLabel: `Head importance, ${SITE_TITLE[site]}: ${L} layers × ${H} heads`,
+      });
+    }
+    const sorted = [...heads].sort((a, b) => a.deltaLogLikelihood - b.deltaLogLikelihood);
+    const item = (h) => `<li data-site="${h.site}" data-layer="${h.layer}" data-head="${h.head}" data-value="${h.deltaLogLikelihood}">${SITE_TITLE[h.site]}, layer ${h.layer + 1}, head ${h.head + 1}: <b>${signed(h.deltaLogLikelihood)}</b></li>`;
+    const k = Math.min(3, sorted.length);
+    const lists = document.createElement('div');
+    lists.className = 'hi-lists';
+    lists.innerHTML = `<div><h4>Most important (masking hurts most)</h4><ol id="hi-most">${sorted.slice(0, k).map(item).join('')}</ol></div>
+      <div><h4>Least important</h4><ol id="hi-least">${sorted.slice(-k).reverse().map(item).join('')}</ol></div>`;
+    box.append(lists);
+  }
+
+  // ---------------------------------------------------------------------------- timeline
+  async #renderTimeline() {
+    const st = this.#o.state();
+    const $ = this.$;
+    const i = Math.min(st.epoch, TIMELINE.length - 1);
+    const entry = TIMELINE[i];
+    $('#tl-slider').value = String(i);
+    $('#tl-label').textContent = `${entry.label} · ${i + 1} of ${TIMELINE.length}`;
+    const key = `${entry.id}:${st.s}`;
+    if (key === this.#timelineKey) return;
+    this.#timelineKey = key;
+    const pane = $('#an-timeline');
+    pane.dataset.ready = 'false';
+    try {
+      const r = await this.#o.engine.request('timeline', { url: modelUrl(findModel(entry.id)), text: st.s });
+      if (this.#timelineKey !== key) return;
+      const { heads, src } = r.dims;
+      const source = r.source.pieces;
+      $('#tl-output').textContent = r.text || r.tokens.join(' ');
+      $('#tl-output').dataset.tokens = r.tokens.join(' ');
+      this.#map('timeline', $('#tl-body')).set({
+        values: r.cross.map((d) => d.subarray(0, src)), // layer 1, head 1 (the toy model has one of each)
+        rowLabels: r.tokens.map((t, k) => `${k + 1}) ${t}`), colLabels: source, highlightRow: -1, maxCell: 36,
+        describe: (row, c) => `${entry.label}: step ${row + 1}, producing “${r.tokens[row]}”, attends to “${source[c]}”`,
+        ariaLabel: `Cross-attention of the toy model at ${entry.label}, layer 1, head 1${heads > 1 ? ` of ${heads}` : ''}`,
+      });
+      pane.dataset.ready = 'true';
+      pane.dataset.model = entry.id;
+    } catch (e) {
+      this.#timelineKey = '';
+      this.#error($('#tl-body'), e);
+    }
+  }
+}
