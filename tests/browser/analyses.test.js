@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { toyDevSet } from '../../web/app/analyses.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { hoverCell, idle, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 let env;
@@ -26,12 +26,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const app = document.querySelector('#app');
-    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0;
-  }, null, { timeout: 30_000 });
-}
 
 /** The value the tooltip of `map` (a .hm element) shows for cell (r, c). */
 async function cellValue(page, map, r, c) {

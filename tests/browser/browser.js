@@ -57,3 +57,20 @@ export function watchErrors(page) {
   page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') errors.push(`worker: ${m.text()}`); }));
   return errors;
 }
+
+/** Waits until the demo page has no engine request in flight (and has rendered at least once). */
+export async function idle(page) {
+  await page.waitForFunction(() => {
+    const app = document.querySelector('#app');
+    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0;
+  }, null, { timeout: 30_000 });
+}
+
+/** A fresh demo page at `path` (service workers blocked: the offline test has its own). */
+export async function openPage(env, path, { viewport = { width: 1280, height: 900 }, acceptDownloads = false } = {}) {
+  const page = await env.browser.newPage({ viewport, serviceWorkers: 'block', acceptDownloads });
+  const errors = watchErrors(page);
+  await page.goto(env.url(path));
+  await idle(page);
+  return { page, errors };
+}

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { hoverCell, idle, openPage, root, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 const TRAINED = 'ich konnen apfel essen';
@@ -30,21 +30,8 @@ function engineRun(interventions) {
   return s;
 }
 
-async function open(path) {
-  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-  const errors = watchErrors(page);
-  await page.goto(env.url(path));
-  await idle(page);
-  return { page, errors };
-}
+const open = (path) => openPage(env, path);
 
-/** Waits until the page has no engine request in flight (and has rendered at least once). */
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const app = document.querySelector('#app');
-    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0;
-  }, null, { timeout: 30_000 });
-}
 
 const steps = async (page) => Number(await page.locator('#app').getAttribute('data-steps'));
 const translation = (page) => page.textContent('#translation');

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { decodeOptions, formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { hoverCell, idle, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 let env;
@@ -26,22 +26,9 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** A fresh page (service workers blocked: the offline test has its own). */
-async function open(path, viewport = { width: 1280, height: 900 }) {
-  const page = await env.browser.newPage({ viewport, serviceWorkers: 'block', acceptDownloads: true });
-  const errors = watchErrors(page);
-  await page.goto(env.url(path));
-  await idle(page);
-  return { page, errors };
-}
+/** A fresh page that accepts downloads (for the export test). */
+const open = (path, viewport) => openPage(env, path, { viewport, acceptDownloads: true });
 
-/** Waits until the page has no engine request in flight (and has rendered at least once). */
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const app = document.querySelector('#app');
-    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0;
-  }, null, { timeout: 30_000 });
-}
 
 async function steps(page) {
   return Number(await page.locator('#app').getAttribute('data-steps'));
