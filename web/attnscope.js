@@ -20,6 +20,40 @@ export class AttnscopeError extends Error {
   }
 }
 
+// Text for the engine. Lone UTF-16 surrogates become U+FFFD here: Emscripten's UTF-8 encoder
+// would pair a lone high surrogate with whatever code unit follows it (eating a space or a letter).
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+function text(value) {
+  return String(value).replace(loneSurrogate, '\uFFFD');
+}
+
+// An integer argument for the engine. Embind would silently turn 'x', NaN or 0.5 into 0 and wrap
+// 2**40 around to 0, so the wrong step or token would be used without a word.
+function int(value, what) {
+  if (!Number.isInteger(value)) throw new AttnscopeError(`${what} must be an integer, got ${String(value)}`);
+  if (value < -0x80000000 || value > 0x7fffffff) throw new AttnscopeError(`${what} ${value} is out of range`);
+  return value;
+}
+
+function ints(values, what) {
+  return Array.from(values, (v) => int(v, what));
+}
+
+// Options as JSON. JSON.stringify would turn NaN and Infinity into null, which the engine reads
+// as "not given": say so instead.
+function json(options, what) {
+  try {
+    return JSON.stringify(options, (key, value) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new AttnscopeError(`${what} '${key}' must be a finite number, got ${value}`);
+      }
+      return value;
+    });
+  } catch (e) {
+    throw e instanceof AttnscopeError ? e : new AttnscopeError(`${what} cannot be read: ${e.message}`);
+  }
+}
+
 function check(result) {
   if (result !== null && typeof result === 'object' && typeof result.error === 'string') {
     throw new AttnscopeError(result.error);
@@ -190,14 +224,14 @@ export class Model {
   tokenId(token, side = 'target') { return this.vocab(side).indexOf(token); }
 
   /** How the model cuts `text`: {pieces, ids, unknown}. */
-  tokenize(text, { side = 'source' } = {}) {
+  tokenize(input, { side = 'source' } = {}) {
     if (side !== 'source' && side !== 'target') throw new AttnscopeError(`side must be 'source' or 'target', got '${side}'`);
-    return check(this.#live().tokenize(String(text), side === 'target'));
+    return check(this.#live().tokenize(text(input), side === 'target'));
   }
 
   /** Teacher-forced log-probability of `target` as the translation of `source`. */
   score(source, target, { interventions = {} } = {}) {
-    return check(this.#live().score(String(source), String(target), JSON.stringify(interventions)));
+    return check(this.#live().score(text(source), text(target), json(interventions, 'intervention option')));
   }
 
   /**
@@ -206,7 +240,8 @@ export class Model {
    * Runs synchronously: call it in a Web Worker for big models.
    */
   headImportance(pairs, { onProgress } = {}) {
-    return check(this.#live().headSweep(pairs.map((p) => String(p[0])), pairs.map((p) => String(p[1])),
+    if (!Array.isArray(pairs)) throw new AttnscopeError('headImportance needs an array of [source, reference] pairs');
+    return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])),
       onProgress ?? null));
   }
 
@@ -220,7 +255,9 @@ export class Model {
   positionalEncoding() { return check(this.#live().positionalEncoding()); }
 
   /** cos(source embedding, target embedding) for token ids: {shape: [srcIds.length, tgtIds.length], data}. */
-  embeddingCosine(srcIds, tgtIds) { return check(this.#live().embeddingCosine(Array.from(srcIds), Array.from(tgtIds))); }
+  embeddingCosine(srcIds, tgtIds) {
+    return check(this.#live().embeddingCosine(ints(srcIds, 'token id'), ints(tgtIds, 'token id')));
+  }
 
   /**
    * Starts decoding `text`; returns a Session that has encoded the source and is at step 0.
@@ -229,19 +266,19 @@ export class Model {
    * temperature, topK, topP, seed, prefix (ids or text), alternatives,
    * capture: {attention = true, logits = true, vectors = false}.
    */
-  translate(text, options = {}) {
-    const { prefix, capture, ...rest } = options;
+  translate(sentence, options = {}) {
+    const { prefix, capture, ...rest } = options ?? {};
     const opts = { ...rest, capture: { attention: true, logits: true, ...capture } };
     if (typeof prefix === 'string') {
       const t = this.tokenize(prefix, { side: 'target' });
       if (t.unknown.length) throw new AttnscopeError(`prefix has words the target vocabulary lacks: ${t.unknown.join(', ')}`);
       opts.prefix = t.ids;
     } else if (prefix !== undefined) {
-      opts.prefix = Array.from(prefix);
+      opts.prefix = ints(prefix, 'prefix token id');
     }
     const handle = new this.#runtime.SessionHandle();
     try {
-      check(handle.start(this.#live(), String(text), JSON.stringify(opts)));
+      check(handle.start(this.#live(), text(sentence), json(opts, 'decoding option')));
     } catch (e) {
       handle.delete();
       throw e;
@@ -298,7 +335,7 @@ export class Session {
     const id = typeof token === 'string' ? this.#model.tokenId(token) : token;
     if (typeof token === 'string' && id < 0) throw new AttnscopeError(`'${token}' is not in the target vocabulary`);
     if (!Number.isInteger(id)) throw new AttnscopeError(`token must be an integer id or a token string, got ${token}`);
-    return check(this.#live().force(id, hypothesis));
+    return check(this.#live().force(int(id, 'token id'), int(hypothesis, 'hypothesis')));
   }
 
   get done() { return this.#state().done; }
@@ -318,7 +355,7 @@ export class Session {
   get source() { return check(this.#live().source()); }
 
   /** Step `step`: for each hypothesis extended, its prefix, score and top alternatives. */
-  history(step) { return check(this.#live().history(step)); }
+  history(step) { return check(this.#live().history(int(step, 'step'))); }
 
   /** Encoder self-attention: {shape: [layers, heads, src, src], data}, or one head's [src, src]. */
   encoderAttention({ layer, head } = {}) {
@@ -327,17 +364,19 @@ export class Session {
 
   /** Cross-attention of a step: {shape: [layers, heads, src], data}, or one head's [src]. */
   crossAttention(step, { hypothesis = 0, layer, head } = {}) {
-    return pickHead(check(this.#live().stepAttention(step, hypothesis, 'cross')), layer, head, 'cross attention');
+    return pickHead(check(this.#live().stepAttention(int(step, 'step'), int(hypothesis, 'hypothesis'), 'cross')), layer, head,
+      'cross attention');
   }
 
   /** Decoder self-attention of a step: {shape: [layers, heads, step + 1], data}, or one head's. */
   selfAttention(step, { hypothesis = 0, layer, head } = {}) {
-    return pickHead(check(this.#live().stepAttention(step, hypothesis, 'self')), layer, head, 'self attention');
+    return pickHead(check(this.#live().stepAttention(int(step, 'step'), int(hypothesis, 'hypothesis'), 'self')), layer, head,
+      'self attention');
   }
 
   /** The logits (or log-probabilities) over the target vocabulary at a step. */
   logits(step, { hypothesis = 0, logProbs = false } = {}) {
-    return check(this.#live().logits(step, hypothesis, logProbs));
+    return check(this.#live().logits(int(step, 'step'), int(hypothesis, 'hypothesis'), Boolean(logProbs)));
   }
 
   /** Attention rollout through the encoder (Abnar & Zuidema 2020): {shape: [src, src], data}. */
@@ -348,7 +387,8 @@ export class Session {
    * getters. kind: 'encoder' | 'self' | 'cross'. Needs capture.vectors.
    */
   valueWeightedAttention(kind, step = 0, { hypothesis = 0, layer, head } = {}) {
-    return pickHead(check(this.#live().valueWeighted(kind, step, hypothesis)), layer, head, 'value-weighted attention');
+    return pickHead(check(this.#live().valueWeighted(String(kind), int(step, 'step'), int(hypothesis, 'hypothesis'))), layer,
+      head, 'value-weighted attention');
   }
 
   /**
@@ -357,7 +397,8 @@ export class Session {
    * generated at `step` by `hypothesis`. Needs capture.vectors.
    */
   attentionLogits(kind, { layer = 0, head = 0, query = 0, step = 0, hypothesis = 0 } = {}) {
-    return check(this.#live().attentionLogits(kind, layer, head, query, step, hypothesis));
+    return check(this.#live().attentionLogits(String(kind), int(layer, 'layer'), int(head, 'head'), int(query, 'query'),
+      int(step, 'step'), int(hypothesis, 'hypothesis')));
   }
 
   /** The pattern class (Kovaleva et al. 2019) of every encoder head, [layer * heads + head]. */
@@ -367,7 +408,7 @@ export class Session {
   beamTree() { return check(this.#live().tree()); }
 
   /** Text of target ids, specials removed. */
-  detokenize(ids) { return check(this.#live().detokenize(Array.from(ids))); }
+  detokenize(ids) { return check(this.#live().detokenize(ints(ids, 'token id'))); }
 
   /** Frees the session's WASM memory. */
   dispose() { release(this); }
