@@ -58,11 +58,15 @@ export type AttentionSite = 'encoder' | 'self' | 'cross';
 export interface Interventions {
   /** Replace attention weights; layer/head '*' (or omitted) = all. */
   attention?: { site?: AttentionSite; layer?: number | '*'; head?: number | '*';
-    pattern?: 'uniform' | 'beginning' | 'end' | 'custom'; weights?: number[] }[];
+    pattern?: 'uniform' | 'beginning' | 'end' | 'custom';
+    /** custom: one row (every query) or a matrix (row i for query i; later queries reuse the last row). */
+    weights?: number[] | number[][] }[];
   /** Zero these heads' outputs (they still attend, and their maps are still reported). */
   maskHeads?: { site: AttentionSite; layer: number; head: number }[];
   /** Drop whole sub-layers (they still run for display, but add nothing) or every LayerNorm. */
   skip?: ('encoderSelfAttention' | 'decoderSelfAttention' | 'crossAttention' | 'ffn' | 'layerNorm')[];
+  /** Copy the source encoding into the decoder: every cross-attention sub-layer outputs the mean of the encoder output. */
+  copySourceEncoding?: boolean;
 }
 
 export class Model {
@@ -77,9 +81,9 @@ export class Model {
   embeddingPca(side?: 'source' | 'target'): AttentionTensor;
   positionalEncoding(): AttentionTensor;
   embeddingCosine(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>): AttentionTensor;
-  headImportance(pairs: [string, string][], options?: { onProgress?: (done: number, total: number) => void }): {
-    baseLogLikelihood: number; tokens: number;
-    heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number }[];
+  headImportance(pairs: [string, string][], options?: { onProgress?: (done: number, total: number) => void; bleu?: boolean }): {
+    baseLogLikelihood: number; tokens: number; baseBleu?: number;
+    heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number; deltaBleu?: number }[];
   };
   dispose(): void;
   [Symbol.dispose](): void;

@@ -36,9 +36,25 @@ int index_or_all(const json& v, const std::string& key) {
   return integer(v, key);
 }
 
-// {"attention": [{"site": "cross", "layer": 0, "head": "*", "pattern": "uniform", "weights": [...]}],
+// Custom attention weights: one row [w, ...] (every query) or a matrix [[w, ...], ...] (row i
+// for query i).
+std::vector<std::vector<float>> weight_rows(const json& v) {
+  const char* what = "interventions.attention weights must be an array of numbers or an array of rows";
+  if (!v.is_array() || v.empty()) throw InputError(what);
+  const bool matrix = v[0].is_array();
+  std::vector<std::vector<float>> rows;
+  for (const json& row : matrix ? v : json::array({v})) {
+    if (!row.is_array() || row.empty()) throw InputError(what);
+    rows.emplace_back();
+    for (const json& w : row) rows.back().push_back(static_cast<float>(number(w, "weights")));
+  }
+  return rows;
+}
+
+// {"attention": [{"site": "cross", "layer": 0, "head": "*", "pattern": "uniform", "weights": [...] or [[...], ...]}],
 //  "maskHeads": [{"site": "encoder", "layer": 0, "head": 3}],
-//  "skip": ["encoderSelfAttention", "decoderSelfAttention", "crossAttention", "ffn", "layerNorm"]}
+//  "skip": ["encoderSelfAttention", "decoderSelfAttention", "crossAttention", "ffn", "layerNorm"],
+//  "copySourceEncoding": true}
 Interventions interventions_from_json(const json& j) {
   if (!j.is_object()) throw InputError("decoding option 'interventions' must be an object");
   Interventions iv;
@@ -55,10 +71,7 @@ Interventions interventions_from_json(const json& j) {
           continue;
         }
         AttentionOverride o{site, layer, head, parse_attention_pattern(e.contains("pattern") ? string(e["pattern"], "pattern") : "uniform"), {}};
-        if (e.contains("weights")) {
-          if (!e["weights"].is_array()) throw InputError("interventions.attention weights must be an array of numbers");
-          for (const json& w : e["weights"]) o.custom.push_back(static_cast<float>(number(w, "weights")));
-        }
+        if (e.contains("weights")) o.custom = weight_rows(e["weights"]);
         iv.attention.push_back(std::move(o));
       }
     } else if (key == "skip") {
@@ -72,8 +85,10 @@ Interventions interventions_from_json(const json& j) {
         else if (what == "layerNorm") iv.skip_layer_norm = true;
         else throw InputError("unknown skip '" + what + "' (encoderSelfAttention, decoderSelfAttention, crossAttention, ffn, layerNorm)");
       }
+    } else if (key == "copySourceEncoding") {
+      iv.copy_source_encoding = boolean(v, "interventions.copySourceEncoding");
     } else {
-      throw InputError("unknown intervention '" + key + "' (attention, maskHeads, skip)");
+      throw InputError("unknown intervention '" + key + "' (attention, maskHeads, skip, copySourceEncoding)");
     }
   }
   return iv;

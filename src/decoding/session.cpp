@@ -59,14 +59,17 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
   options_.interventions.validate(c);
   for (const AttentionOverride& o : options_.interventions.attention) {
     if (o.pattern != HeadEdit::Pattern::Custom) continue;
-    // A custom row is one weight per source position, so it fits encoder and cross attention;
+    // A custom row has one weight per source position, so it fits encoder and cross attention;
     // decoder self-attention grows by one position per step.
     if (o.site == AttentionSite::DecoderSelf)
-      throw InputError("a custom attention row needs a fixed length: use it on encoder or cross attention");
-    if (o.custom.size() != source_.ids.size())
-      throw InputError("custom attention row has " + std::to_string(o.custom.size()) + " weights but the source has " +
-                       std::to_string(source_.ids.size()) + " tokens (including </s>)");
-    HeadEdit{false, true, o.pattern, o.custom}.weights_for(static_cast<int>(o.custom.size()));  // checks the values
+      throw InputError("custom attention weights need a fixed length: use them on encoder or cross attention");
+    const HeadEdit edit{false, true, o.pattern, o.custom};
+    for (size_t r = 0; r < std::max<size_t>(o.custom.size(), 1); ++r) {
+      if (r < o.custom.size() && o.custom[r].size() != source_.ids.size())
+        throw InputError("custom attention row " + std::to_string(r) + " has " + std::to_string(o.custom[r].size()) +
+                         " weights but the source has " + std::to_string(source_.ids.size()) + " tokens (including </s>)");
+      edit.weights_for(static_cast<int>(r), static_cast<int>(source_.ids.size()));  // checks the values
+    }
   }
   memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_, options_.interventions);
   sampler_.reseed(options_.seed, 0);

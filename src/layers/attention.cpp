@@ -6,7 +6,7 @@ namespace attnscope {
 
 Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
                                   const ops::MatrixRef& v, std::vector<Matrix>* attn,
-                                  const AttentionEdits& edits) const {
+                                  const AttentionEdits& edits, int first_query) const {
   const Eigen::Index d_head = q.cols() / n_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   Matrix heads(q.rows(), q.cols());
@@ -20,7 +20,9 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
     Matrix scores = (q_h * k_h.transpose()) * scale;
     ops::softmax_rows(scores);  // scores now holds the attention weights
     const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;
-    if (edit && edit->replaced) scores.rowwise() = edit->weights_for(static_cast<int>(k.rows()));
+    if (edit && edit->replaced)
+      for (Eigen::Index r = 0; r < scores.rows(); ++r)
+        scores.row(r) = edit->weights_for(first_query + static_cast<int>(r), static_cast<int>(k.rows()));
     if (edit && edit->masked) heads.middleCols(h * d_head, d_head).setZero();
     else heads.middleCols(h * d_head, d_head).noalias() = scores * v_h;
     if (attn) (*attn)[h] = std::move(scores);

@@ -14,9 +14,10 @@ struct MultiHeadAttention {
   // For every head h: attn_h = softmax(q_h k_hᵀ / sqrt(d_head)), out_h = attn_h v_h.
   // q: [Tq, d]; k, v: [Tk, d]. Returns the heads concatenated, [Tq, d], before out_proj.
   // If `attn` is given, it receives each head's weights [Tq, Tk] (after any replacement).
-  // `edits` may replace a head's weights or zero its output.
+  // `edits` may replace a head's weights or zero its output; `first_query` is the position of
+  // q's first row (a decoder step's single query sits at its target position).
   Matrix attend(const ops::MatrixRef& q, const ops::MatrixRef& k, const ops::MatrixRef& v,
-                std::vector<Matrix>* attn, const AttentionEdits& edits = {}) const;
+                std::vector<Matrix>* attn, const AttentionEdits& edits = {}, int first_query = 0) const;
 };
 
 }  // namespace attnscope

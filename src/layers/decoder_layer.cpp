@@ -2,10 +2,14 @@
 
 namespace attnscope {
 
+// The target position of the current step (its key is already in the self-attention cache).
+static int position(const DecoderLayerState& state) { return state.self.length() - 1; }
+
 DecoderLayerState DecoderLayer::start(const Matrix& memory) const {
   DecoderLayerState state;
   state.cross_k = cross_attn.k_proj(memory);
   state.cross_v = cross_attn.v_proj(memory);
+  state.source_mean = memory.colwise().mean();
   return state;
 }
 
@@ -16,7 +20,7 @@ Matrix DecoderLayer::step(const Matrix& y, DecoderLayerState& state, const Probe
     const Matrix q = self_attn.q_proj(in), k = self_attn.k_proj(in), v = self_attn.v_proj(in);
     state.self.append(k, v);
     const Matrix out = self_attn.out_proj(
-        self_attn.attend(q, state.self.keys(), state.self.values(), probe.self_attn, edits.self_attn));
+        self_attn.attend(q, state.self.keys(), state.self.values(), probe.self_attn, edits.self_attn, position(state)));
     if (probe.wants_vectors()) {
       probe.record("self_q", q);
       probe.record("self_k", k);
@@ -28,8 +32,11 @@ Matrix DecoderLayer::step(const Matrix& y, DecoderLayerState& state, const Probe
 
   h = residual(h, cross_attn_norm, norm_position, [&](const Matrix& in) {
     const Matrix q = cross_attn.q_proj(in);
-    const Matrix out = cross_attn.out_proj(
-        cross_attn.attend(q, state.cross_k, state.cross_v, probe.cross_attn, edits.cross_attn));
+    Matrix out = cross_attn.out_proj(
+        cross_attn.attend(q, state.cross_k, state.cross_v, probe.cross_attn, edits.cross_attn, position(state)));
+    // A pre-attention encoder-decoder: the decoder gets one fixed summary of the source at
+    // every step instead of looking at its words (the attention still runs, to be shown).
+    if (edits.copy_source_encoding) out = state.source_mean.replicate(out.rows(), 1);
     if (probe.wants_vectors()) {
       probe.record("cross_q", q);
       probe.record("cross_attn_output", out);

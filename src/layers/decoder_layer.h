@@ -12,6 +12,7 @@ namespace attnscope {
 struct DecoderLayerState {
   KVCache self;
   Matrix cross_k, cross_v;  // [source length, d]
+  RowVector source_mean;    // the mean of the encoder output: what "copy the source encoding" adds
 };
 
 // One decoder layer, run one target position at a time: masked self-attention (the mask is

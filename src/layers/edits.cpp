@@ -4,7 +4,7 @@
 
 namespace attnscope {
 
-RowVector HeadEdit::weights_for(int keys) const {
+RowVector HeadEdit::weights_for(int query, int keys) const {
   RowVector w = RowVector::Zero(keys);
   switch (pattern) {
     case Pattern::Uniform:
@@ -25,16 +25,20 @@ RowVector HeadEdit::weights_for(int keys) const {
       w[keys - 1] = 1.0f;
       break;
     case Pattern::Custom: {
-      if (static_cast<int>(custom.size()) != keys)
-        throw InputError("custom attention row has " + std::to_string(custom.size()) + " weights but this head attends to " +
-                         std::to_string(keys) + " positions");
+      if (custom.empty()) throw InputError("custom attention needs at least one row of weights");
+      const size_t r = std::min<size_t>(static_cast<size_t>(query), custom.size() - 1);
+      const std::vector<float>& row = custom[r];
+      if (static_cast<int>(row.size()) != keys)
+        throw InputError("custom attention row " + std::to_string(r) + " has " + std::to_string(row.size()) +
+                         " weights but query " + std::to_string(query) + " attends to " + std::to_string(keys) +
+                         " positions");
       float sum = 0.0f;
-      for (float x : custom) {
+      for (float x : row) {
         if (!(x >= 0.0f) || !std::isfinite(x)) throw InputError("custom attention weights must be finite and >= 0");
         sum += x;
       }
       if (!(sum > 0.0f)) throw InputError("custom attention weights must not all be zero");
-      for (int i = 0; i < keys; ++i) w[i] = custom[i] / sum;
+      for (int i = 0; i < keys; ++i) w[i] = row[i] / sum;
       break;
     }
   }

@@ -11,11 +11,13 @@ struct HeadEdit {
   bool masked = false;    // the head's output is zeroed (it still attends, for the page to show)
   bool replaced = false;  // its attention weights are replaced by `weights_for(keys)`
   enum class Pattern { Uniform, Beginning, End, Custom } pattern = Pattern::Uniform;
-  std::vector<float> custom;  // Custom: one row over the keys
+  // Custom: a matrix, one row per query position; queries past the last row use the last row
+  // (so one row is the same weights for every query).
+  std::vector<std::vector<float>> custom;
 
-  // The replacement row over `keys` positions; throws InputError if a custom row has the
-  // wrong length. Rules in src/model/interventions.h.
-  RowVector weights_for(int keys) const;
+  // The replacement row for the query at position `query` over `keys` positions; throws
+  // InputError if a custom row has the wrong length. Rules in src/model/interventions.h.
+  RowVector weights_for(int query, int keys) const;
 };
 
 struct AttentionEdits {
@@ -27,7 +29,8 @@ struct AttentionEdits {
 struct LayerEdits {
   AttentionEdits self_attn, cross_attn;
   bool skip_ffn = false;
-  bool skip_layer_norm = false;  // every LayerNorm of the layer becomes the identity
+  bool skip_layer_norm = false;       // every LayerNorm of the layer becomes the identity
+  bool copy_source_encoding = false;  // cross-attention's output becomes the mean source encoding
 };
 
 }  // namespace attnscope

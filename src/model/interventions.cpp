@@ -6,7 +6,7 @@ namespace attnscope {
 
 bool Interventions::empty() const {
   return attention.empty() && masked_heads.empty() && !skip_encoder_self_attention && !skip_decoder_self_attention &&
-         !skip_cross_attention && !skip_ffn && !skip_layer_norm;
+         !skip_cross_attention && !skip_ffn && !skip_layer_norm && !copy_source_encoding;
 }
 
 static int layers_at(AttentionSite site, const ModelConfig& c) {
@@ -69,6 +69,7 @@ LayerEdits Interventions::decoder_layer(int layer, const ModelConfig& c) const {
   e.cross_attn = edits_at(*this, AttentionSite::Cross, layer, skip_cross_attention, c.n_heads);
   e.skip_ffn = skip_ffn;
   e.skip_layer_norm = skip_layer_norm;
+  e.copy_source_encoding = copy_source_encoding;
   return e;
 }
 

@@ -8,7 +8,9 @@
 //   beginning  the first three positions 0.5, 0.25, 0.15; the other K-3 share 0.1
 //              (K <= 3: the first K of those, renormalised)
 //   end        everything on the last position (for decoder self-attention: the current token)
-//   custom     a user-given row of K non-negative weights, normalised to sum to 1
+//   custom     a user-given matrix of non-negative weights, one row of K per query position,
+//              each normalised to sum to 1; queries past the last row use the last row, so a
+//              single row gives every query the same weights (encoder and cross attention only)
 // Skips: a skipped sub-layer still runs (its attention stays observable) but adds nothing to
 // the residual stream; skipping LayerNorm makes every LayerNorm the identity.
 #include <string>
@@ -26,7 +28,7 @@ struct AttentionOverride {
   int layer = -1;  // -1: every layer
   int head = -1;   // -1: every head
   HeadEdit::Pattern pattern = HeadEdit::Pattern::Uniform;
-  std::vector<float> custom;
+  std::vector<std::vector<float>> custom;  // rows, one per query position (see HeadEdit)
 };
 
 struct HeadMask {
@@ -42,6 +44,10 @@ struct Interventions {
   bool skip_cross_attention = false;  // "no attention": the decoder never sees the source
   bool skip_ffn = false;
   bool skip_layer_norm = false;
+  // The decoder gets the source encoding copied in instead of attending to it: every cross-
+  // attention sub-layer outputs the mean of the encoder output (the fixed sentence vector of a
+  // pre-attention encoder-decoder, Sutskever et al. 2014), for every target position.
+  bool copy_source_encoding = false;
 
   bool empty() const;
   // Throws IndexError for a layer or head the model does not have.

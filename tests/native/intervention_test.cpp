@@ -6,6 +6,7 @@
 
 #include "decoding/options_json.h"
 #include "decoding/session.h"
+#include "model/encoder.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -31,7 +32,7 @@ DecodeSession run(const std::shared_ptr<const Model>& model, const std::string& 
 
 std::string text_of(const DecodeSession& s) { return s.detokenize(s.nbest().at(0).tokens); }
 
-Interventions cross(HeadEdit::Pattern p, std::vector<float> custom = {}) {
+Interventions cross(HeadEdit::Pattern p, std::vector<std::vector<float>> custom = {}) {
   Interventions iv;
   iv.attention.push_back({AttentionSite::Cross, -1, -1, p, std::move(custom)});
   return iv;
@@ -41,12 +42,13 @@ Interventions cross(HeadEdit::Pattern p, std::vector<float> custom = {}) {
 TEST(Interventions, SeedTableOnTheToyModel) {
   const auto model = toy();
   const std::string text = "i can eat apple";
-  Interventions no_attention, only_decoder_self, no_ffn, no_layer_norm, masked;
+  Interventions no_attention, only_decoder_self, no_ffn, no_layer_norm, masked, copy_source;
   no_attention.skip_cross_attention = true;
   only_decoder_self.skip_cross_attention = only_decoder_self.skip_encoder_self_attention = true;
   no_ffn.skip_ffn = true;
   no_layer_norm.skip_layer_norm = true;
   masked.masked_heads.push_back({AttentionSite::Cross, 0, 0});
+  copy_source.copy_source_encoding = true;
   Interventions layer_norm_only = only_decoder_self;  // every sub-layer skipped, LayerNorms kept
   layer_norm_only.skip_decoder_self_attention = layer_norm_only.skip_ffn = true;
   Interventions residual_only = layer_norm_only;  // ... and the LayerNorms too ("dropout only")
@@ -63,6 +65,7 @@ TEST(Interventions, SeedTableOnTheToyModel) {
       {"cross head 0 masked", masked},
       {"LayerNorm only", layer_norm_only},
       {"residual only", residual_only},
+      {"source encoding copied in", copy_source},
   };
   std::map<std::string, std::string> out;
   for (const auto& [name, iv] : rows) {
@@ -88,6 +91,59 @@ TEST(Interventions, UniformCrossChangesCrossAttentionAndNothingUpstream) {
   EXPECT_NE(uniform.history()[0].expansions[0].logits, plain.history()[0].expansions[0].logits);
 }
 
+TEST(Interventions, CopiedSourceEncodingReplacesTheCrossAttentionOutput) {
+  const auto model = toy();
+  Interventions copy;
+  copy.copy_source_encoding = true;
+  DecodeOptions o;
+  o.capture = {true, true, true};
+  o.interventions = copy;
+  DecodeSession copied(model, "we can drink water", o);
+  copied.run();
+  o.interventions = {};
+  DecodeSession plain(model, "we can drink water", o);
+  plain.run();
+  // The mean of the encoder output, computed here from the encoder alone.
+  const Matrix memory = encode(*model, plain.source().ids, Capture{}, nullptr);
+  const RowVector mean = memory.colwise().mean();
+  for (const StepRecord& r : copied.history()) {
+    const auto& got = r.expansions[0].trace.vectors.at("layers.0.cross_attn_output");
+    ASSERT_EQ(got.cols(), mean.cols());
+    for (Eigen::Index i = 0; i < mean.cols(); ++i) EXPECT_NEAR(got(0, i), mean[i], 1e-6f);
+  }
+  // Upstream of the cross-attention output nothing moves: encoder, and step 0's self-attention
+  // and cross-attention weights (the attention still runs; only its output is replaced).
+  EXPECT_EQ(copied.encoder_trace().self_attn.data, plain.encoder_trace().self_attn.data);
+  EXPECT_EQ(copied.history()[0].expansions[0].trace.self_attn.data, plain.history()[0].expansions[0].trace.self_attn.data);
+  EXPECT_EQ(copied.history()[0].expansions[0].trace.cross_attn.data, plain.history()[0].expansions[0].trace.cross_attn.data);
+  EXPECT_NE(copied.history()[0].expansions[0].logits, plain.history()[0].expansions[0].logits);
+  EXPECT_TRUE(decode_options_from_json(R"({"interventions": {"copySourceEncoding": true}})").interventions.copy_source_encoding);
+  EXPECT_THROW(decode_options_from_json(R"({"interventions": {"copySourceEncoding": 1}})"), InputError);
+}
+
+TEST(Interventions, CustomMatrixGivesEachQueryItsRow) {
+  const auto model = toy();
+  // "i eat apple" has 4 source tokens (with </s>); rows for target positions 0 and 1, then
+  // position 2 onwards keeps the last row.
+  const DecodeSession s = run(model, "i eat apple", cross(HeadEdit::Pattern::Custom, {{1, 0, 0, 0}, {0, 0, 3, 1}}));
+  ASSERT_GE(s.history().size(), 3u);
+  EXPECT_EQ(s.history()[0].expansions[0].trace.cross_attn.data, (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(s.history()[1].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
+  EXPECT_EQ(s.history()[2].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
+  // The encoder takes a square matrix: row i for source position i.
+  Interventions enc;
+  enc.attention.push_back({AttentionSite::Encoder, 0, 0, HeadEdit::Pattern::Custom,
+                           {{1, 0, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}});
+  const DecodeSession e = run(model, "i eat apple", enc);
+  EXPECT_EQ(e.encoder_trace().self_attn.data,
+            (std::vector<float>{1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}));
+  const DecodeOptions parsed = decode_options_from_json(
+      R"({"interventions": {"attention": [{"site": "cross", "pattern": "custom", "weights": [[1, 2], [3, 4]]}]}})");
+  EXPECT_EQ(parsed.interventions.attention.at(0).custom, (std::vector<std::vector<float>>{{1, 2}, {3, 4}}));
+  EXPECT_THROW(decode_options_from_json(R"({"interventions": {"attention": [{"pattern": "custom", "weights": []}]}})"),
+               InputError);
+}
+
 TEST(Interventions, PatternsAreTheDocumentedRows) {
   const auto model = toy();
   const DecodeSession beginning = run(model, "we want to read book", cross(HeadEdit::Pattern::Beginning));  // 6 keys
@@ -99,7 +155,7 @@ TEST(Interventions, PatternsAreTheDocumentedRows) {
   const DecodeSession end = run(model, "i eat apple", cross(HeadEdit::Pattern::End));
   EXPECT_EQ(end.history()[0].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0, 1}));
 
-  const DecodeSession custom = run(model, "i eat apple", cross(HeadEdit::Pattern::Custom, {0, 2, 2, 0}));
+  const DecodeSession custom = run(model, "i eat apple", cross(HeadEdit::Pattern::Custom, {{0, 2, 2, 0}}));
   EXPECT_EQ(custom.history()[1].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0.5f, 0.5f, 0}));
 
   Interventions self_end;
@@ -167,9 +223,9 @@ TEST(Interventions, BadIndicesAndRowsAreClearErrors) {
   iv = {};
   iv.attention.push_back({AttentionSite::Encoder, 0, 4, HeadEdit::Pattern::Uniform, {}});
   EXPECT_EQ(error(iv), "encoder attention head 4 is out of range [0, 1)");
-  EXPECT_NE(error(cross(HeadEdit::Pattern::Custom, {1, 1})).find("custom attention row has 2 weights but the source has 4"),
+  EXPECT_NE(error(cross(HeadEdit::Pattern::Custom, {{1, 1}})).find("custom attention row 0 has 2 weights but the source has 4"),
             std::string::npos);
-  EXPECT_NE(error(cross(HeadEdit::Pattern::Custom, {0, 0, 0, 0})).find("must not all be zero"), std::string::npos);
+  EXPECT_NE(error(cross(HeadEdit::Pattern::Custom, {{0, 0, 0, 0}})).find("must not all be zero"), std::string::npos);
   EXPECT_THROW(decode_options_from_json(R"({"interventions": {"skip": ["attention"]}})"), InputError);
   EXPECT_THROW(decode_options_from_json(R"({"interventions": {"attention": [{"pattern": "random"}]}})"), InputError);
   const DecodeOptions parsed = decode_options_from_json(
