@@ -122,7 +122,7 @@ class ModelHandle {
 
   // Head-importance sweep over parallel arrays of sentences; progress(done, total) is called
   // after each head.
-  val head_sweep(const val& sources, const val& references, const val& progress) const {
+  val head_sweep(const val& sources, const val& references, bool bleu, const val& progress) const {
     return guarded([&] {
       const Model& m = model();
       const auto src = emscripten::vecFromJSArray<std::string>(sources);
@@ -130,8 +130,10 @@ class ModelHandle {
       if (src.size() != ref.size()) throw InputError("sources and references must have the same length");
       std::vector<DevPair> dev;
       for (std::size_t i = 0; i < src.size(); ++i)
-        dev.push_back({prepare_source(m, src[i]), encode(*m.tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids});
-      const HeadSweep sweep = head_importance_sweep(m, dev, [&](int done, int total) {
+        dev.push_back({prepare_source(m, src[i]), encode(*m.tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
+      HeadSweepOptions options;
+      options.bleu = bleu;
+      const HeadSweep sweep = head_importance_sweep(m, dev, options, [&](int done, int total) {
         if (progress.typeOf().as<std::string>() == "function") progress(done, total);
       });
       val heads = val::array();
@@ -143,11 +145,13 @@ class ModelHandle {
         x.set("layer", h.layer);
         x.set("head", h.head);
         x.set("deltaLogLikelihood", h.delta_log_likelihood);
+        if (sweep.has_bleu) x.set("deltaBleu", h.delta_bleu);
         heads.set(i, x);
       }
       val out = val::object();
       out.set("baseLogLikelihood", sweep.base_log_likelihood);
       out.set("tokens", sweep.tokens);
+      if (sweep.has_bleu) out.set("baseBleu", sweep.base_bleu);
       out.set("heads", heads);
       return out;
     });

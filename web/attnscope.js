@@ -237,11 +237,14 @@ export class Model {
   /**
    * Head importance: masks each head alone and reports the change in the references'
    * log-likelihood per token (negative = the head helps). `pairs` is [[source, reference], ...].
+   * With `bleu: true` it also decodes every source greedily per masked head and reports the
+   * change in corpus BLEU (13a, as sacreBLEU): baseBleu and each head's deltaBleu.
    * Runs synchronously: call it in a Web Worker for big models.
    */
-  headImportance(pairs, { onProgress } = {}) {
+  headImportance(pairs, { onProgress, bleu = false } = {}) {
     if (!Array.isArray(pairs)) throw new AttnscopeError('headImportance needs an array of [source, reference] pairs');
-    return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])),
+    if (typeof bleu !== 'boolean') throw new AttnscopeError(`bleu must be true or false, got ${bleu}`);
+    return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])), bleu,
       onProgress ?? null));
   }
 

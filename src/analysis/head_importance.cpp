@@ -1,5 +1,10 @@
 #include "analysis/head_importance.h"
 
+#include <memory>
+
+#include "analysis/bleu.h"
+#include "decoding/session.h"
+
 namespace attnscope {
 
 static double mean_log_likelihood(const Model& model, const std::vector<DevPair>& dev, const Interventions& iv,
@@ -14,12 +19,30 @@ static double mean_log_likelihood(const Model& model, const std::vector<DevPair>
   return count ? total / count : 0.0;
 }
 
-HeadSweep head_importance_sweep(const Model& model, const std::vector<DevPair>& dev,
+static double greedy_bleu(const Model& model, const std::vector<DevPair>& dev, const Interventions& iv) {
+  // Sessions share ownership of their model; this one outlives the loop, so it is borrowed.
+  const std::shared_ptr<const Model> borrowed(std::shared_ptr<const Model>(), &model);
+  DecodeOptions options;
+  options.capture = {false, false, false};
+  options.interventions = iv;
+  std::vector<std::string> hypotheses, references;
+  for (const DevPair& pair : dev) {
+    DecodeSession session(borrowed, pair.source, options);
+    session.run();
+    hypotheses.push_back(session.detokenize(session.nbest().at(0).tokens));
+    references.push_back(pair.reference_text);
+  }
+  return corpus_bleu(hypotheses, references).score;
+}
+
+HeadSweep head_importance_sweep(const Model& model, const std::vector<DevPair>& dev, const HeadSweepOptions& options,
                                 const std::function<void(int, int)>& progress) {
   if (dev.empty()) throw InputError("the head-importance sweep needs at least one sentence pair");
   const ModelConfig& c = model.config;
   HeadSweep sweep;
   sweep.base_log_likelihood = mean_log_likelihood(model, dev, {}, &sweep.tokens);
+  sweep.has_bleu = options.bleu;
+  if (options.bleu) sweep.base_bleu = greedy_bleu(model, dev, {});
 
   std::vector<HeadMask> heads;
   for (AttentionSite site : {AttentionSite::Encoder, AttentionSite::DecoderSelf, AttentionSite::Cross}) {
@@ -32,8 +55,10 @@ HeadSweep head_importance_sweep(const Model& model, const std::vector<DevPair>& 
   for (int i = 0; i < total; ++i) {
     Interventions iv;
     iv.masked_heads.push_back(heads[i]);
-    const double masked = mean_log_likelihood(model, dev, iv, nullptr);
-    sweep.heads.push_back({heads[i].site, heads[i].layer, heads[i].head, masked - sweep.base_log_likelihood});
+    HeadImportance h{heads[i].site, heads[i].layer, heads[i].head,
+                     mean_log_likelihood(model, dev, iv, nullptr) - sweep.base_log_likelihood};
+    if (options.bleu) h.delta_bleu = greedy_bleu(model, dev, iv) - sweep.base_bleu;
+    sweep.heads.push_back(h);
     if (progress) progress(i + 1, total);
   }
   return sweep;

@@ -19,8 +19,9 @@ const char* kUsage =
     "  attnscope-cli translate --model FILE [options] SENTENCE...\n"
     "  attnscope-cli translate --model FILE --input FILE [options]   (one sentence a line, one translation a line)\n"
     "  attnscope-cli info --model FILE\n"
-    "  attnscope-cli heads --model FILE --input SOURCES --refs REFERENCES [--limit N]\n"
-    "      head-importance sweep: mask each head alone, print the change in log-likelihood per token (JSON)\n"
+    "  attnscope-cli heads --model FILE --input SOURCES --refs REFERENCES [--limit N] [--bleu]\n"
+    "      head-importance sweep: mask each head alone, print the change in log-likelihood per token (JSON);\n"
+    "      --bleu also decodes greedily per masked head and prints the change in corpus BLEU\n"
     "decoding (greedy unless --beam or --sample):\n"
     "  --beam K                beam search of width K\n"
     "  --nbest N               return N hypotheses (beam); text output prints 'rank<TAB>score<TAB>translation'\n"
@@ -42,7 +43,7 @@ const char* kUsage =
 struct Args {
   std::string command, model, input, prefix, refs;
   int limit = 0;
-  bool json = false, tree = false, length_norm_given = false;
+  bool json = false, tree = false, length_norm_given = false, bleu = false;
   DecodeOptions decode;
   std::vector<std::string> sentences;
 };
@@ -78,6 +79,7 @@ Args parse_args(int argc, char** argv) {
     if (arg == "--model") a.model = value();
     else if (arg == "--input") a.input = value();
     else if (arg == "--json") a.json = true;
+    else if (arg == "--bleu") a.bleu = true;
     else if (arg == "--beam-tree") a.json = a.tree = true;
     else if (arg == "--alternatives") d.alternatives = parse_count(arg, value());
     else if (arg == "--beam") d.strategy = Strategy::Beam, d.beam_size = parse_count(arg, value());
@@ -179,18 +181,22 @@ void print_head_sweep(const Model& model, const Args& args) {
   std::vector<DevPair> dev;
   for (std::size_t i = 0; i < sources.size(); ++i)
     dev.push_back({prepare_source(model, sources[i]),
-                   encode(*model.tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids});
-  const HeadSweep sweep = head_importance_sweep(model, dev, [](int done, int total) {
+                   encode(*model.tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids, refs[i]});
+  HeadSweepOptions options;
+  options.bleu = args.bleu;
+  const HeadSweep sweep = head_importance_sweep(model, dev, options, [](int done, int total) {
     std::cerr << "\rattnscope-cli: heads " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
   });
   nlohmann::json heads = nlohmann::json::array();
   for (const HeadImportance& h : sweep.heads) {
     const char* site = h.site == AttentionSite::Encoder ? "encoder" : h.site == AttentionSite::DecoderSelf ? "self" : "cross";
     heads.push_back({{"site", site}, {"layer", h.layer}, {"head", h.head}, {"delta_log_likelihood", h.delta_log_likelihood}});
+    if (sweep.has_bleu) heads.back()["delta_bleu"] = h.delta_bleu;
   }
-  std::cout << nlohmann::json{{"sentences", dev.size()}, {"tokens", sweep.tokens},
-                              {"base_log_likelihood", sweep.base_log_likelihood}, {"heads", heads}}.dump(1)
-            << "\n";
+  nlohmann::json out{{"sentences", dev.size()}, {"tokens", sweep.tokens},
+                     {"base_log_likelihood", sweep.base_log_likelihood}, {"heads", heads}};
+  if (sweep.has_bleu) out["base_bleu"] = sweep.base_bleu;
+  std::cout << out.dump(1) << "\n";
 }
 
 int run(const Args& args) {

@@ -38,10 +38,13 @@ TEST(Analysis, HeadSweepOnTheToyModel) {
   for (auto [en, de] : {std::pair<const char*, const char*>{"i can eat apple", "ich konnen apfel essen"},
                         {"we drink beer", "wir trinken bier"}, {"we want to read book", "wir mochten buch lesen"}}) {
     const Encoded ref = encode(*model->tokenizer, model->tgt_vocab, de, model->config.special.unk);
-    dev.push_back({prepare_source(*model, en), ref.ids});
+    dev.push_back({prepare_source(*model, en), ref.ids, de});
   }
   std::vector<std::pair<int, int>> calls;
-  const HeadSweep sweep = head_importance_sweep(*model, dev, [&](int done, int total) { calls.push_back({done, total}); });
+  HeadSweepOptions options;
+  options.bleu = true;
+  const HeadSweep sweep =
+      head_importance_sweep(*model, dev, options, [&](int done, int total) { calls.push_back({done, total}); });
   ASSERT_EQ(sweep.heads.size(), 3u);  // encoder, decoder self, cross: one layer, one head each
   EXPECT_EQ(calls.front(), std::make_pair(0, 3));
   EXPECT_EQ(calls.back(), std::make_pair(3, 3));
@@ -50,6 +53,9 @@ TEST(Analysis, HeadSweepOnTheToyModel) {
   const HeadImportance& cross = sweep.heads[2];
   EXPECT_EQ(cross.site, AttentionSite::Cross);
   EXPECT_LT(cross.delta_log_likelihood, -1.0) << "without its only cross-attention head it cannot translate";
+  ASSERT_TRUE(sweep.has_bleu);
+  EXPECT_DOUBLE_EQ(sweep.base_bleu, 100.0) << "greedy output equals the references";
+  EXPECT_LT(cross.delta_bleu, -20.0);
   EXPECT_THROW(head_importance_sweep(*model, {}), InputError);
 }
 
