@@ -213,6 +213,15 @@ def train_multi30k(args):
             raise SystemExit(f"{args.init_from} was trained with other BPE merges")
         model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
         log(f"initialised from {args.init_from}")
+    if args.init_embeddings_from:
+        # The joint BPE is shared by both directions, so the reverse model's subword embeddings
+        # (input and output, tied) are a head start; its layers are not (they read the other language).
+        tensors, meta = safetensors_io.load(args.init_embeddings_from)
+        if json.loads(meta["tokenizer"])["merges"] != merges:
+            raise SystemExit(f"{args.init_embeddings_from} was trained with other BPE merges")
+        embeddings = {k: v.to(torch.float32) for k, v in tensors.items() if "embed" in k}
+        model.load_state_dict(embeddings, strict=False)
+        log(f"embeddings {sorted(embeddings)} initialised from {args.init_embeddings_from}")
     n_params = sum(p.numel() for p in model.parameters())
     log(f"{name}: vocab {len(vocab)}, params {n_params / 1e6:.2f}M, config {json.dumps(config)}")
 
@@ -313,6 +322,7 @@ def main():
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     m.add_argument("--init-from", help="start from the weights of this .safetensors model (same BPE)")
+    m.add_argument("--init-embeddings-from", help="start the (shared) embeddings from this model (same BPE)")
     m.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))
