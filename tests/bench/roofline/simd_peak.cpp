@@ -1,0 +1,197 @@
+// The WASM SIMD roofline for the benchmark (issue 8): how fast a hand-written f32x4
+// matrix-vector and matrix-matrix multiply run on this machine, under Node's V8.
+//
+//   emcc -O3 -msimd128 -std=c++17 tests/bench/roofline/simd_peak.cpp -o build/bench/roofline/simd_peak.js
+//   node build/bench/roofline/simd_peak.js [d_model d_ff vocab n_decoder_layers]   -> one JSON object
+//
+// Matrices are row-major [out, in] (PyTorch's Linear layout, as the engine stores them) and
+// the products are y = W x (GEMV) and C = A Wᵀ (GEMM), counted as 2·out·in (·rows) FLOPs.
+// No fused multiply-add (not in baseline WASM SIMD): f32x4.mul + f32x4.add.
+// Each figure is the best of several trials (a peak), each trial running >= ~100 ms.
+#include <emscripten.h>
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+float hsum(v128_t v) {
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 2) +
+         wasm_f32x4_extract_lane(v, 3);
+}
+
+// y[out] = W[out, in] x[in]; in % 8 == 0. Four rows at a time, two accumulators per row.
+void gemv(const float* w, const float* x, float* y, int out, int in) {
+  int i = 0;
+  for (; i + 4 <= out; i += 4) {
+    const float* r0 = w + (size_t)i * in;
+    const float* r1 = r0 + in;
+    const float* r2 = r1 + in;
+    const float* r3 = r2 + in;
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    for (int k = 0; k < in; k += 8) {
+      const v128_t x0 = wasm_v128_load(x + k), x1 = wasm_v128_load(x + k + 4);
+      a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wasm_v128_load(r0 + k), x0));
+      b0 = wasm_f32x4_add(b0, wasm_f32x4_mul(wasm_v128_load(r0 + k + 4), x1));
+      a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wasm_v128_load(r1 + k), x0));
+      b1 = wasm_f32x4_add(b1, wasm_f32x4_mul(wasm_v128_load(r1 + k + 4), x1));
+      a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wasm_v128_load(r2 + k), x0));
+      b2 = wasm_f32x4_add(b2, wasm_f32x4_mul(wasm_v128_load(r2 + k + 4), x1));
+      a3 = wasm_f32x4_add(a3, wasm_f32x4_mul(wasm_v128_load(r3 + k), x0));
+      b3 = wasm_f32x4_add(b3, wasm_f32x4_mul(wasm_v128_load(r3 + k + 4), x1));
+    }
+    y[i] = hsum(wasm_f32x4_add(a0, b0));
+    y[i + 1] = hsum(wasm_f32x4_add(a1, b1));
+    y[i + 2] = hsum(wasm_f32x4_add(a2, b2));
+    y[i + 3] = hsum(wasm_f32x4_add(a3, b3));
+  }
+  for (; i < out; ++i) {
+    const float* r = w + (size_t)i * in;
+    v128_t a = wasm_f32x4_splat(0);
+    for (int k = 0; k < in; k += 4) a = wasm_f32x4_add(a, wasm_f32x4_mul(wasm_v128_load(r + k), wasm_v128_load(x + k)));
+    y[i] = hsum(a);
+  }
+}
+
+// Packs W[n, k] (row-major) into panels of 8 output columns: panel p holds, for each kk,
+// W[8p .. 8p+7, kk] contiguously (n % 8 == 0).
+std::vector<float> pack(const float* w, int n, int k) {
+  std::vector<float> p((size_t)n * k);
+  for (int j0 = 0; j0 < n; j0 += 8)
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < 8; ++j) p[(size_t)j0 * k + (size_t)kk * 8 + j] = w[(size_t)(j0 + j) * k + kk];
+  return p;
+}
+
+// C[m, n] = A[m, k] Wᵀ with W packed by pack(); m % ROWS == 0, n % 8 == 0.
+// Register block ROWS x 8: 2·ROWS accumulators, 2 weight vectors, 1 splat.
+template <int ROWS>
+void gemm(const float* a, const float* packed, float* c, int m, int n, int k) {
+  for (int i0 = 0; i0 < m; i0 += ROWS) {
+    for (int j0 = 0; j0 < n; j0 += 8) {
+      const float* panel = packed + (size_t)j0 * k;
+      v128_t acc[ROWS][2];
+      for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0);
+      for (int kk = 0; kk < k; ++kk) {
+        const v128_t w0 = wasm_v128_load(panel + kk * 8), w1 = wasm_v128_load(panel + kk * 8 + 4);
+        for (int r = 0; r < ROWS; ++r) {
+          const v128_t av = wasm_f32x4_splat(a[(size_t)(i0 + r) * k + kk]);
+          acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(av, w0));
+          acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(av, w1));
+        }
+      }
+      for (int r = 0; r < ROWS; ++r) {
+        wasm_v128_store(c + (size_t)(i0 + r) * n + j0, acc[r][0]);
+        wasm_v128_store(c + (size_t)(i0 + r) * n + j0 + 4, acc[r][1]);
+      }
+    }
+  }
+}
+
+std::vector<float> randoms(size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  unsigned s = seed;
+  for (float& f : v) {
+    s = s * 1664525u + 1013904223u;
+    f = static_cast<float>((s >> 8) & 0xffff) / 65536.0f - 0.5f;
+  }
+  return v;
+}
+
+volatile float sink;
+
+// Best GFLOP/s over `trials` trials of `body` (which does `flops` FLOPs per call); each trial
+// repeats the call until ~min_ms have passed.
+template <class F>
+double best_gflops(double flops, F body, int trials = 5, double min_ms = 100) {
+  body();  // warm up (tier-up, caches)
+  double best = 0;
+  for (int t = 0; t < trials; ++t) {
+    int calls = 0;
+    const double t0 = emscripten_get_now();
+    double elapsed = 0;
+    do {
+      body();
+      ++calls;
+      elapsed = emscripten_get_now() - t0;
+    } while (elapsed < min_ms);
+    best = std::max(best, flops * calls / (elapsed * 1e6));
+  }
+  return best;
+}
+
+struct Shape { int out, in; };
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int d = argc > 1 ? std::atoi(argv[1]) : 256;
+  const int dff = argc > 2 ? std::atoi(argv[2]) : 512;
+  const int vocab = argc > 3 ? std::atoi(argv[3]) : 8105;
+  const int layers = argc > 4 ? std::atoi(argv[4]) : 3;
+  const std::vector<float> x = randoms(std::max(d, dff), 1);
+  std::vector<float> y(std::max({d, dff, vocab}));
+
+  // One GEMV, the same matrix over and over: it stays in L1/L2.
+  auto hot = [&](int out, int in) {
+    const std::vector<float> w = randoms((size_t)out * in, 2);
+    return best_gflops(2.0 * out * in, [&] { gemv(w.data(), x.data(), y.data(), out, in); sink = y[0]; });
+  };
+  const double gemv_hot_d = hot(d, d);
+  const double gemv_hot_ff = hot(dff, d);
+
+  // The GEMVs of one decoder step, each on its own matrix, as the engine does them: per layer
+  // self-attention Q, K, V, O, cross-attention Q, O (its K/V are computed once per sentence),
+  // FFN in and out; then the output projection. The working set is every decoder weight.
+  std::vector<Shape> shapes;
+  for (int l = 0; l < layers; ++l) {
+    for (int i = 0; i < 6; ++i) shapes.push_back({d, d});
+    shapes.push_back({dff, d});
+    shapes.push_back({d, dff});
+  }
+  shapes.push_back({vocab, d});
+  std::vector<std::vector<float>> weights;
+  double step_flops = 0, step_bytes = 0;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    weights.push_back(randoms((size_t)shapes[i].out * shapes[i].in, 10 + i));
+    step_flops += 2.0 * shapes[i].out * shapes[i].in;
+    step_bytes += 4.0 * shapes[i].out * shapes[i].in;
+  }
+  const double gemv_step = best_gflops(step_flops, [&] {
+    for (std::size_t i = 0; i < shapes.size(); ++i) gemv(weights[i].data(), x.data(), y.data(), shapes[i].out, shapes[i].in);
+    sink = y[0];
+  });
+  const double gemv_output = best_gflops(2.0 * vocab * d, [&] {
+    gemv(weights.back().data(), x.data(), y.data(), vocab, d);
+    sink = y[0];
+  });
+
+  // GEMM: square d x d x d (the peak), and the encoder's shape (16 source tokens).
+  auto gemm_rate = [&](int m, int n, int k, int rows) {
+    const std::vector<float> a = randoms((size_t)m * k, 3), w = randoms((size_t)n * k, 4);
+    const std::vector<float> packed = pack(w.data(), n, k);
+    std::vector<float> c((size_t)m * n);
+    auto body = [&] {
+      if (rows == 4) gemm<4>(a.data(), packed.data(), c.data(), m, n, k);
+      else gemm<6>(a.data(), packed.data(), c.data(), m, n, k);
+      sink = c[0];
+    };
+    return best_gflops(2.0 * m * n * k, body);
+  };
+  const double gemm4 = gemm_rate(d, d, d, 4);
+  const double gemm6 = gemm_rate(6 * (d / 6), d, d, 6);
+  const double gemm_encoder = gemm_rate(16, d, d, 4);
+
+  std::printf(
+      "{\"d_model\": %d, \"d_ff\": %d, \"vocab\": %d, \"decoder_layers\": %d,\n"
+      " \"gemv_hot_d_x_d_gflops\": %.3f, \"gemv_hot_dff_x_d_gflops\": %.3f,\n"
+      " \"gemv_decoder_step_gflops\": %.3f, \"gemv_decoder_step_mbytes\": %.2f, \"gemv_output_projection_gflops\": %.3f,\n"
+      " \"gemm_4x8_gflops\": %.3f, \"gemm_6x8_gflops\": %.3f, \"gemm_encoder_16_rows_gflops\": %.3f}\n",
+      d, dff, vocab, layers, gemv_hot_d, gemv_hot_ff, gemv_step, step_bytes / 1e6, gemv_output, gemm4, gemm6,
+      gemm_encoder);
+  return 0;
+}
