@@ -1,0 +1,498 @@
+// The benchmark of issue 8: attnscope's WASM build against onnxruntime-web (WASM, SIMD,
+// 1 thread) in one Node process on the same Multi30k sentences and the same weights, plus the
+// native build (g++ -O3 -march=native), the PyTorch reference (CPU, 1 thread) and the WASM SIMD
+// roofline. Run it through `npm run bench` (tests/bench/run.sh builds and exports first):
+//
+//   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 50]
+//       [--max-length 64] [--memory-sentences 50] [--no-publish] [--readme]
+//
+// Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
+// tests/bench/RESULTS.md; --readme also replaces the block between the bench markers in
+// README.md. What each figure measures is written into RESULTS.md (see render.mjs).
+import { spawn, execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { dataPath } from '../js/helpers.js';
+import { decoderFlops, encoderFlops, renderMarkdown, renderReadmeBlock } from './render.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const here = (p) => resolve(root, p);
+
+const { values: args } = parseArgs({
+  options: {
+    sentences: { type: 'string', default: '200' },
+    repeats: { type: 'string', default: '3' },
+    'beam-sentences': { type: 'string', default: '50' },
+    'memory-sentences': { type: 'string', default: '20' },
+    'max-length': { type: 'string', default: '64' },
+    model: { type: 'string', default: 'models/multi30k-en-de.safetensors' },
+    data: { type: 'string', default: '' },
+    onnx: { type: 'string', default: 'build/bench/onnx' },
+    out: { type: 'string', default: 'build/bench' },
+    native: { type: 'string', default: 'build/bench-native/attnscope-bench' },
+    python: { type: 'string', default: process.env.ATTNSCOPE_TORCH_PYTHON ?? '/usr/bin/python3' },
+    roofline: { type: 'string', default: 'build/bench/roofline/simd_peak.js' },
+    'no-publish': { type: 'boolean', default: false },
+    readme: { type: 'boolean', default: false },
+    cold: { type: 'string' },  // internal: one cold start in a child process ('attnscope' | 'ort')
+  },
+});
+const count = (name) => {
+  const n = Number(args[name]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} needs a positive integer, got '${args[name]}'`);
+  return n;
+};
+const N = count('sentences');
+const R = count('repeats');
+const B = Math.min(count('beam-sentences'), N);
+const M = Math.min(count('memory-sentences'), N);
+const maxLength = count('max-length');
+const modelPath = here(args.model);
+const outDir = here(args.out);
+const now = () => performance.now();
+
+// ------------------------------------------------------------------------------- shared bits
+
+function readSentences() {
+  const file = args.data ? here(args.data) : dataPath('multi30k/val.en.gz');
+  if (!existsSync(file)) throw new Error(`${file} is missing (the Multi30k data beside the checkout, or ATTNSCOPE_DATA)`);
+  let bytes = readFileSync(file);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const lines = bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  if (lines.length < N) throw new Error(`${file} has ${lines.length} sentences, --sentences asks for ${N}`);
+  return { file, sentences: lines.slice(0, N) };
+}
+
+const OFF = { capture: { attention: false, logits: false, vectors: false } };
+const variants = {
+  off: { ...OFF },
+  capture: { capture: { attention: true, logits: true, vectors: false } },   // the JS API's default capture
+  captureAll: { capture: { attention: true, logits: true, vectors: true } },
+  beam4: { ...OFF, strategy: 'beam', beamSize: 4 },
+  beam8: { ...OFF, strategy: 'beam', beamSize: 8 },
+};
+
+/**
+ * One attnscope translation: translate() = tokenize + encoder + cross K/V; then the first
+ * step() (for the time to the first token) and run() for the rest.
+ */
+function ours(model, text, variant) {
+  const t0 = now();
+  const session = model.translate(text, { maxLength, alternatives: 0, ...variants[variant] });
+  const t1 = now();
+  session.step();
+  const t2 = now();
+  session.run();
+  const t3 = now();
+  const ids = session.nbest()[0]?.ids ?? [];
+  const steps = session.steps;
+  session.dispose();
+  return { encodeMs: t1 - t0, decodeMs: t3 - t1, firstTokenMs: t2 - t0, ids, steps };
+}
+
+async function ortRun(ort, ids) {
+  const r = await ort.greedy(ids, maxLength);
+  return { encodeMs: r.encodeMs, decodeMs: r.decodeMs, firstTokenMs: r.firstTokenMs, ids: r.ids, steps: r.ids.length };
+}
+
+/** Catches every WebAssembly memory created or exported (to read the engines' linear memory). */
+function watchWasmMemories() {
+  const memories = new Set();
+  const note = (instance) => {
+    for (const v of Object.values(instance?.exports ?? {})) if (v instanceof WebAssembly.Memory) memories.add(v);
+  };
+  const OriginalMemory = WebAssembly.Memory;
+  WebAssembly.Memory = new Proxy(OriginalMemory, {
+    construct(target, a) { const m = new target(...a); memories.add(m); return m; },
+  });
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = async function (...a) {
+    const r = await instantiate.apply(this, a);
+    note(r.instance ?? r);
+    return r;
+  };
+  if (WebAssembly.instantiateStreaming) {
+    const streaming = WebAssembly.instantiateStreaming;
+    WebAssembly.instantiateStreaming = async function (...a) {
+      const r = await streaming.apply(this, a);
+      note(r.instance);
+      return r;
+    };
+  }
+  const OriginalInstance = WebAssembly.Instance;
+  WebAssembly.Instance = new Proxy(OriginalInstance, {
+    construct(target, a) { const i = new target(...a); note(i); return i; },
+  });
+  return () => [...memories].reduce((sum, m) => sum + m.buffer.byteLength, 0);
+}
+
+// ------------------------------------------------------------------- cold start (child process)
+
+async function coldStart(engine) {
+  const wasmBytes = watchWasmMemories();
+  const { sentences } = readSentences();
+  const sources = JSON.parse(readFileSync(join(outDir, 'sources.json'), 'utf8'));
+  const rssBefore = process.memoryUsage().rss;
+  const t0 = now();
+  let translateOne;
+  let heapInUse = null;
+  if (engine === 'attnscope') {
+    const api = await import('../../web/attnscope.js');
+    const model = await api.loadModel(modelPath);
+    const t1 = now();
+    translateOne = (i) => ours(model, sentences[i], 'off');
+    translateOne(0);
+    const t2 = now();
+    for (let i = 0; i < M; ++i) translateOne(i);
+    heapInUse = await api.heapInUse();
+    return report(t1 - t0, t2 - t1);
+  }
+  const { OrtTranslator } = await import('./ort_engine.mjs');
+  const ort = await OrtTranslator.create(here(args.onnx), sources.config);
+  const t1 = now();
+  await ortRun(ort, sources.ids[0]);
+  const t2 = now();
+  for (let i = 0; i < M; ++i) await ortRun(ort, sources.ids[i]);
+  return report(t1 - t0, t2 - t1);
+
+  function report(loadMs, firstMs) {
+    const mem = process.memoryUsage();
+    return {
+      engine, loadMs, firstMs, loadAndFirstMs: loadMs + firstMs,
+      wasmMemoryBytes: wasmBytes(), heapInUseBytes: heapInUse,
+      rssBeforeBytes: rssBefore, rssEndBytes: mem.rss,
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
+      peakRssDeltaBytes: process.resourceUsage().maxRSS * 1024 - rssBefore,
+      jsHeapUsedBytes: mem.heapUsed, externalBytes: mem.external, arrayBuffersBytes: mem.arrayBuffers,
+    };
+  }
+}
+
+function runChild(engine) {
+  const childArgs = [import.meta.filename, '--cold', engine, '--sentences', String(N), '--memory-sentences', String(M),
+    '--max-length', String(maxLength), '--model', modelPath, '--onnx', here(args.onnx), '--out', outDir];
+  if (args.data) childArgs.push('--data', here(args.data));
+  const out = execFileSync(process.execPath, childArgs, { encoding: 'utf8', maxBuffer: 16 << 20 });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+// -------------------------------------------------------------------- workers (native, torch)
+
+class Worker {
+  constructor(name, command, argv) {
+    this.name = name;
+    this.proc = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.lines = createInterface({ input: this.proc.stdout })[Symbol.asyncIterator]();
+    this.exited = new Promise((res) => this.proc.on('exit', (code) => res(code)));
+  }
+
+  async next() {
+    const { value, done } = await this.lines.next();
+    if (done) throw new Error(`${this.name} exited (status ${await this.exited})`);
+    const reply = JSON.parse(value);
+    if (reply.error) throw new Error(`${this.name}: ${reply.error}`);
+    return reply;
+  }
+
+  async ask(command) {
+    this.proc.stdin.write(command + '\n');
+    return this.next();
+  }
+
+  async quit() {
+    this.proc.stdin.end('quit\n');
+    await this.exited;
+  }
+}
+
+async function startWorker(name, command, argv, skipReason) {
+  if (skipReason) {
+    console.log(`  ${name}: skipped (${skipReason})`);
+    return null;
+  }
+  try {
+    const worker = new Worker(name, command, argv);
+    worker.ready = await worker.next();
+    console.log(`  ${name}: ready (load ${worker.ready.load_ms.toFixed(0)} ms)`);
+    return worker;
+  } catch (e) {
+    console.log(`  ${name}: not available (${e.message})`);
+    return null;
+  }
+}
+
+/** A worker's per-sentence answer, as the in-process runs record it. */
+const fromWorker = (reply) => reply.encode_ms.map((encodeMs, i) => ({
+  encodeMs, decodeMs: reply.decode_ms[i], firstTokenMs: reply.first_token_ms[i], ids: reply.ids[i],
+  steps: reply.steps?.[i] ?? reply.tokens[i],
+}));
+
+// ---------------------------------------------------------------------------------- figures
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Totals of one pass over sentences [0, n). */
+function totals(runs, n = runs.length) {
+  const t = { sentences: n, encodeMs: 0, decodeMs: 0, firstTokenMs: 0, tokens: 0, steps: 0 };
+  for (const r of runs.slice(0, n)) {
+    t.encodeMs += r.encodeMs;
+    t.firstTokenMs += r.firstTokenMs;
+    t.decodeMs += r.decodeMs;
+    t.tokens += r.ids.length;
+    t.steps += r.steps;
+  }
+  t.encodePerSentenceMs = t.encodeMs / n;
+  t.firstTokenPerSentenceMs = t.firstTokenMs / n;
+  t.decodePerTokenMs = t.decodeMs / t.tokens;
+  t.decodePerStepMs = t.decodeMs / t.steps;
+  t.perSentenceMs = (t.encodeMs + t.decodeMs) / n;
+  t.sentencesPerSecond = 1000 * n / (t.encodeMs + t.decodeMs);
+  return t;
+}
+
+/** Median over repeats of each figure of totals(); also the per-repeat values. */
+function summarize(passes, n) {
+  const per = passes.map((runs) => totals(runs, n));
+  const out = { repeats: per };
+  for (const key of ['encodePerSentenceMs', 'firstTokenPerSentenceMs', 'decodePerTokenMs', 'decodePerStepMs', 'perSentenceMs', 'sentencesPerSecond']) {
+    out[key] = median(per.map((t) => t[key]));
+  }
+  out.tokens = per[0].tokens;
+  out.steps = per[0].steps;
+  out.sentences = n;
+  return out;
+}
+
+function agreement(a, b) {
+  let same = 0;
+  let prefix = 0;
+  let total = 0;
+  for (let i = 0; i < a.length; ++i) {
+    const x = a[i].ids;
+    const y = b[i].ids;
+    let p = 0;
+    while (p < x.length && p < y.length && x[p] === y[p]) ++p;
+    if (p === x.length && p === y.length) ++same;
+    prefix += p;
+    total += Math.max(x.length, y.length);
+  }
+  return { sentences: a.length, identical: same, identicalRate: same / a.length, tokenAgreement: prefix / total };
+}
+
+function machine() {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    const line = execFileSync('lscpu', { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Model name:'));
+    if (line) cpu = line.replace('Model name:', '').trim();
+  } catch { /* lscpu missing: keep os.cpus() */ }
+  let nproc = cpus().length;
+  try { nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim()); } catch { /* keep */ }
+  return { cpu, nproc, node: process.version, platform: `${process.platform} ${process.arch}` };
+}
+
+function gitRevision() {
+  try {
+    const rev = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no', 'src', 'bindings', 'web'],
+      { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${rev} (with uncommitted changes in src/, bindings/ or web/)` : rev;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// ------------------------------------------------------------------------------------- main
+
+async function main() {
+  const startedAt = new Date();
+  const load0 = loadavg();
+  const { file: dataFile, sentences } = readSentences();
+  mkdirSync(outDir, { recursive: true });
+  console.log(`attnscope benchmark: ${N} sentences of ${dataFile}, ${R} repeats, max length ${maxLength}`);
+
+  // Engines in this process.
+  const api = await import('../../web/attnscope.js');
+  const model = await api.loadModel(modelPath);
+  const config = model.config;
+  const { OrtTranslator, ort: ortModule } = await import('./ort_engine.mjs');
+  const ort = await OrtTranslator.create(here(args.onnx), config);
+  const ortVersion = JSON.parse(readFileSync(here('node_modules/onnxruntime-web/package.json'), 'utf8')).version;
+
+  // The same source ids for every engine: attnscope's tokenizer (with </s> when the model appends it).
+  const ids = sentences.map((s) => {
+    const t = model.tokenize(s);
+    return config.src_append_eos ? [...t.ids, config.special_tokens.eos] : t.ids;
+  });
+  writeFileSync(join(outDir, 'sources.json'), JSON.stringify({ model: args.model, config, sentences, ids }));
+  writeFileSync(join(outDir, 'sentences.txt'), sentences.join('\n') + '\n');
+
+  console.log('workers:');
+  const native = await startWorker('native', here(args.native),
+    ['--model', modelPath, '--input', join(outDir, 'sentences.txt'), '--max-length', String(maxLength)],
+    existsSync(here(args.native)) ? null : `${args.native} is not built`);
+  const torch = await startWorker('pytorch', args.python,
+    [here('tests/bench/bench_torch.py'), '--model', modelPath, '--sources', join(outDir, 'sources.json'),
+      '--max-length', String(maxLength)]);
+
+  // Agreement (and warm-up): the same tokens before any timing.
+  console.log('agreement pass (untimed)...');
+  const first = { off: [], ort: [] };
+  for (let i = 0; i < N; ++i) {
+    const run = ours(model, sentences[i], 'off');
+    const session = model.translate(sentences[i], { ...OFF, maxLength });
+    const sourceIds = session.source.ids;
+    session.dispose();
+    if (JSON.stringify(sourceIds) !== JSON.stringify(ids[i])) {
+      throw new Error(`sentence ${i}: the session's source ids differ from the ids fed to the other engines`);
+    }
+    first.off.push(run);
+    first.ort.push(await ortRun(ort, ids[i]));
+  }
+  const agree = { ortVsOurs: agreement(first.off, first.ort) };
+  if (native) agree.nativeVsOurs = agreement(first.off, fromWorker(await native.ask('greedy')));
+  if (torch) agree.torchVsOurs = agreement(first.off, fromWorker(await torch.ask('greedy')));
+  for (const [k, a] of Object.entries(agree)) {
+    console.log(`  ${k}: ${a.identical}/${a.sentences} identical, token agreement ${(100 * a.tokenAgreement).toFixed(2)}%`);
+  }
+
+  // Timed repeats. Within a repeat the in-process engines take turns sentence by sentence (the
+  // order rotates), so they share the machine's noise; the workers run between them.
+  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [],
+    native: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], torch: [] };
+  for (let r = 0; r < R; ++r) {
+    console.log(`repeat ${r + 1}/${R}...`);
+    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [] };
+    for (let i = 0; i < N; ++i) {
+      const order = ['off', 'ort', 'capture'];
+      for (let k = 0; k < (i + r) % 3; ++k) order.push(order.shift());
+      for (const v of order) pass[v].push(v === 'ort' ? await ortRun(ort, ids[i]) : ours(model, sentences[i], v));
+    }
+    for (let i = 0; i < B; ++i) {
+      const order = ['beam4', 'beam8', 'captureAll'];
+      for (let k = 0; k < (i + r) % 3; ++k) order.push(order.shift());
+      for (const v of order) pass[v].push(ours(model, sentences[i], v));
+    }
+    for (const [k, v] of Object.entries(pass)) passes[k].push(v);
+    if (native) {
+      passes.native.push(fromWorker(await native.ask('greedy')));
+      passes.nativeCapture.push(fromWorker(await native.ask('capture')));
+      passes.nativeCaptureAll.push(fromWorker(await native.ask(`capture-all ${B}`)));
+      passes.nativeBeam4.push(fromWorker(await native.ask(`beam 4 ${B}`)));
+      passes.nativeBeam8.push(fromWorker(await native.ask(`beam 8 ${B}`)));
+    }
+    if (torch) passes.torch.push(fromWorker(await torch.ask('greedy')));
+    const t = totals(pass.off);
+    const o = totals(pass.ort);
+    console.log(`  attnscope ${t.decodePerTokenMs.toFixed(2)} ms/token, ORT-web ${o.decodePerTokenMs.toFixed(2)} ms/token`);
+  }
+  await native?.quit();
+  await torch?.quit();
+  await ort.release();
+
+  // Cold starts and memory, each in a fresh Node process (alternating engines).
+  console.log('cold starts and memory (child processes)...');
+  const cold = { attnscope: [], ort: [] };
+  for (let r = 0; r < R; ++r) {
+    for (const engine of r % 2 ? ['ort', 'attnscope'] : ['attnscope', 'ort']) cold[engine].push(runChild(engine));
+  }
+
+  // Roofline microbenchmark (its own Node process).
+  let roofline = null;
+  if (existsSync(here(args.roofline))) {
+    console.log('WASM SIMD roofline microbenchmark...');
+    const out = execFileSync(process.execPath, [here(args.roofline), String(config.d_model), String(config.d_ff),
+      String(model.info.tgtVocabSize), String(config.n_decoder_layers)], { encoding: 'utf8' });
+    roofline = JSON.parse(out);
+  } else {
+    console.log(`roofline: skipped (${args.roofline} is not built)`);
+  }
+
+  // FLOPs of what the engines computed (analytic, from the config and each sentence's lengths).
+  const dims = { d: config.d_model, dff: config.d_ff, heads: config.n_heads, encLayers: config.n_encoder_layers,
+    decLayers: config.n_decoder_layers, vocab: model.info.tgtVocabSize };
+  const flops = { decoder: 0, decoderGemv: 0, tokens: 0, encoder: 0 };
+  for (let i = 0; i < N; ++i) {
+    const f = decoderFlops(dims, ids[i].length, first.off[i].steps);
+    flops.decoder += f.total;
+    flops.decoderGemv += f.gemv;
+    flops.tokens += first.off[i].steps;
+    flops.encoder += encoderFlops(dims, ids[i].length);
+  }
+
+  const wasmFile = here('web/wasm/attnscope-wasm.wasm');
+  const wasmBytes = readFileSync(wasmFile);
+  const sum = (name, n = N) => (passes[name].length ? summarize(passes[name], n) : null);
+  const results = {
+    meta: {
+      date: startedAt.toISOString(), finished: new Date().toISOString(), machine: machine(),
+      loadAverage: { start: load0, end: loadavg() },
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+      git: gitRevision(), onnxruntimeWeb: ortVersion, ortBackend: 'wasm', ortThreads: ortModule.env.wasm.numThreads,
+      torch: torch?.ready?.torch ?? null, torchThreads: torch?.ready?.threads ?? null,
+      model: args.model, modelBytes: statSync(modelPath).size, data: dataFile, sentences: N, repeats: R, beamSentences: B, memorySentences: M, maxLength,
+      onnx: JSON.parse(readFileSync(join(here(args.onnx), 'export.json'), 'utf8')),
+      onnxCheck: existsSync(join(here(args.onnx), 'check.json')) ? JSON.parse(readFileSync(join(here(args.onnx), 'check.json'), 'utf8')) : null,
+      wasm: { bytes: wasmBytes.length, gzipBytes: gzipSync(wasmBytes, { level: 9 }).length },
+    },
+    config: dims,
+    agreement: agree,
+    greedy: { attnscope: sum('off'), ort: sum('ort') },
+    capture: {
+      off: sum('off'), on: sum('capture'), offSubset: sum('off', B), all: sum('captureAll', B),
+      native: native ? { off: sum('native'), on: sum('nativeCapture'), offSubset: sum('native', B), all: sum('nativeCaptureAll', B) } : null,
+    },
+    beam: {
+      greedy: sum('off', B), beam4: sum('beam4', B), beam8: sum('beam8', B),
+      native: native ? { greedy: sum('native', B), beam4: sum('nativeBeam4', B), beam8: sum('nativeBeam8', B) } : null,
+    },
+    native: native ? sum('native') : null,
+    torch: torch ? sum('torch') : null,
+    cold: {
+      attnscope: summarizeCold(cold.attnscope), ort: summarizeCold(cold.ort),
+    },
+    flops,
+    roofline,
+  };
+  writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  const markdown = renderMarkdown(results);
+  writeFileSync(join(outDir, 'RESULTS.md'), markdown);
+  console.log('\n' + markdown);
+  console.log(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'RESULTS.md')}`);
+  if (!args['no-publish']) {
+    writeFileSync(here('tests/bench/RESULTS.md'), markdown);
+    console.log('wrote tests/bench/RESULTS.md');
+  }
+  if (args.readme) {
+    const readme = readFileSync(here('README.md'), 'utf8');
+    const begin = '<!-- bench:begin -->';
+    const end = '<!-- bench:end -->';
+    const a = readme.indexOf(begin);
+    const b = readme.indexOf(end);
+    if (a < 0 || b < a) throw new Error(`README.md has no ${begin} ... ${end} block`);
+    writeFileSync(here('README.md'), readme.slice(0, a + begin.length) + '\n' + renderReadmeBlock(results) + readme.slice(b));
+    console.log('updated the benchmark block of README.md');
+  }
+}
+
+function summarizeCold(runs) {
+  const out = { runs };
+  for (const key of ['loadMs', 'firstMs', 'loadAndFirstMs', 'wasmMemoryBytes', 'peakRssDeltaBytes', 'maxRssBytes', 'rssBeforeBytes']) {
+    out[key] = median(runs.map((r) => r[key]));
+  }
+  return out;
+}
+
+if (args.cold) {
+  if (args.cold !== 'attnscope' && args.cold !== 'ort') throw new Error(`--cold attnscope|ort, got '${args.cold}'`);
+  console.log(JSON.stringify(await coldStart(args.cold)));
+} else {
+  await main();
+}

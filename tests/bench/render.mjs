@@ -1,0 +1,265 @@
+// FLOP counts and the Markdown report of the benchmark (tests/bench/bench.mjs).
+
+/**
+ * FLOPs of greedy-decoding `steps` tokens against a source of `S` tokens (1 multiply-add = 2).
+ * Step t (0-based; it attends to t + 1 positions), per decoder layer:
+ *   self-attention Q, K, V, O projections   4 · 2d²
+ *   cross-attention Q, O projections        2 · 2d²   (its K, V: once per sentence, see encoderFlops)
+ *   FFN                                     2 · 2·d·d_ff
+ *   self-attention scores and context       2 · 2·d·(t + 1)
+ *   cross-attention scores and context      2 · 2·d·S
+ * and once per step the output projection 2·d·V. Biases, LayerNorm, softmax and the argmax are
+ * O(d + V) per step and not counted (< 1%).
+ *   FLOPs(step t) = L·(12d² + 4·d·d_ff + 4d(t + 1) + 4dS) + 2dV
+ * `gemv` is the matrix-vector part (everything but the attention scores and context).
+ */
+export function decoderFlops({ d, dff, decLayers: L, vocab: V }, S, steps) {
+  const gemvPerStep = L * (12 * d * d + 4 * d * dff) + 2 * d * V;
+  let total = 0;
+  for (let t = 0; t < steps; ++t) total += gemvPerStep + L * (4 * d * (t + 1) + 4 * d * S);
+  return { total, gemv: gemvPerStep * steps };
+}
+
+/**
+ * FLOPs of encoding S tokens: per encoder layer Q, K, V, O (4 · 2·S·d²), FFN (2 · 2·S·d·d_ff),
+ * scores and context (2 · 2·S²·d); plus, per decoder layer, the cross-attention K and V of the
+ * memory (2 · 2·S·d², computed once per sentence, which attnscope does before the first step).
+ */
+export function encoderFlops({ d, dff, encLayers, decLayers }, S) {
+  return encLayers * (S * (8 * d * d + 4 * d * dff) + 4 * S * S * d) + decLayers * 4 * S * d * d;
+}
+
+const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(digits));
+const mb = (bytes) => f(bytes / 2 ** 20, 1);
+const pct = (x) => `${f(100 * x, 1)}%`;
+
+/** "1.85× faster" for a time ratio ours/theirs (lower is better), or for a rate (higher is better). */
+function verdict(ratio, lowerIsBetter, words = ['faster', 'slower']) {
+  if (!Number.isFinite(ratio)) return 'n/a';
+  const better = lowerIsBetter ? ratio < 1 : ratio > 1;
+  const factor = ratio >= 1 ? ratio : 1 / ratio;
+  return `${f(factor)}× ${better ? words[0] : words[1]}`;
+}
+
+function row(cells) {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function table(header, rows) {
+  return [row(header), row(header.map(() => '---')), ...rows.map(row)].join('\n');
+}
+
+/** The figures the README shows and the targets of issue 8. */
+function headline(r) {
+  const g = r.greedy;
+  const c = r.cold;
+  const lines = [
+    ['encoder, ms per sentence', g.attnscope.encodePerSentenceMs, g.ort.encodePerSentenceMs, true],
+    ['time to first token, ms (encoder + first step)', g.attnscope.firstTokenPerSentenceMs, g.ort.firstTokenPerSentenceMs, true],
+    ['decoder, ms per generated token', g.attnscope.decodePerTokenMs, g.ort.decodePerTokenMs, true],
+    ['end to end, sentences/s', g.attnscope.sentencesPerSecond, g.ort.sentencesPerSecond, false],
+    ['model load + first translation, ms (cold process)', c.attnscope.loadAndFirstMs, c.ort.loadAndFirstMs, true],
+    ['peak WASM linear memory, MiB', c.attnscope.wasmMemoryBytes / 2 ** 20, c.ort.wasmMemoryBytes / 2 ** 20, true, ['smaller', 'larger']],
+    ['peak RSS − RSS before loading, MiB', c.attnscope.peakRssDeltaBytes / 2 ** 20, c.ort.peakRssDeltaBytes / 2 ** 20, true, ['smaller', 'larger']],
+  ];
+  return table(['figure (median of repeats)', 'attnscope (WASM)', 'onnxruntime-web', 'attnscope / ORT', 'attnscope is'],
+    lines.map(([name, ours, theirs, lower, words]) => [name, f(ours), f(theirs), f(ours / theirs, 3), verdict(ours / theirs, lower, words)]));
+}
+
+function targets(r) {
+  const g = r.greedy;
+  const speedup = g.ort.decodePerTokenMs / g.attnscope.decodePerTokenMs;
+  const overhead = r.capture.on.perSentenceMs / r.capture.off.perSentenceMs - 1;
+  const fraction = roofline(r)?.fractionOfStepPeak;
+  const gz = r.meta.wasm.gzipBytes / 1024;
+  const yes = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'not met');
+  return table(['target (issue 8)', 'measured', ''], [
+    ['greedy decode per token ≥ 2× faster than onnxruntime-web', `${f(speedup)}× (ORT ms/token ÷ attnscope ms/token)`, yes(speedup >= 2)],
+    ['capture-on overhead ≤ 15%', `${pct(overhead)} (attention + logits on vs off, per sentence)`, yes(overhead <= 0.15)],
+    ['decoder ≥ 50% of the measured WASM GEMV peak', fraction === undefined ? 'n/a' : `${pct(fraction)} of the decoder-step GEMV peak`,
+      fraction === undefined ? 'n/a' : yes(fraction >= 0.5)],
+    ['.wasm ≤ 400 KB gzip', `${f(gz, 1)} KiB (gzip -9 of web/wasm/attnscope-wasm.wasm)`, yes(r.meta.wasm.gzipBytes <= 400 * 1024)],
+  ]);
+}
+
+function roofline(r) {
+  if (!r.roofline) return null;
+  const perToken = r.flops.decoder / r.flops.tokens;
+  const gflops = (ms) => perToken / (ms * 1e6);
+  const ours = gflops(r.greedy.attnscope.decodePerTokenMs);
+  const peak = r.roofline.gemv_decoder_step_gflops;
+  const hot = Math.max(r.roofline.gemv_hot_d_x_d_gflops, r.roofline.gemv_hot_dff_x_d_gflops);
+  const gemm = Math.max(r.roofline.gemm_4x8_gflops, r.roofline.gemm_6x8_gflops, r.roofline.gemm_encoder_16_rows_gflops);
+  const encPerSentence = r.flops.encoder / r.meta.sentences;
+  const enc = encPerSentence / (r.greedy.attnscope.encodePerSentenceMs * 1e6);
+  return {
+    perToken, gemvShare: r.flops.decoderGemv / r.flops.decoder, ours, ort: gflops(r.greedy.ort.decodePerTokenMs),
+    native: r.native ? gflops(r.native.decodePerTokenMs) : null, peak, hot, gemm,
+    fractionOfStepPeak: ours / peak, fractionOfHotPeak: ours / hot,
+    encPerSentence, enc, encFraction: enc / gemm,
+  };
+}
+
+export function renderReadmeBlock(r) {
+  const m = r.meta;
+  return [
+    `Last run: ${m.date.slice(0, 10)} on ${m.machine.cpu} (nproc ${m.machine.nproc}), ${m.sentences} sentences × ${m.repeats} repeats, ` +
+      `\`${m.command}\`; onnxruntime-web ${m.onnxruntimeWeb} (WASM, SIMD, 1 thread). Every figure, the native build, ` +
+      'PyTorch, beam search, capture overhead and the roofline: [tests/bench/RESULTS.md](tests/bench/RESULTS.md).',
+    '',
+    headline(r),
+    '',
+    targets(r),
+    '',
+  ].join('\n');
+}
+
+export function renderMarkdown(r) {
+  const m = r.meta;
+  const g = r.greedy;
+  const out = [];
+  out.push('# attnscope benchmark results', '');
+  out.push('Generated by `npm run bench` (tests/bench/run.sh → tests/bench/bench.mjs); the raw figures are in `build/bench/results.json`.', '');
+  out.push(`- **Machine**: ${m.machine.cpu}, \`nproc\` = ${m.machine.nproc}, ${m.machine.platform}, Node ${m.machine.node}`);
+  out.push(`- **Date**: ${m.date} (load average 1/5/15 min at start ${m.loadAverage.start.map((x) => x.toFixed(2)).join(' / ')}, ` +
+    `at end ${m.loadAverage.end.map((x) => x.toFixed(2)).join(' / ')})`);
+  out.push(`- **Command**: \`${m.command}\` (git ${m.git})`);
+  out.push(`- **Engines**: attnscope's WASM build (web/attnscope.js, ${f(m.wasm.bytes / 1024, 1)} KiB .wasm, ` +
+    `${f(m.wasm.gzipBytes / 1024, 1)} KiB gzipped) and onnxruntime-web ${m.onnxruntimeWeb} (wasm backend, SIMD, ` +
+    `numThreads ${m.ortThreads}) in one Node process; attnscope built natively with g++ -O3 -march=native; ` +
+    `PyTorch ${m.torch ?? 'n/a'} on the CPU with ${m.torchThreads ?? 'n/a'} thread.`);
+  out.push(`- **Workload**: the first ${m.sentences} sentences of ${m.data.split('/').slice(-2).join('/')}, model ${m.model} ` +
+    `(d_model ${r.config.d}, ${r.config.heads} heads, FFN ${r.config.dff}, ${r.config.encLayers}+${r.config.decLayers} layers, ` +
+    `vocabulary ${r.config.vocab}), greedy, at most ${m.maxLength} tokens; every engine gets the same source ids ` +
+    `(attnscope's tokenizer, </s> appended). Figures are medians over ${m.repeats} repeat(s); beam search and ` +
+    `"all capture" use the first ${m.beamSentences} sentences.`);
+  out.push(`- **ONNX export** (tests/bench/export_onnx.py, opset ${m.onnx.opset}, torch ${m.onnx.torch}): encoder, first decoder step, ` +
+    `decoder step with past key/values (the transformers.js layout), ${Object.values(m.onnx.graphs).reduce((a, b) => a + b, 0) / 1e6 | 0} MB of f32 graphs; ` +
+    (m.onnxCheck ? `checked against PyTorch: ${m.onnxCheck.ok ? 'same tokens' : 'MISMATCH'}, max |logit difference| ${m.onnxCheck.max_abs_logit_diff.toExponential(1)} ` +
+      `on ${m.onnxCheck.cases.length} sentences.` : 'not checked.'));
+  out.push('');
+
+  out.push('## Same tokens first', '');
+  const agreeRows = [];
+  const names = { ortVsOurs: 'onnxruntime-web vs attnscope WASM', nativeVsOurs: 'attnscope native vs WASM', torchVsOurs: 'PyTorch vs attnscope WASM' };
+  for (const [k, a] of Object.entries(r.agreement)) {
+    agreeRows.push([names[k], `${a.identical} / ${a.sentences} (${pct(a.identicalRate)})`, pct(a.tokenAgreement)]);
+  }
+  out.push(table(['greedy outputs', 'identical sentences', 'token agreement'], agreeRows), '');
+  out.push('Token agreement: tokens up to the first difference ÷ the longer output, summed over sentences.', '');
+
+  out.push('## attnscope (WASM) vs onnxruntime-web', '');
+  out.push(headline(r), '');
+  const cold = r.cold;
+  out.push(table(['cold start (fresh Node process)', 'attnscope', 'onnxruntime-web'], [
+    ['import + runtime + model load, ms', f(cold.attnscope.loadMs), f(cold.ort.loadMs)],
+    ['first translation, ms', f(cold.attnscope.firstMs), f(cold.ort.firstMs)],
+    ['RSS before loading, MiB', mb(cold.attnscope.rssBeforeBytes), mb(cold.ort.rssBeforeBytes)],
+    ['peak RSS, MiB', mb(cold.attnscope.maxRssBytes), mb(cold.ort.maxRssBytes)],
+    ['model bytes loaded, MB', f(m.modelBytes / 1e6, 1), f(Object.values(m.onnx.graphs).reduce((a, b) => a + b, 0) / 1e6, 1)],
+  ]), '');
+  out.push(
+    '- *Encoder*: attnscope\'s `model.translate()` (tokenizing the text, the encoder, and projecting the memory into every ' +
+    'decoder layer\'s cross-attention keys and values) vs ORT\'s encoder graph (fed the ids). In the transformers.js layout the ' +
+    'cross-attention keys and values are computed by the first decoder step, so ORT counts them in its decoder time; ' +
+    '*time to first token* (encoder + first step, the first `session.step()` for attnscope) holds the same work for both.',
+    '- *Decoder per token*: attnscope\'s `session.run()` vs ORT\'s decoder graphs, step after step, including the argmax in ' +
+    'JavaScript and feeding back the present key/values; divided by the tokens generated (</s> included).',
+    '- *End to end*: (encoder + decoder time) per sentence, as sentences per second; one sentence at a time (batch 1).',
+    '- *Load + first translation*: a fresh Node process imports the engine, instantiates its WebAssembly, reads the model ' +
+    `(attnscope: the .safetensors file with f16 weights; ORT: the three .onnx graphs with f32 weights) and translates sentence 1; median of ${m.repeats} processes.`,
+    `- *Memory*: in the same fresh process after translating ${m.memorySentences} sentences: the WebAssembly linear memory ` +
+    '(every `WebAssembly.Memory` the engine created or exported; it never shrinks, so its size is its peak) and the process\'s ' +
+    'peak resident set (getrusage maxRSS) minus the RSS before the engine was imported (the JavaScript side included: ' +
+    'model bytes read into JS, ORT\'s graph parsing).', '');
+
+  out.push('## Beam search (attnscope only)', '');
+  out.push('onnxruntime-web runs graphs; it has no generation loop and no beam search (transformers.js\'s `generate()` on ' +
+    'top of it is a separate library), so there is no ORT column here.', '');
+  const b = r.beam;
+  const beamRows = [];
+  for (const [name, v, nat] of [['greedy', b.greedy, b.native?.greedy], ['beam 4', b.beam4, b.native?.beam4], ['beam 8', b.beam8, b.native?.beam8]]) {
+    beamRows.push([name, f(v.perSentenceMs), f(v.sentencesPerSecond), f(v.decodePerStepMs), f(v.perSentenceMs / b.greedy.perSentenceMs),
+      nat ? f(nat.perSentenceMs) : 'n/a', nat ? f(nat.perSentenceMs / b.native.greedy.perSentenceMs) : 'n/a']);
+  }
+  out.push(table(['decoding', 'WASM ms/sentence', 'WASM sentences/s', 'WASM decoder ms/step', '× greedy', 'native ms/sentence', 'native × greedy'], beamRows), '');
+  out.push(`First ${m.beamSentences} sentences, capture off. A step extends every live hypothesis (up to the beam width).`, '');
+
+  out.push('## Capture overhead', '');
+  const c = r.capture;
+  const over = (on, off) => pct(on.perSentenceMs / off.perSentenceMs - 1);
+  const capRows = [
+    ['off', `all ${m.sentences}`, f(c.off.perSentenceMs), '—', c.native ? f(c.native.off.perSentenceMs) : 'n/a', '—'],
+    ['attention + logits (the JS API\'s default)', `all ${m.sentences}`, f(c.on.perSentenceMs), over(c.on, c.off),
+      c.native ? f(c.native.on.perSentenceMs) : 'n/a', c.native ? over(c.native.on, c.native.off) : 'n/a'],
+    ['off', `first ${m.beamSentences}`, f(c.offSubset.perSentenceMs), '—', c.native ? f(c.native.offSubset.perSentenceMs) : 'n/a', '—'],
+    ['attention + logits + named vectors', `first ${m.beamSentences}`, f(c.all.perSentenceMs), over(c.all, c.offSubset),
+      c.native ? f(c.native.all.perSentenceMs) : 'n/a', c.native ? over(c.native.all, c.native.offSubset) : 'n/a'],
+  ];
+  out.push(table(['capture', 'sentences', 'WASM ms/sentence', 'WASM overhead', 'native ms/sentence', 'native overhead'], capRows), '');
+  out.push('Greedy, end to end per sentence. Capture is recorded inside the engine during `run()`; reading it out into ' +
+    'JavaScript (e.g. `session.crossAttention()`) is not included.', '');
+
+  out.push('## Native and PyTorch', '');
+  const nat = r.native;
+  const tor = r.torch;
+  const cmpRows = [];
+  for (const [name, key, lower] of [['encoder, ms per sentence', 'encodePerSentenceMs', true],
+    ['time to first token, ms', 'firstTokenPerSentenceMs', true], ['decoder, ms per token', 'decodePerTokenMs', true],
+    ['end to end, sentences/s', 'sentencesPerSecond', false]]) {
+    const w = g.attnscope[key];
+    const n = nat?.[key];
+    const t = tor?.[key];
+    cmpRows.push([name, f(w), f(n), f(t), n ? f(w / n, 3) : 'n/a', t ? f(w / t, 3) : 'n/a', n && t ? f(n / t, 3) : 'n/a',
+      t ? verdict(w / t, lower) : 'n/a']);
+  }
+  out.push(table(['figure', 'attnscope WASM', 'attnscope native', 'PyTorch', 'WASM / native', 'WASM / PyTorch', 'native / PyTorch', 'WASM vs PyTorch'], cmpRows), '');
+  out.push('- *Native*: the same engine (src/) built with `g++ -O3 -march=native` into build/bench-native and driven by ' +
+    'tests/bench/native/bench_native.cpp: `DecodeSession` construction (tokenize, encoder, cross K/V) and `run()`, capture off.',
+  '- *PyTorch*: the reference model (models/attnscope_ref/model.py) on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
+    'decoding incrementally with a KV cache (its own `DecoderLayer.step`: the cross-attention keys/values projected once per ' +
+    'sentence, each step feeds only the new token and appends its keys/values with `torch.cat`), fed the same source ids ' +
+    '(tests/bench/bench_torch.py). Its encoder time includes the cross-attention key/value projection, as attnscope\'s does.', '');
+
+  const rf = roofline(r);
+  out.push('## Roofline', '');
+  out.push('FLOPs per generated token, counted from the config (a multiply-add is 2 FLOPs; step t attends to t + 1 positions, ' +
+    'S source tokens, L decoder layers):', '');
+  out.push('    FLOPs(t) = L · (12·d² + 4·d·d_ff + 4·d·(t + 1) + 4·d·S) + 2·d·V', '');
+  out.push('12·d²: self-attention Q, K, V, O and cross-attention Q, O projections; 4·d·d_ff: the FFN; 4·d·(t + 1) and 4·d·S: ' +
+    'attention scores and weighted sums; 2·d·V: the output projection. The cross-attention K, V projections (4·S·d² per layer) ' +
+    'are done once per sentence and counted with the encoder. Biases, LayerNorms, softmax and argmax (O(d + V) per step) are left out.', '');
+  if (rf) {
+    const step = r.flops.decoder / r.flops.tokens;
+    out.push(`With d = ${r.config.d}, d_ff = ${r.config.dff}, L = ${r.config.decLayers}, V = ${r.config.vocab}: ` +
+      `${f(step / 1e6, 3)} MFLOP per token on average over these sentences (${pct(rf.gemvShare)} of it matrix-vector products; ` +
+      `the output projection alone is ${f(2 * r.config.d * r.config.vocab / 1e6, 2)} MFLOP). The weights a step reads are ` +
+      `${f(r.roofline.gemv_decoder_step_mbytes, 1)} MB in f32.`, '');
+    out.push(table(['WASM SIMD microbenchmark (tests/bench/roofline/simd_peak.cpp, emcc -O3 -msimd128, best of 5)', 'GFLOP/s'], [
+      [`GEMV ${r.config.d}×${r.config.d}, one matrix over and over (cache-resident)`, f(r.roofline.gemv_hot_d_x_d_gflops)],
+      [`GEMV ${r.config.dff}×${r.config.d}, cache-resident`, f(r.roofline.gemv_hot_dff_x_d_gflops)],
+      ['GEMV: every matrix of one decoder step in turn (the decoder-step GEMV peak)', f(r.roofline.gemv_decoder_step_gflops)],
+      [`GEMV ${r.config.vocab}×${r.config.d} (output projection alone)`, f(r.roofline.gemv_output_projection_gflops)],
+      [`GEMM ${r.config.d}×${r.config.d}×${r.config.d}, 4×8 register block`, f(r.roofline.gemm_4x8_gflops)],
+      [`GEMM ${r.config.d}×${r.config.d}×${r.config.d}, 6×8 register block`, f(r.roofline.gemm_6x8_gflops)],
+      [`GEMM 16×${r.config.d}×${r.config.d} (an encoder-sized sentence)`, f(r.roofline.gemm_encoder_16_rows_gflops)],
+    ]), '');
+    out.push(table(['achieved', 'GFLOP/s', 'fraction of the decoder-step GEMV peak', 'of the cache-resident GEMV peak'], [
+      ['attnscope WASM decoder', f(rf.ours, 3), pct(rf.fractionOfStepPeak), pct(rf.fractionOfHotPeak)],
+      ['onnxruntime-web decoder', f(rf.ort, 3), pct(rf.ort / rf.peak), pct(rf.ort / rf.hot)],
+      ['attnscope native decoder (not WASM: for scale only)', f(rf.native, 3), '—', '—'],
+    ]), '');
+    out.push(`Encoder (attnscope WASM): ${f(rf.encPerSentence / 1e6, 2)} MFLOP per sentence on average, ${f(rf.enc, 3)} GFLOP/s, ` +
+      `${pct(rf.encFraction)} of the best WASM GEMM figure (${f(rf.gemm)} GFLOP/s).`, '');
+    out.push('The kernels: GEMV takes four weight rows at a time with two f32x4 accumulators each (no FMA in baseline WASM ' +
+      'SIMD: f32x4.mul + f32x4.add); GEMM packs the [out, in] weights into 8-column panels and keeps a 4×8 or 6×8 block of C ' +
+      'in registers. The decoder-step figure streams every decoder weight once per step, as a real step does, so it is bound ' +
+      'by cache/memory bandwidth rather than arithmetic: it is the peak a decoder step can reach.', '');
+  } else {
+    out.push('(The roofline microbenchmark was not built: run tests/bench/run.sh.)', '');
+  }
+
+  out.push('## Targets of issue 8', '');
+  out.push(targets(r), '');
+  return out.join('\n');
+}
