@@ -60,8 +60,17 @@ double parse_number(const std::string& flag, const std::string& value) {
 
 int parse_count(const std::string& flag, const std::string& value) {
   const double v = parse_number(flag, value);
-  if (v < 0 || v != static_cast<int>(v)) throw Error(flag + " needs a non-negative integer, got '" + value + "'");
+  // Range first: casting NaN or a double past int's range to int is undefined behaviour.
+  if (!(v >= 0 && v <= 2147483647.0) || v != static_cast<int>(v))
+    throw Error(flag + " needs a non-negative integer, got '" + value + "'");
   return static_cast<int>(v);
+}
+
+std::uint64_t parse_seed(const std::string& flag, const std::string& value) {
+  const double v = parse_number(flag, value);
+  if (!(v >= 0 && v <= 9007199254740991.0) || v != static_cast<double>(static_cast<std::uint64_t>(v)))
+    throw Error(flag + " needs an integer in [0, 2^53), got '" + value + "'");
+  return static_cast<std::uint64_t>(v);
 }
 
 Args parse_args(int argc, char** argv) {
@@ -90,7 +99,7 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--temperature") d.temperature = parse_number(arg, value());
     else if (arg == "--top-k") d.top_k = parse_count(arg, value());
     else if (arg == "--top-p") d.top_p = parse_number(arg, value());
-    else if (arg == "--seed") d.seed = static_cast<std::uint64_t>(parse_number(arg, value()));
+    else if (arg == "--seed") d.seed = parse_seed(arg, value());
     else if (arg == "--max-length" || arg == "--max-steps") d.max_length = parse_count(arg, value());
     else if (arg == "--max-length-a") d.max_length_a = parse_number(arg, value());
     else if (arg == "--max-length-b") d.max_length_b = parse_number(arg, value());

@@ -16,7 +16,8 @@ double number(const json& v, const std::string& key) {
 
 int integer(const json& v, const std::string& key) {
   const double x = number(v, key);
-  if (x != static_cast<double>(static_cast<long long>(x)) || x < -1e9 || x > 1e9)
+  // Range first: casting a double outside long long's range (1e300) is undefined behaviour.
+  if (!(x >= -1e9 && x <= 1e9) || x != static_cast<double>(static_cast<long long>(x)))
     throw InputError("decoding option '" + key + "' must be an integer, got " + v.dump());
   return static_cast<int>(x);
 }

@@ -47,7 +47,7 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
   if (options_.max_length > 0) limit_ = std::min(limit_, options_.max_length);
   if (options_.max_length_a > 0.0) {
     const double relative = std::floor(options_.max_length_a * source_.ids.size() + options_.max_length_b);
-    limit_ = static_cast<int>(std::min<double>(limit_, relative));
+    limit_ = static_cast<int>(std::max(1.0, std::min<double>(limit_, relative)));  // in int's range
   }
   limit_ = std::max(limit_, 1);
 

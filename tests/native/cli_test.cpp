@@ -94,6 +94,11 @@ TEST(Cli, BadUsageAndBadModelFail) {
   EXPECT_EQ(run_cli("translate --model /nonexistent 'i eat'").status, 2);
   EXPECT_EQ(run_cli("translate --model " + testing::golden_path("tiny_post_sin.json") + " 'i eat'").status, 2);
   EXPECT_EQ(run_cli("translate --max-steps x --model m 'i eat'").status, 2);
+  // Numbers no integer can hold are usage errors (casting them would be undefined behaviour).
+  for (const char* flag : {"--max-length", "--beam", "--top-k", "--seed"})
+    for (const char* value : {"1e300", "-1e300", "1e19", "-1", "nan"})
+      EXPECT_EQ(run_cli(std::string("translate ") + flag + " " + value + " --model m 'i eat'").status, 2) << flag << " " << value;
+  EXPECT_EQ(run_cli("translate --seed 0.5 --model m 'i eat'").status, 2);
 }
 
 TEST(Cli, InfoPrintsConfig) {
