@@ -4,7 +4,8 @@
 // roofline. Run it through `npm run bench` (tests/bench/run.sh builds and exports first):
 //
 //   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 50]
-//       [--max-length 64] [--memory-sentences 50] [--no-publish] [--readme]
+//       [--max-length 64] [--memory-sentences 20] [--no-publish] [--readme]
+//   node tests/bench/bench.mjs --from build/bench/results.json [--readme]   # only re-render
 //
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
 // tests/bench/RESULTS.md; --readme also replaces the block between the bench markers in
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     roofline: { type: 'string', default: 'build/bench/roofline/simd_peak.js' },
     'no-publish': { type: 'boolean', default: false },
     readme: { type: 'boolean', default: false },
+    from: { type: 'string' },  // re-render the Markdown from an earlier results.json, run nothing
     cold: { type: 'string' },  // internal: one cold start in a child process ('attnscope' | 'ort')
   },
 });
@@ -301,7 +303,7 @@ function machine() {
 function gitRevision() {
   try {
     const rev = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no', 'src', 'bindings', 'web'],
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', 'src', 'bindings', 'web'],
       { encoding: 'utf8' }).trim() !== '';
     return dirty ? `${rev} (with uncommitted changes in src/, bindings/ or web/)` : rev;
   } catch {
@@ -325,6 +327,17 @@ async function main() {
   const { OrtTranslator, ort: ortModule } = await import('./ort_engine.mjs');
   const ort = await OrtTranslator.create(here(args.onnx), config);
   const ortVersion = JSON.parse(readFileSync(here('node_modules/onnxruntime-web/package.json'), 'utf8')).version;
+  // The WASM SIMD roofline microbenchmark, in this process too: between sentences it samples the
+  // decoder-step GEMV rate, so that the peak shares the engines' noise.
+  const rooflineLines = [];
+  let rooflineModule = null;
+  if (existsSync(here(args.roofline))) {
+    const { default: createRoofline } = await import(here(args.roofline));
+    rooflineModule = await createRoofline({ print: (line) => rooflineLines.push(line) });
+    rooflineModule._setup(config.d_model, config.d_ff, model.info.tgtVocabSize, config.n_decoder_layers);
+  } else {
+    console.log(`roofline: skipped (${args.roofline} is not built: run tests/bench/run.sh)`);
+  }
 
   // The same source ids for every engine: attnscope's tokenizer (with </s> when the model appends it).
   const ids = sentences.map((s) => {
@@ -357,7 +370,7 @@ async function main() {
     first.ort.push(await ortRun(ort, ids[i]));
   }
   const agree = { ortVsOurs: agreement(first.off, first.ort) };
-  if (native) agree.nativeVsOurs = agreement(first.off, fromWorker(await native.ask('greedy')));
+  if (native) agree.nativeVsOurs = agreement(first.off, fromWorker((await native.ask('greedy')).runs.greedy));
   if (torch) agree.torchVsOurs = agreement(first.off, fromWorker(await torch.ask('greedy')));
   for (const [k, a] of Object.entries(agree)) {
     console.log(`  ${k}: ${a.identical}/${a.sentences} identical, token agreement ${(100 * a.tokenAgreement).toFixed(2)}%`);
@@ -365,15 +378,18 @@ async function main() {
 
   // Timed repeats. Within a repeat the in-process engines take turns sentence by sentence (the
   // order rotates), so they share the machine's noise; the workers run between them.
-  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [],
+  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [],
     native: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], torch: [] };
   for (let r = 0; r < R; ++r) {
     console.log(`repeat ${r + 1}/${R}...`);
-    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [] };
+    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [] };
     for (let i = 0; i < N; ++i) {
-      const order = ['off', 'ort', 'capture'];
-      for (let k = 0; k < (i + r) % 3; ++k) order.push(order.shift());
-      for (const v of order) pass[v].push(v === 'ort' ? await ortRun(ort, ids[i]) : ours(model, sentences[i], v));
+      const order = rooflineModule ? ['off', 'ort', 'capture', 'gemv'] : ['off', 'ort', 'capture'];
+      for (let k = 0; k < (i + r) % order.length; ++k) order.push(order.shift());
+      for (const v of order) {
+        if (v === 'gemv') pass.gemv.push(rooflineModule._decoder_step_gflops(2));
+        else pass[v].push(v === 'ort' ? await ortRun(ort, ids[i]) : ours(model, sentences[i], v));
+      }
     }
     for (let i = 0; i < B; ++i) {
       const order = ['beam4', 'beam8', 'captureAll'];
@@ -382,11 +398,14 @@ async function main() {
     }
     for (const [k, v] of Object.entries(pass)) passes[k].push(v);
     if (native) {
-      passes.native.push(fromWorker(await native.ask('greedy')));
-      passes.nativeCapture.push(fromWorker(await native.ask('capture')));
-      passes.nativeCaptureAll.push(fromWorker(await native.ask(`capture-all ${B}`)));
-      passes.nativeBeam4.push(fromWorker(await native.ask(`beam 4 ${B}`)));
-      passes.nativeBeam8.push(fromWorker(await native.ask(`beam 8 ${B}`)));
+      // The worker interleaves its modes sentence by sentence too.
+      const main = (await native.ask('greedy,capture')).runs;
+      const subset = (await native.ask(`beam4,beam8,capture-all ${B}`)).runs;
+      passes.native.push(fromWorker(main.greedy));
+      passes.nativeCapture.push(fromWorker(main.capture));
+      passes.nativeCaptureAll.push(fromWorker(subset['capture-all']));
+      passes.nativeBeam4.push(fromWorker(subset.beam4));
+      passes.nativeBeam8.push(fromWorker(subset.beam8));
     }
     if (torch) passes.torch.push(fromWorker(await torch.ask('greedy')));
     const t = totals(pass.off);
@@ -404,15 +423,18 @@ async function main() {
     for (const engine of r % 2 ? ['ort', 'attnscope'] : ['attnscope', 'ort']) cold[engine].push(runChild(engine));
   }
 
-  // Roofline microbenchmark (its own Node process).
+  // Every roofline figure (best of 5 trials of >= 100 ms each).
   let roofline = null;
-  if (existsSync(here(args.roofline))) {
+  if (rooflineModule) {
     console.log('WASM SIMD roofline microbenchmark...');
-    const out = execFileSync(process.execPath, [here(args.roofline), String(config.d_model), String(config.d_ff),
-      String(model.info.tgtVocabSize), String(config.n_decoder_layers)], { encoding: 'utf8' });
-    roofline = JSON.parse(out);
-  } else {
-    console.log(`roofline: skipped (${args.roofline} is not built)`);
+    rooflineModule.callMain([config.d_model, config.d_ff, model.info.tgtVocabSize, config.n_decoder_layers].map(String));
+    roofline = JSON.parse(rooflineLines.join('\n'));
+    // The decoder-step GEMV rate sampled between sentences: per repeat, the median and the best sample.
+    roofline.interleaved = {
+      samplesPerRepeat: N,
+      median: passes.gemv.map((samples) => median(samples)),
+      max: passes.gemv.map((samples) => Math.max(...samples)),
+    };
   }
 
   // FLOPs of what the engines computed (analytic, from the config and each sentence's lengths).
@@ -462,10 +484,16 @@ async function main() {
     roofline,
   };
   writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  console.log(`wrote ${join(outDir, 'results.json')}`);
+  publish(results);
+}
+
+function publish(results) {
+  mkdirSync(outDir, { recursive: true });
   const markdown = renderMarkdown(results);
   writeFileSync(join(outDir, 'RESULTS.md'), markdown);
   console.log('\n' + markdown);
-  console.log(`wrote ${join(outDir, 'results.json')} and ${join(outDir, 'RESULTS.md')}`);
+  console.log(`wrote ${join(outDir, 'RESULTS.md')}`);
   if (!args['no-publish']) {
     writeFileSync(here('tests/bench/RESULTS.md'), markdown);
     console.log('wrote tests/bench/RESULTS.md');
@@ -493,6 +521,8 @@ function summarizeCold(runs) {
 if (args.cold) {
   if (args.cold !== 'attnscope' && args.cold !== 'ort') throw new Error(`--cold attnscope|ort, got '${args.cold}'`);
   console.log(JSON.stringify(await coldStart(args.cold)));
+} else if (args.from) {
+  publish(JSON.parse(readFileSync(here(args.from), 'utf8')));
 } else {
   await main();
 }

@@ -41,6 +41,25 @@ function verdict(ratio, lowerIsBetter, words = ['faster', 'slower']) {
   return `${f(factor)}× ${better ? words[0] : words[1]}`;
 }
 
+const medianOf = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * ours / theirs for one figure of two summaries from the same run: the median over repeats of
+ * the per-repeat ratio (repeat r of each was measured side by side), or the ratio of the
+ * figures when there are no per-repeat values.
+ */
+export function pairedRatio(ours, theirs, key) {
+  if (!ours || !theirs) return NaN;
+  if (ours.repeats?.length && ours.repeats.length === theirs.repeats?.length) {
+    return medianOf(ours.repeats.map((r, i) => r[key] / theirs.repeats[i][key]));
+  }
+  return ours[key] / theirs[key];
+}
+
 function row(cells) {
   return `| ${cells.join(' | ')} |`;
 }
@@ -53,23 +72,24 @@ function table(header, rows) {
 function headline(r) {
   const g = r.greedy;
   const c = r.cold;
+  const timed = (name, key, lower) => [name, g.attnscope[key], g.ort[key], lower, undefined, pairedRatio(g.attnscope, g.ort, key)];
   const lines = [
-    ['encoder, ms per sentence', g.attnscope.encodePerSentenceMs, g.ort.encodePerSentenceMs, true],
-    ['time to first token, ms (encoder + first step)', g.attnscope.firstTokenPerSentenceMs, g.ort.firstTokenPerSentenceMs, true],
-    ['decoder, ms per generated token', g.attnscope.decodePerTokenMs, g.ort.decodePerTokenMs, true],
-    ['end to end, sentences/s', g.attnscope.sentencesPerSecond, g.ort.sentencesPerSecond, false],
+    timed('encoder, ms per sentence', 'encodePerSentenceMs', true),
+    timed('time to first token, ms (encoder + first step)', 'firstTokenPerSentenceMs', true),
+    timed('decoder, ms per generated token', 'decodePerTokenMs', true),
+    timed('end to end, sentences/s', 'sentencesPerSecond', false),
     ['model load + first translation, ms (cold process)', c.attnscope.loadAndFirstMs, c.ort.loadAndFirstMs, true],
     ['peak WASM linear memory, MiB', c.attnscope.wasmMemoryBytes / 2 ** 20, c.ort.wasmMemoryBytes / 2 ** 20, true, ['smaller', 'larger']],
     ['peak RSS − RSS before loading, MiB', c.attnscope.peakRssDeltaBytes / 2 ** 20, c.ort.peakRssDeltaBytes / 2 ** 20, true, ['smaller', 'larger']],
   ];
   return table(['figure (median of repeats)', 'attnscope (WASM)', 'onnxruntime-web', 'attnscope / ORT', 'attnscope is'],
-    lines.map(([name, ours, theirs, lower, words]) => [name, f(ours), f(theirs), f(ours / theirs, 3), verdict(ours / theirs, lower, words)]));
+    lines.map(([name, ours, theirs, lower, words, ratio = ours / theirs]) => [name, f(ours), f(theirs), f(ratio, 3), verdict(ratio, lower, words)]));
 }
 
 function targets(r) {
   const g = r.greedy;
-  const speedup = g.ort.decodePerTokenMs / g.attnscope.decodePerTokenMs;
-  const overhead = r.capture.on.perSentenceMs / r.capture.off.perSentenceMs - 1;
+  const speedup = pairedRatio(g.ort, g.attnscope, 'decodePerTokenMs');
+  const overhead = pairedRatio(r.capture.on, r.capture.off, 'perSentenceMs') - 1;
   const fraction = roofline(r)?.fractionOfStepPeak;
   const gz = r.meta.wasm.gzipBytes / 1024;
   const yes = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'not met');
@@ -82,12 +102,20 @@ function targets(r) {
   ]);
 }
 
+/**
+ * Decoder GFLOP/s against the GEMV peaks. The decoder-step GEMV peak is the one sampled between
+ * sentences (`interleaved`: per repeat, the median of the samples); the fraction is the median
+ * over repeats of (decoder GFLOP/s in repeat r) / (that repeat's GEMV rate).
+ */
 function roofline(r) {
   if (!r.roofline) return null;
   const perToken = r.flops.decoder / r.flops.tokens;
   const gflops = (ms) => perToken / (ms * 1e6);
   const ours = gflops(r.greedy.attnscope.decodePerTokenMs);
-  const peak = r.roofline.gemv_decoder_step_gflops;
+  const samples = r.roofline.interleaved;
+  const perRepeat = (summary, rates) => medianOf(summary.repeats.map((rep, i) => gflops(rep.decodePerTokenMs) / rates[i]));
+  const peak = samples ? medianOf(samples.median) : r.roofline.gemv_decoder_step_gflops;
+  const best = samples ? Math.max(...samples.max) : r.roofline.gemv_decoder_step_gflops;
   const hot = Math.max(r.roofline.gemv_hot_d_x_d_gflops, r.roofline.gemv_hot_dff_x_d_gflops);
   const gemm = Math.max(r.roofline.gemm_4x8_gflops, r.roofline.gemm_6x8_gflops, r.roofline.gemm_encoder_16_rows_gflops);
   const encPerSentence = r.flops.encoder / r.meta.sentences;
@@ -95,7 +123,9 @@ function roofline(r) {
   return {
     perToken, gemvShare: r.flops.decoderGemv / r.flops.decoder, ours, ort: gflops(r.greedy.ort.decodePerTokenMs),
     native: r.native ? gflops(r.native.decodePerTokenMs) : null, peak, hot, gemm,
-    fractionOfStepPeak: ours / peak, fractionOfHotPeak: ours / hot,
+    best, fractionOfStepPeak: samples ? perRepeat(r.greedy.attnscope, samples.median) : ours / peak,
+    ortFractionOfStepPeak: samples ? perRepeat(r.greedy.ort, samples.median) : gflops(r.greedy.ort.decodePerTokenMs) / peak,
+    fractionOfBest: ours / best, fractionOfHotPeak: ours / hot,
     encPerSentence, enc, encFraction: enc / gemm,
   };
 }
@@ -131,7 +161,8 @@ export function renderMarkdown(r) {
   out.push(`- **Workload**: the first ${m.sentences} sentences of ${m.data.split('/').slice(-2).join('/')}, model ${m.model} ` +
     `(d_model ${r.config.d}, ${r.config.heads} heads, FFN ${r.config.dff}, ${r.config.encLayers}+${r.config.decLayers} layers, ` +
     `vocabulary ${r.config.vocab}), greedy, at most ${m.maxLength} tokens; every engine gets the same source ids ` +
-    `(attnscope's tokenizer, </s> appended). Figures are medians over ${m.repeats} repeat(s); beam search and ` +
+    `(attnscope's tokenizer, </s> appended). Figures are medians over ${m.repeats} repeat(s), ratios the median of the ` +
+    `per-repeat ratios (the engines of a repeat ran side by side); beam search and ` +
     `"all capture" use the first ${m.beamSentences} sentences.`);
   out.push(`- **ONNX export** (tests/bench/export_onnx.py, opset ${m.onnx.opset}, torch ${m.onnx.torch}): encoder, first decoder step, ` +
     `decoder step with past key/values (the transformers.js layout), ${Object.values(m.onnx.graphs).reduce((a, b) => a + b, 0) / 1e6 | 0} MB of f32 graphs; ` +
@@ -187,7 +218,7 @@ export function renderMarkdown(r) {
 
   out.push('## Capture overhead', '');
   const c = r.capture;
-  const over = (on, off) => pct(on.perSentenceMs / off.perSentenceMs - 1);
+  const over = (on, off) => pct(pairedRatio(on, off, 'perSentenceMs') - 1);
   const capRows = [
     ['off', `all ${m.sentences}`, f(c.off.perSentenceMs), '—', c.native ? f(c.native.off.perSentenceMs) : 'n/a', '—'],
     ['attention + logits (the JS API\'s default)', `all ${m.sentences}`, f(c.on.perSentenceMs), over(c.on, c.off),
@@ -210,8 +241,11 @@ export function renderMarkdown(r) {
     const w = g.attnscope[key];
     const n = nat?.[key];
     const t = tor?.[key];
-    cmpRows.push([name, f(w), f(n), f(t), n ? f(w / n, 3) : 'n/a', t ? f(w / t, 3) : 'n/a', n && t ? f(n / t, 3) : 'n/a',
-      t ? verdict(w / t, lower) : 'n/a']);
+    const wn = pairedRatio(g.attnscope, nat, key);
+    const wt = pairedRatio(g.attnscope, tor, key);
+    const nt = pairedRatio(nat, tor, key);
+    cmpRows.push([name, f(w), f(n), f(t), n ? f(wn, 3) : 'n/a', t ? f(wt, 3) : 'n/a', n && t ? f(nt, 3) : 'n/a',
+      t ? verdict(wt, lower) : 'n/a']);
   }
   out.push(table(['figure', 'attnscope WASM', 'attnscope native', 'PyTorch', 'WASM / native', 'WASM / PyTorch', 'native / PyTorch', 'WASM vs PyTorch'], cmpRows), '');
   out.push('- *Native*: the same engine (src/) built with `g++ -O3 -march=native` into build/bench-native and driven by ' +
@@ -238,16 +272,22 @@ export function renderMarkdown(r) {
     out.push(table(['WASM SIMD microbenchmark (tests/bench/roofline/simd_peak.cpp, emcc -O3 -msimd128, best of 5)', 'GFLOP/s'], [
       [`GEMV ${r.config.d}×${r.config.d}, one matrix over and over (cache-resident)`, f(r.roofline.gemv_hot_d_x_d_gflops)],
       [`GEMV ${r.config.dff}×${r.config.d}, cache-resident`, f(r.roofline.gemv_hot_dff_x_d_gflops)],
-      ['GEMV: every matrix of one decoder step in turn (the decoder-step GEMV peak)', f(r.roofline.gemv_decoder_step_gflops)],
+      ['GEMV: every matrix of one decoder step in turn (decoder step, standalone)', f(r.roofline.gemv_decoder_step_gflops)],
       [`GEMV ${r.config.vocab}×${r.config.d} (output projection alone)`, f(r.roofline.gemv_output_projection_gflops)],
       [`GEMM ${r.config.d}×${r.config.d}×${r.config.d}, 4×8 register block`, f(r.roofline.gemm_4x8_gflops)],
       [`GEMM ${r.config.d}×${r.config.d}×${r.config.d}, 6×8 register block`, f(r.roofline.gemm_6x8_gflops)],
       [`GEMM 16×${r.config.d}×${r.config.d} (an encoder-sized sentence)`, f(r.roofline.gemm_encoder_16_rows_gflops)],
     ]), '');
-    out.push(table(['achieved', 'GFLOP/s', 'fraction of the decoder-step GEMV peak', 'of the cache-resident GEMV peak'], [
-      ['attnscope WASM decoder', f(rf.ours, 3), pct(rf.fractionOfStepPeak), pct(rf.fractionOfHotPeak)],
-      ['onnxruntime-web decoder', f(rf.ort, 3), pct(rf.ort / rf.peak), pct(rf.ort / rf.hot)],
-      ['attnscope native decoder (not WASM: for scale only)', f(rf.native, 3), '—', '—'],
+    if (r.roofline.interleaved) {
+      out.push(`The decoder-step GEMV rate sampled between sentences (${r.roofline.interleaved.samplesPerRepeat} samples a repeat, ` +
+        'each the best of 2 passes, taking turns with the engines so that it meets the same noise): median per repeat ' +
+        `${r.roofline.interleaved.median.map((x) => f(x)).join(', ')} GFLOP/s, best sample ${f(rf.best)} GFLOP/s. ` +
+        'This median is the *decoder-step GEMV peak* below.', '');
+    }
+    out.push(table(['achieved', 'GFLOP/s', 'fraction of the decoder-step GEMV peak', 'of the best sample', 'of the cache-resident GEMV peak'], [
+      ['attnscope WASM decoder', f(rf.ours, 3), pct(rf.fractionOfStepPeak), pct(rf.fractionOfBest), pct(rf.fractionOfHotPeak)],
+      ['onnxruntime-web decoder', f(rf.ort, 3), pct(rf.ortFractionOfStepPeak), pct(rf.ort / rf.best), pct(rf.ort / rf.hot)],
+      ['attnscope native decoder (not WASM: for scale only)', f(rf.native, 3), '—', '—', '—'],
     ]), '');
     out.push(`Encoder (attnscope WASM): ${f(rf.encPerSentence / 1e6, 2)} MFLOP per sentence on average, ${f(rf.enc, 3)} GFLOP/s, ` +
       `${pct(rf.encFraction)} of the best WASM GEMM figure (${f(rf.gemm)} GFLOP/s).`, '');

@@ -47,7 +47,8 @@ mkdir -p build/bench/roofline
 echo '{"type": "commonjs"}' > build/bench/roofline/package.json  # the emcc output is CommonJS
 if [ ! -f $roofline ] || [ tests/bench/roofline/simd_peak.cpp -nt $roofline ]; then
   NODE_PATH=${NODE_PATH:-/usr/share/nodejs} emcc -O3 -msimd128 -std=c++17 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 \
-    -sSINGLE_FILE=1 tests/bench/roofline/simd_peak.cpp -o $roofline
+    -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=createRoofline -sINVOKE_RUN=0 -sEXPORTED_RUNTIME_METHODS=callMain \
+    -sEXPORTED_FUNCTIONS=_main,_setup,_decoder_step_gflops tests/bench/roofline/simd_peak.cpp -o $roofline
 fi
 
 echo "== ONNX export (build/bench/onnx), checked against PyTorch"

@@ -4,17 +4,19 @@
 //
 // Loads the model and the sentences (one a line), prints {"ready": true, "load_ms": ...}, then
 // answers commands read from stdin, one JSON line each:
-//   greedy [N]        greedy decode of the first N sentences (all by default), capture off
-//   capture [N]       the same with attention and logits captured (the JS API's default)
-//   capture-all [N]   attention, logits and named vectors captured
-//   beam K [N]        beam search of width K, capture off
+//   MODE[,MODE...] [N]   decode the first N sentences (all by default) in every MODE, the modes
+//                        taking turns sentence by sentence (the order rotates from sentence to
+//                        sentence and from command to command, so they share the noise)
 //   quit
-// Each answer: {"mode", "encode_ms": [...], "decode_ms": [...], "first_token_ms": [...],
-// "tokens": [...], "steps": [...], "ids": [[...], ...]} per sentence. encode_ms is the
+// MODE: greedy (capture off), capture (attention and logits, the JS API's default),
+// capture-all (attention, logits and named vectors), beamK (beam search of width K, capture off).
+// Each answer: {"runs": {MODE: {"encode_ms": [...], "decode_ms": [...], "first_token_ms": [...],
+// "tokens": [...], "steps": [...], "ids": [[...], ...]}}} per sentence. encode_ms is the
 // DecodeSession constructor (tokenizing, the encoder and the cross-attention key/value
 // projection), decode_ms the first step() and run(), first_token_ms the constructor and the
 // first step; tokens is the length of the best hypothesis (</s> included), steps the number of
 // decoder steps taken.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -35,22 +37,31 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-nlohmann::json run(const std::shared_ptr<const Model>& model, const std::vector<std::string>& sentences,
-                   const std::string& mode, int beam, std::size_t count, int max_length) {
+// The decoding options of a mode; throws Error for an unknown one.
+DecodeOptions options_for(const std::string& mode, int max_length) {
   DecodeOptions options;
   options.max_length = max_length;
   options.alternatives = 0;
-  if (mode == "beam") options.strategy = Strategy::Beam, options.beam_size = beam;
   if (mode == "capture" || mode == "capture-all") options.capture.attention = options.capture.logits = true;
   if (mode == "capture-all") options.capture.vectors = true;
-  nlohmann::json out = {{"mode", mode == "beam" ? "beam" + std::to_string(beam) : mode}};
+  if (mode.rfind("beam", 0) == 0) {
+    options.strategy = Strategy::Beam;
+    options.beam_size = std::stoi(mode.substr(4));
+  } else if (mode != "greedy" && mode != "capture" && mode != "capture-all") {
+    throw Error("unknown mode '" + mode + "'");
+  }
+  options.validate();
+  return options;
+}
+
+struct Runs {
   std::vector<double> encode_ms, decode_ms, first_token_ms;
   std::vector<int> tokens, steps;
   std::vector<std::vector<int>> ids;
-  count = std::min(count, sentences.size());
-  for (std::size_t i = 0; i < count; ++i) {
+
+  void decode(const std::shared_ptr<const Model>& model, const std::string& sentence, const DecodeOptions& options) {
     const auto t0 = Clock::now();
-    DecodeSession session(model, sentences[i], options);
+    DecodeSession session(model, sentence, options);
     encode_ms.push_back(ms_since(t0));
     const auto t1 = Clock::now();
     session.step();
@@ -62,14 +73,12 @@ nlohmann::json run(const std::shared_ptr<const Model>& model, const std::vector<
     tokens.push_back(static_cast<int>(ids.back().size()));
     steps.push_back(session.steps_taken());
   }
-  out["encode_ms"] = encode_ms;
-  out["decode_ms"] = decode_ms;
-  out["first_token_ms"] = first_token_ms;
-  out["tokens"] = tokens;
-  out["steps"] = steps;
-  out["ids"] = ids;
-  return out;
-}
+
+  nlohmann::json json() const {
+    return {{"encode_ms", encode_ms}, {"decode_ms", decode_ms}, {"first_token_ms", first_token_ms},
+            {"tokens", tokens},       {"steps", steps},         {"ids", ids}};
+  }
+};
 
 }  // namespace
 
@@ -98,21 +107,34 @@ int main(int argc, char** argv) {
     const std::shared_ptr<const Model> model = Model::load_file(model_path);
     std::cout << nlohmann::json{{"ready", true}, {"load_ms", ms_since(t0)}, {"sentences", sentences.size()}}.dump()
               << std::endl;
-    for (std::string line; std::getline(std::cin, line);) {
+    std::size_t command = 0;
+    for (std::string line; std::getline(std::cin, line); ++command) {
       std::istringstream words(line);
-      std::string mode;
-      words >> mode;
-      if (mode == "quit") break;
-      int beam = 0;
-      if (mode == "beam") words >> beam;
-      std::size_t count = sentences.size();
-      std::string limit;
-      if (words >> limit) count = std::stoul(limit);
-      if (mode != "greedy" && mode != "capture" && mode != "capture-all" && !(mode == "beam" && beam > 0)) {
-        std::cout << nlohmann::json{{"error", "unknown command '" + line + "'"}}.dump() << std::endl;
-        continue;
+      std::string list, limit;
+      words >> list;
+      if (list == "quit") break;
+      try {
+        std::vector<std::string> modes;
+        std::vector<DecodeOptions> options;
+        std::istringstream parts(list);
+        for (std::string mode; std::getline(parts, mode, ',');) {
+          modes.push_back(mode);
+          options.push_back(options_for(mode, max_length));
+        }
+        if (modes.empty()) throw Error("no mode given");
+        const std::size_t count = std::min(sentences.size(), words >> limit ? std::stoul(limit) : sentences.size());
+        std::vector<Runs> runs(modes.size());
+        for (std::size_t i = 0; i < count; ++i)
+          for (std::size_t k = 0; k < modes.size(); ++k) {
+            const std::size_t m = (k + i + command) % modes.size();
+            runs[m].decode(model, sentences[i], options[m]);
+          }
+        nlohmann::json out = nlohmann::json::object();
+        for (std::size_t m = 0; m < modes.size(); ++m) out[modes[m]] = runs[m].json();
+        std::cout << nlohmann::json{{"runs", out}}.dump() << std::endl;
+      } catch (const std::exception& e) {
+        std::cout << nlohmann::json{{"error", "'" + line + "': " + e.what()}}.dump() << std::endl;
       }
-      std::cout << run(model, sentences, mode, beam, count, max_length).dump() << std::endl;
     }
   } catch (const std::exception& e) {
     std::cerr << "attnscope-bench: " << e.what() << "\n";

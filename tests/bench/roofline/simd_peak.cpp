@@ -1,8 +1,9 @@
 // The WASM SIMD roofline for the benchmark (issue 8): how fast a hand-written f32x4
 // matrix-vector and matrix-matrix multiply run on this machine, under Node's V8.
-//
-//   emcc -O3 -msimd128 -std=c++17 tests/bench/roofline/simd_peak.cpp -o build/bench/roofline/simd_peak.js
-//   node build/bench/roofline/simd_peak.js [d_model d_ff vocab n_decoder_layers]   -> one JSON object
+// Built by tests/bench/run.sh (emcc -O3 -msimd128, MODULARIZE) and driven by bench.mjs:
+//   callMain([d_model, d_ff, vocab, n_decoder_layers])  prints every figure as one JSON object;
+//   _setup(d_model, d_ff, vocab, n_decoder_layers) then _decoder_step_gflops(passes): one sample
+//   of the decoder-step GEMV rate, taken between sentences so that it shares the engines' noise.
 //
 // Matrices are row-major [out, in] (PyTorch's Linear layout, as the engine stores them) and
 // the products are y = W x (GEMV) and C = A Wᵀ (GEMM), counted as 2·out·in (·rows) FLOPs.
@@ -126,7 +127,59 @@ double best_gflops(double flops, F body, int trials = 5, double min_ms = 100) {
 
 struct Shape { int out, in; };
 
+// The GEMVs of one decoder step, each on its own matrix, as the engine does them: per layer
+// self-attention Q, K, V, O, cross-attention Q, O (its K/V are computed once per sentence),
+// FFN in and out; then the output projection. The working set is every decoder weight.
+struct DecoderStep {
+  std::vector<Shape> shapes;
+  std::vector<std::vector<float>> weights;
+  std::vector<float> x, y;
+  double flops = 0, bytes = 0;
+
+  DecoderStep(int d, int dff, int vocab, int layers) : x(randoms(std::max(d, dff), 1)), y(std::max({d, dff, vocab})) {
+    for (int l = 0; l < layers; ++l) {
+      for (int i = 0; i < 6; ++i) shapes.push_back({d, d});
+      shapes.push_back({dff, d});
+      shapes.push_back({d, dff});
+    }
+    shapes.push_back({vocab, d});
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      weights.push_back(randoms((size_t)shapes[i].out * shapes[i].in, 10 + i));
+      flops += 2.0 * shapes[i].out * shapes[i].in;
+      bytes += 4.0 * shapes[i].out * shapes[i].in;
+    }
+  }
+
+  void run() {
+    for (std::size_t i = 0; i < shapes.size(); ++i) gemv(weights[i].data(), x.data(), y.data(), shapes[i].out, shapes[i].in);
+    sink = y[0];
+  }
+};
+
+DecoderStep* sampler = nullptr;
+
 }  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE void setup(int d, int dff, int vocab, int layers) {
+  delete sampler;
+  sampler = new DecoderStep(d, dff, vocab, layers);
+  sampler->run();  // warm up
+}
+
+// GFLOP/s of the best of `passes` decoder-step GEMV passes (about 5-10 ms each).
+EMSCRIPTEN_KEEPALIVE double decoder_step_gflops(int passes) {
+  double best = 0;
+  for (int p = 0; p < passes; ++p) {
+    const double t0 = emscripten_get_now();
+    sampler->run();
+    best = std::max(best, sampler->flops / ((emscripten_get_now() - t0) * 1e6));
+  }
+  return best;
+}
+
+}  // extern "C"
 
 int main(int argc, char** argv) {
   const int d = argc > 1 ? std::atoi(argv[1]) : 256;
@@ -144,29 +197,11 @@ int main(int argc, char** argv) {
   const double gemv_hot_d = hot(d, d);
   const double gemv_hot_ff = hot(dff, d);
 
-  // The GEMVs of one decoder step, each on its own matrix, as the engine does them: per layer
-  // self-attention Q, K, V, O, cross-attention Q, O (its K/V are computed once per sentence),
-  // FFN in and out; then the output projection. The working set is every decoder weight.
-  std::vector<Shape> shapes;
-  for (int l = 0; l < layers; ++l) {
-    for (int i = 0; i < 6; ++i) shapes.push_back({d, d});
-    shapes.push_back({dff, d});
-    shapes.push_back({d, dff});
-  }
-  shapes.push_back({vocab, d});
-  std::vector<std::vector<float>> weights;
-  double step_flops = 0, step_bytes = 0;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    weights.push_back(randoms((size_t)shapes[i].out * shapes[i].in, 10 + i));
-    step_flops += 2.0 * shapes[i].out * shapes[i].in;
-    step_bytes += 4.0 * shapes[i].out * shapes[i].in;
-  }
-  const double gemv_step = best_gflops(step_flops, [&] {
-    for (std::size_t i = 0; i < shapes.size(); ++i) gemv(weights[i].data(), x.data(), y.data(), shapes[i].out, shapes[i].in);
-    sink = y[0];
-  });
+  DecoderStep step(d, dff, vocab, layers);
+  const double gemv_step = best_gflops(step.flops, [&] { step.run(); });
+  const double step_bytes = step.bytes;
   const double gemv_output = best_gflops(2.0 * vocab * d, [&] {
-    gemv(weights.back().data(), x.data(), y.data(), vocab, d);
+    gemv(step.weights.back().data(), x.data(), y.data(), vocab, d);
     sink = y[0];
   });
 
