@@ -1,6 +1,6 @@
 // The "Break the model" panel of the demo page (web/app/interventions.js) in Debian's Chromium:
-// presets, skips, head masks and custom attention rows re-translate with the engine's
-// interventions; the page says the model is modified and shows the unmodified translation beside
+// presets, skips, head masks, "copy the source encoding" and custom attention rows and matrices
+// re-translate with the engine's interventions (and its refusals are shown); the page says the model is modified and shows the unmodified translation beside
 // it; the interventions live in the URL. Reference numbers come from the same engine run in this
 // Node process through web/attnscope.js, independently of the page.
 import { join } from 'node:path';
@@ -53,6 +53,18 @@ async function crossCells(page, rows, cols) {
     }
   }
   return shown;
+}
+
+/** The page at the end of SENTENCE, its panel open, with one custom cross-attention override (all 1s). */
+async function openWithCustomOverride() {
+  const opened = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}`);
+  const { page } = opened;
+  await page.click('#break summary');
+  await page.click('#add-override');
+  await idle(page);
+  await page.selectOption('#overrides li select[name=pattern]', 'custom');
+  await idle(page);
+  return opened;
 }
 
 /** The engine's cross-attention rows of a finished session (layer 0, head 0). */
@@ -153,12 +165,7 @@ describe('the "Break the model" panel', () => {
   });
 
   it('overrides cross-attention with a custom row typed in, one weight per source token', async () => {
-    const { page, errors } = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}`);
-    await page.click('#break summary');
-    await page.click('#add-override');
-    await idle(page);
-    await page.selectOption('#overrides li select[name=pattern]', 'custom');
-    await idle(page);
+    const { page, errors } = await openWithCustomOverride();
     expect(await page.locator('#overrides .weight .tok').allTextContents()).toEqual(['i', 'can', 'eat', 'apple', '</s>']);
     for (const [i, w] of [[0, '0'], [3, '0'], [4, '0']]) {
       await page.fill(`#overrides input[name=w${i}]`, w);
@@ -174,5 +181,133 @@ describe('the "Break the model" panel', () => {
     custom.dispose();
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('copies the source encoding into the decoder: a switch, a preset, the summary, the URL', async () => {
+    const { page, errors } = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}`);
+    await page.click('#break summary');
+    await page.check('#copy-source');
+    await idle(page);
+    const copied = engineRun({ copySourceEncoding: true });
+    expect(copied.translation).toBe('ich konnen brot essen');
+    expect(await translation(page)).toBe(copied.translation);
+    expect(await page.textContent('#original')).toBe(TRAINED);
+    expect(params(page).get('copysrc')).toBe('1');
+    expect(await page.locator('#modified-list .mod-chip').allTextContents())
+      .toEqual(['source encoding copied into the decoder (cross-attention outputs the encoder mean)']);
+    expect(await page.getAttribute('[data-preset=copy-source]', 'aria-pressed')).toBe('true');
+    expect(await page.textContent('#view-note')).toContain('Source encoding copied in');
+    // The attention still runs and is shown: the engine's weights, not a pattern.
+    expect(await crossCells(page, copied.steps, 5)).toEqual(engineCross(copied));
+    await page.mouse.move(0, 0);
+    await screenshot(page, 'interventions-copy-source');
+
+    await page.reload();
+    await idle(page);
+    expect(await page.isChecked('#copy-source')).toBe(true);
+    expect(await translation(page)).toBe(copied.translation);
+    await page.uncheck('#copy-source');
+    await idle(page);
+    expect(await translation(page)).toBe(TRAINED);
+    expect(params(page).get('copysrc')).toBeNull();
+    expect(await page.isHidden('#modified')).toBe(true);
+    // The preset sets exactly this, and replaces what was there.
+    await page.check('#skip-ffn');
+    await idle(page);
+    await page.click('[data-preset=copy-source]');
+    await idle(page);
+    expect(await page.isChecked('#copy-source')).toBe(true);
+    expect(await page.isChecked('#skip-ffn')).toBe(false);
+    expect(await translation(page)).toBe(copied.translation);
+    copied.dispose();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('takes a custom matrix (a row per query) for cross and encoder attention, and shows the engine refusing one', async () => {
+    const { page, errors } = await openWithCustomOverride();
+    const area = page.locator('#overrides textarea[name=matrix]');
+    expect(await area.inputValue()).toBe('1 1 1 1 1'); // the row of the number inputs, as text
+    const typeMatrix = async (text) => {
+      await area.fill(text);
+      await page.click('#overrides button.apply');
+      await idle(page);
+    };
+
+    // Cross-attention: step 1 on "i", step 2 on "can", every later step on "apple".
+    await typeMatrix('1 0 0 0 0\n0, 1, 0, 0, 0\n\n[0 0 0 1 0]');
+    const matrix = [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0]];
+    const cross = engineRun({ attention: [{ site: 'cross', pattern: 'custom', weights: matrix }] });
+    expect(await translation(page)).toBe(cross.translation);
+    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.1_0_0_0_0~0_1_0_0_0~0_0_0_1_0']);
+    const cells = await crossCells(page, cross.steps, 5);
+    expect(cells).toEqual(engineCross(cross));
+    expect(cells.slice(0, 3)).toEqual(matrix);
+    expect(cells.at(-1)).toEqual(matrix[2]);
+    expect(await page.locator('#overrides input[name=w0]').count()).toBe(0); // a matrix is edited as text
+    expect(await page.locator('#modified-list .mod-chip').allTextContents())
+      .toEqual(['cross-attention custom matrix, 3 rows [1, 0, 0, 0, 0; 0, 1, 0, 0, 0; 0, 0, 0, 1, 0] (all layers, all heads)']);
+    await page.mouse.move(0, 0);
+    await screenshot(page, 'interventions-matrix');
+
+    // A row of the wrong length: the engine's message, in the panel and on the page; nothing else changes.
+    await typeMatrix('1 0 0 0 0\n0 1 0 0');
+    const refusal = 'custom attention row 1 has 4 weights but the source has 5 tokens';
+    expect(await page.isVisible('#break-error')).toBe(true);
+    expect(await page.textContent('#break-error')).toContain(refusal);
+    expect(await page.textContent('#error')).toContain(refusal);
+    expect(await translation(page)).toBe(cross.translation); // still the last translation made
+    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.1_0_0_0_0~0_1_0_0']);
+    // Not a number: caught while typing, nothing sent.
+    await area.fill('1 x 0 0 0');
+    await page.click('#overrides button.apply');
+    expect(await page.textContent('#overrides .matrix-error')).toBe('row 0 (line 1): “x” is not a number');
+    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.1_0_0_0_0~0_1_0_0']);
+
+    // A link to the refused matrix: the page opens with the engine's message and an editable panel.
+    await page.reload();
+    await page.waitForSelector('#break-error:not([hidden])', { timeout: 30_000 });
+    expect(await page.textContent('#break-error')).toContain(refusal);
+    expect(await page.locator('#break').getAttribute('open')).not.toBeNull();
+    await typeMatrix('0 0 1 0 0');
+    expect(await page.isHidden('#break-error')).toBe(true);
+    expect(await page.isHidden('#error')).toBe(true);
+    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.0_0_1_0_0']);
+
+    // Encoder self-attention: query 0 on itself, every later query on "eat".
+    await page.selectOption('#overrides li select[name=site]', 'encoder');
+    await idle(page);
+    await typeMatrix('1 0 0 0 0\n0 0 1 0 0');
+    const enc = engineRun({ attention: [{ site: 'encoder', pattern: 'custom', weights: [[1, 0, 0, 0, 0], [0, 0, 1, 0, 0]] }] });
+    expect(params(page).getAll('att')).toEqual(['encoder.*.*.custom.1_0_0_0_0~0_0_1_0_0']);
+    expect(await translation(page)).toBe(enc.translation);
+    await page.click('#tab-encoder');
+    const shown = await crossCells(page, 5, 5); // the main map, now the encoder's
+    const E = enc.encoderAttention({ layer: 0, head: 0 }).data;
+    expect(shown).toEqual([0, 1, 2, 3, 4].map((r) => Array.from(E.slice(r * 5, r * 5 + 5))));
+    expect(shown[0]).toEqual([1, 0, 0, 0, 0]);
+    expect(shown[4]).toEqual([0, 0, 1, 0, 0]);
+    enc.dispose();
+    cross.dispose();
+    // Only the deliberate refusals were errors (the console shows none).
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps matrices and "copy the source encoding" in the URL codec', () => {
+    const iv = {
+      attention: [{ site: 'encoder', layer: 0, head: '*', pattern: 'custom', weights: [[1, 0.5, 0], [0, 0, 2]] },
+        { site: 'cross', layer: '*', head: 1, pattern: 'custom', weights: [0.25, 1, 0] }],
+      maskHeads: [], skip: ['ffn'], copySourceEncoding: true,
+    };
+    const state = { ...parseState(''), s: SENTENCE, iv };
+    const query = formatState(state);
+    expect(new URLSearchParams(query).getAll('att')).toEqual(['encoder.0.*.custom.1_0.5_0~0_0_2', 'cross.*.1.custom.0.25_1_0']);
+    expect(new URLSearchParams(query).get('copysrc')).toBe('1');
+    expect(parseState(query).iv).toEqual(iv);
+    // A one-row matrix is that row; an empty entry is not a 0 (the override is dropped).
+    expect(parseState('?att=cross.*.*.custom.1_0_1').iv.attention[0].weights).toEqual([1, 0, 1]);
+    expect(parseState('?att=cross.*.*.custom.1__1').iv.attention).toEqual([]);
+    expect(parseState('?copysrc=0').iv).toEqual({ attention: [], maskHeads: [], skip: [] });
   });
 });

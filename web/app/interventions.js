@@ -1,9 +1,11 @@
-// The "Break the model" panel: attention overrides, head masks and sub-layer skips (the engine's
-// interventions, src/model/interventions.h), the seed article's experiments as presets, and the
-// words the page uses to say what is switched off. It edits a plain interventions object
-// ({attention, maskHeads, skip}, as in the engine's DecodeOptions) and reports every change;
-// main.js re-translates with it. Nothing is computed here: the engine does the breaking.
-import { SITES, SKIPS, hasInterventions, normalizeInterventions, noInterventions } from './state.js';
+// The "Break the model" panel: attention overrides, head masks, sub-layer skips and "copy the
+// source encoding into the decoder" (the engine's interventions, src/model/interventions.h), the
+// seed article's experiments as presets, and the words the page uses to say what is switched
+// off. It edits a plain interventions object ({attention, maskHeads, skip, copySourceEncoding},
+// as in the engine's DecodeOptions) and reports every change; main.js re-translates with it.
+// Nothing is computed here: the engine does the breaking.
+import { SITES, SKIPS, hasInterventions, isMatrix, normalizeInterventions, noInterventions } from './state.js';
+import { customWeightsEditor } from './custom-weights.js';
 
 export const SITE_LABEL = { encoder: 'encoder self-attention', self: 'decoder self-attention', cross: 'cross-attention' };
 const SITE_SHORT = { encoder: 'Encoder self', self: 'Decoder self', cross: 'Cross' };
@@ -14,7 +16,7 @@ const PATTERN_HELP = {
   uniform: 'every position gets 1/K',
   beginning: 'the first three positions get 0.5, 0.25, 0.15; the rest share 0.1',
   end: 'everything on the last position (decoder self-attention: the current token)',
-  custom: 'your own weights, one per source token, normalised to sum to 1',
+  custom: 'your own weights, one per source token, normalised to sum to 1; several lines of text give a matrix (a row per query)',
 };
 
 export const SKIP_LABEL = {
@@ -35,6 +37,10 @@ const SKIP_SHORT = {
 const allCross = (pattern) => ({ attention: [{ site: 'cross', layer: '*', head: '*', pattern }], maskHeads: [], skip: [] });
 const skipping = (...skip) => ({ attention: [], maskHeads: [], skip });
 
+export const COPY_SOURCE_LABEL = 'Copy the source encoding into the decoder';
+export const COPY_SOURCE_HELP = 'Every cross-attention sub-layer outputs the mean of the encoder output instead of attending: '
+  + 'the decoder sees the source only as one averaged vector. The attention still runs and is shown, but is not used.';
+
 /** The seed article's experiments. A preset replaces whatever was set before. */
 export const PRESETS = [
   { id: 'uniform', label: 'Uniform attention', help: 'Cross-attention spread evenly over the source (every layer and head)', iv: allCross('uniform') },
@@ -42,6 +48,7 @@ export const PRESETS = [
   { id: 'end', label: 'Attention on the end', help: 'Cross-attention all on the last source token', iv: allCross('end') },
   { id: 'no-attention', label: 'No attention', help: 'Skip cross-attention: the decoder never sees the source', iv: skipping('crossAttention') },
   { id: 'only-decoder-self', label: 'Only decoder self-attention', help: 'Skip encoder self-attention and cross-attention', iv: skipping('encoderSelfAttention', 'crossAttention') },
+  { id: 'copy-source', label: 'Copy the source encoding', help: COPY_SOURCE_HELP, iv: { ...skipping(), copySourceEncoding: true } },
   { id: 'no-ffn', label: 'No FFN', help: 'Skip every position-wise feed-forward sub-layer', iv: skipping('ffn') },
   { id: 'no-layernorm', label: 'No LayerNorm', help: 'Every LayerNorm becomes the identity', iv: skipping('layerNorm') },
   { id: 'layernorm-only', label: 'LayerNorm only', help: 'Skip every attention and FFN sub-layer: only the residual stream and its LayerNorms remain',
@@ -61,12 +68,14 @@ const where = (a) => {
   return `${layer}, ${head}`;
 };
 const fmtWeight = (w) => String(Number(w.toFixed(4)));
+const fmtRow = (row) => row.map(fmtWeight).join(', ');
+const fmtCustom = (w) => (isMatrix(w) ? `custom matrix, ${w.length} rows [${w.map(fmtRow).join('; ')}]` : `custom [${fmtRow(w)}]`);
 
 /** What `iv` switches off or replaces, one short phrase per item (for the banner). */
 export function describeInterventions(iv) {
   const out = [];
   for (const a of iv.attention) {
-    const pattern = a.pattern === 'custom' ? `custom [${a.weights.map(fmtWeight).join(', ')}]` : PATTERN_LABEL[a.pattern];
+    const pattern = a.pattern === 'custom' ? fmtCustom(a.weights) : PATTERN_LABEL[a.pattern];
     out.push({ kind: 'attention', text: `${SITE_LABEL[a.site]} ${pattern} (${where(a)})` });
   }
   if (iv.maskHeads.length > 6) {
@@ -76,16 +85,18 @@ export function describeInterventions(iv) {
     for (const m of iv.maskHeads) out.push({ kind: 'mask', text: `${SITE_LABEL[m.site]} layer ${m.layer + 1} head ${m.head + 1} masked` });
   }
   for (const k of iv.skip) out.push({ kind: 'skip', text: SKIP_SHORT[k] });
+  if (iv.copySourceEncoding) out.push({ kind: 'copy', text: 'source encoding copied into the decoder (cross-attention outputs the encoder mean)' });
   return out;
 }
 
 /**
  * What the interventions do to one attention map: skipped (its sub-layer adds nothing), the
- * pattern its weights were replaced by (the last matching override wins, as in the engine), and
- * whether the head is masked. `head` may be 'mean' (any head of the layer).
+ * pattern its weights were replaced by (the last matching override wins, as in the engine),
+ * whether the head is masked, and whether its output is replaced by the copied source encoding
+ * (cross-attention only). `head` may be 'mean' (any head of the layer).
  */
 export function editsOf(iv, site, layer, head) {
-  if (!iv) return { skipped: false, pattern: null, masked: false };
+  if (!iv) return { skipped: false, pattern: null, masked: false, copied: false };
   const hit = (h) => head === 'mean' || h === '*' || h === head;
   let pattern = null;
   for (const a of iv.attention ?? []) if (a.site === site && (a.layer === '*' || a.layer === layer) && hit(a.head)) pattern = a.pattern;
@@ -93,14 +104,16 @@ export function editsOf(iv, site, layer, head) {
     skipped: (iv.skip ?? []).includes(SITE_SKIP[site]),
     pattern,
     masked: (iv.maskHeads ?? []).some((m) => m.site === site && m.layer === layer && hit(m.head)),
+    copied: site === 'cross' && iv.copySourceEncoding === true,
   };
 }
 
 /**
  * `iv` made to fit a model and a source: overrides and masks of layers or heads the model does
- * not have are dropped (a link made with a bigger model), custom rows take the source's length
- * (cut, or padded with 1s), and custom rows never sit on decoder self-attention (its length grows
- * with every step, so the engine refuses them).
+ * not have are dropped (a link made with a bigger model), a custom row takes the source's length
+ * (cut, or padded with 1s), and custom weights never sit on decoder self-attention (its length
+ * grows with every step, so the engine refuses them). A custom matrix is left as typed: the
+ * engine says which row does not fit, and the page shows it.
  */
 export function fitInterventions(iv, config, sourceLength) {
   const layers = (site) => (site === 'encoder' ? config.n_encoder_layers : config.n_decoder_layers);
@@ -108,7 +121,7 @@ export function fitInterventions(iv, config, sourceLength) {
   const attention = [];
   for (const a of iv.attention) {
     if (!ok(a.site, a.layer, a.head) || (a.pattern === 'custom' && a.site === 'self')) continue;
-    if (a.pattern !== 'custom' || !sourceLength || a.weights.length === sourceLength) {
+    if (a.pattern !== 'custom' || !sourceLength || isMatrix(a.weights) || a.weights.length === sourceLength) {
       attention.push(a);
       continue;
     }
@@ -116,7 +129,7 @@ export function fitInterventions(iv, config, sourceLength) {
     if (!weights.some((w) => w > 0)) weights = weights.map(() => 1);
     attention.push({ ...a, weights });
   }
-  return normalizeInterventions({ attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)), skip: iv.skip });
+  return normalizeInterventions({ ...iv, attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)) });
 }
 
 const el = (tag, props = {}, ...children) => {
@@ -154,6 +167,14 @@ export class InterventionsPanel {
       }));
       this.skips.append(el('label', { className: 'check' }, box, ` ${SKIP_LABEL[k]}`));
     }
+    this.copySource = root.querySelector('#copy-source');
+    root.querySelector('#copy-source-label').textContent = COPY_SOURCE_LABEL;
+    root.querySelector('#copy-source-help').textContent = COPY_SOURCE_HELP;
+    this.copySource.addEventListener('change', () => this.#change((iv) => {
+      if (this.copySource.checked) iv.copySourceEncoding = true;
+      else delete iv.copySourceEncoding;
+    }));
+    this.problem = root.querySelector('#break-error');
     for (const p of PRESETS) {
       const b = el('button', { type: 'button', className: 'preset', title: p.help, textContent: p.label });
       b.dataset.preset = p.id;
@@ -168,6 +189,15 @@ export class InterventionsPanel {
 
   get open() { return this.#root.open; }
   set open(v) { this.#root.open = v; }
+
+  /** Shows why the engine refused the interventions (null: it took them). */
+  showError(message) {
+    this.problem.hidden = !message;
+    this.problem.textContent = message
+      ? `The engine refused these interventions: ${message.replace(/\.$/, '')}. The translation shown is still the previous one.`
+      : '';
+    if (message) this.open = true;
+  }
 
   /** Shows `iv` for a model of `dims` ({encoderLayers, decoderLayers, heads}) and a source. */
   render(iv, dims, sourcePieces = []) {
@@ -184,6 +214,7 @@ export class InterventionsPanel {
     for (const b of this.presets.querySelectorAll('[data-preset]')) b.setAttribute('aria-pressed', String(b.dataset.preset === preset?.id));
     this.presets.querySelector('.reset').disabled = !hasInterventions(this.#iv);
     for (const box of this.skips.querySelectorAll('input')) box.checked = this.#iv.skip.includes(box.value);
+    this.copySource.checked = this.#iv.copySourceEncoding === true;
     const count = this.#root.querySelector('#break-count');
     const n = describeInterventions(this.#iv).length;
     count.hidden = n === 0;
@@ -251,25 +282,10 @@ export class InterventionsPanel {
       li.dataset.site = a.site;
       li.dataset.pattern = a.pattern;
       if (a.pattern === 'custom') {
-        const weights = el('div', { className: 'weights' });
-        weights.setAttribute('role', 'group');
-        weights.setAttribute('aria-label', `Custom weights of override ${i + 1}, one per source token`);
-        a.weights.forEach((w, j) => {
-          const input = el('input', { type: 'number', min: '0', step: '0.1', value: String(w), name: `w${j}` });
-          input.dataset.key = `att-${i}-w${j}`;
-          input.dataset.index = j;
-          input.setAttribute('aria-label', `Weight of source token ${j + 1} “${this.#source[j] ?? '?'}”`);
-          input.addEventListener('change', () => {
-            const v = Number(input.value);
-            if (input.value === '' || !Number.isFinite(v) || v < 0) {
-              input.value = String(w);
-              return;
-            }
-            this.#change((iv) => { iv.attention[i].weights[j] = v; });
-          });
-          weights.append(el('label', { className: 'weight' }, el('span', { className: 'tok', textContent: this.#source[j] ?? `#${j + 1}` }), input));
-        });
-        li.append(weights);
+        li.append(customWeightsEditor({
+          index: i, site: a.site, weights: a.weights, source: this.#source,
+          onChange: (weights) => this.#change((iv) => { iv.attention[i].weights = weights; }),
+        }));
       }
       return li;
     });

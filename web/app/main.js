@@ -123,6 +123,7 @@ function translate({ step = 1 } = {}) {
     try {
       let options = decodeOptions(want);
       let unmodified = null;
+      let fitted = null; // {iv, dims}: the interventions as sent, and the model's shape
       if (hasInterventions(asked)) {
         // Fit the interventions to this model and sentence (a link made with another model, a
         // custom row of another length), and get the unmodified translation to show beside.
@@ -131,8 +132,23 @@ function translate({ step = 1 } = {}) {
         const iv = fitInterventions(asked, described.config, unmodified.source.ids.length);
         if (st.iv === asked) st.iv = iv;
         options = decodeOptions({ ...want, iv });
+        const { n_encoder_layers: encoderLayers, n_decoder_layers: decoderLayers, n_heads: heads } = described.config;
+        fitted = { iv, dims: { encoderLayers, decoderLayers, heads } };
       }
-      const result = await engine.request('open', { url, text, options, step, replace: snap?.sid }, onProgress);
+      let result;
+      try {
+        result = await engine.request('open', { url, text, options, step, replace: snap?.sid }, onProgress);
+      } catch (e) {
+        if (fitted && e.name === 'AttnscopeError') {
+          // Said in the panel too, beside the controls that caused it (a custom row of the wrong
+          // length…); with nothing translated yet (a link to a broken matrix) the panel still
+          // gets the model's shape, so the interventions can be edited or reset.
+          panel.showError(e.message);
+          if (!snap) panel.render(fitted.iv, fitted.dims, unmodified.source.pieces);
+        }
+        throw e;
+      }
+      panel.showError(null);
       info = result.info;
       original = unmodified;
       renderModelInfo();
@@ -483,6 +499,7 @@ function renderViewNote(view) {
     if (e.pattern) parts.push(st.head === 'mean' ? `Overridden: heads of layer ${st.layer + 1} attend by a pattern (“${PATTERN_LABEL[e.pattern]}”), not by their own weights.` : `Overridden: these weights are the “${PATTERN_LABEL[e.pattern]}” pattern, not the head's own.`);
     if (e.masked) parts.push(`Masked (${what}): the head still attends, as shown, but its output is zeroed.`);
     if (e.skipped) parts.push(`Skipped: the ${SITE_LABEL[view]} still runs, as shown, but adds nothing to the model.`);
+    if (e.copied) parts.push('Source encoding copied in: this attention still runs, as shown, but the sub-layer outputs the mean of the encoder output instead.');
   }
   note.hidden = parts.length === 0;
   note.textContent = parts.join(' ');
@@ -566,7 +583,7 @@ function renderModelView(body) {
         badge?.remove();
       }
       const e = editsOf(shownInterventions(), kind, l, h);
-      const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern]].filter(Boolean).join(' · ');
+      const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern], e.copied && 'source copied'].filter(Boolean).join(' · ');
       if (mod) cell.dataset.mod = mod;
       else delete cell.dataset.mod;
     }

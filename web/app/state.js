@@ -2,9 +2,12 @@
 // can be linked. Mode options (beam width, length penalty, sampling settings) ride along, and so
 // do the interventions of the "Break the model" panel, one parameter per item:
 //   att=SITE.LAYER.HEAD.PATTERN[.W_W_…]   an attention override (LAYER/HEAD: 0-based or *;
-//                                          custom weights joined by _), e.g. att=cross.*.*.uniform
+//                                          custom weights joined by _, the rows of a custom
+//                                          matrix joined by ~), e.g. att=cross.*.*.uniform,
+//                                          att=encoder.0.*.custom.1_0_0~0_1_0
 //   mask=SITE.LAYER.HEAD                  a masked head, e.g. mask=encoder.0.3
 //   skip=NAME                             a skipped sub-layer (the engine's names), e.g. skip=ffn
+//   copysrc=1                             copy the source encoding into the decoder
 // The analyses ride along too: vnorm=1 (the attention maps show ‖α·f(x)‖), an=TAB (the open
 // analysis: rollout, vectors, importance, timeline), epoch=N (the training timeline's snapshot,
 // an index into TIMELINE of web/app/analyses.js).
@@ -39,7 +42,27 @@ const index = (v) => (v === '*' ? '*' : int(v, 0, 1024, null));
 export const noInterventions = () => ({ attention: [], maskHeads: [], skip: [] });
 
 /** Whether `iv` changes anything. */
-export const hasInterventions = (iv) => !!iv && (iv.attention.length > 0 || iv.maskHeads.length > 0 || iv.skip.length > 0);
+export const hasInterventions = (iv) => !!iv
+  && (iv.attention.length > 0 || iv.maskHeads.length > 0 || iv.skip.length > 0 || iv.copySourceEncoding === true);
+
+// A weight as typed or linked; '' and null are not 0 (Number('') would say so).
+const weight = (v) => (v === '' || v === null || typeof v === 'boolean' ? NaN : Number(v));
+
+/**
+ * Custom weights in their canonical form: a row (every query) or a matrix of two or more rows
+ * (row i for query i); a one-row matrix is that row. Null when not finite numbers. Negative or
+ * all-zero weights are kept: the engine refuses them with a message the page shows.
+ */
+export function normalizeWeights(weights) {
+  const list = Array.from(weights ?? []);
+  if (!list.length) return null;
+  const rows = list.every((r) => Array.isArray(r)) ? list.map((r) => r.map(weight)) : [list.map(weight)];
+  if (rows.some((r) => !r.length || !r.every(Number.isFinite))) return null;
+  return rows.length === 1 ? rows[0] : rows;
+}
+
+/** Whether custom weights are a matrix (rows per query) rather than one row. */
+export const isMatrix = (weights) => Array.isArray(weights?.[0]);
 
 /**
  * The canonical form of a set of interventions: valid items only, masks without duplicates in
@@ -55,8 +78,8 @@ export function normalizeInterventions(iv) {
     if (!site || !pattern || layer === null || head === null) continue;
     const rule = { site, layer, head, pattern };
     if (pattern === 'custom') {
-      const weights = Array.from(a.weights ?? [], Number);
-      if (!weights.length || !weights.every((w) => Number.isFinite(w) && w >= 0)) continue;
+      const weights = normalizeWeights(a.weights);
+      if (!weights) continue;
       rule.weights = weights;
     }
     attention.push(rule);
@@ -70,20 +93,22 @@ export function normalizeInterventions(iv) {
   }
   const maskHeads = [...masks.values()].sort((a, b) => SITES.indexOf(a.site) - SITES.indexOf(b.site) || a.layer - b.layer || a.head - b.head);
   const skip = SKIPS.filter((k) => (iv?.skip ?? []).includes(k));
-  return { attention, maskHeads, skip };
+  // Only when on, so the trained model stays {attention: [], maskHeads: [], skip: []}.
+  return { attention, maskHeads, skip, ...(iv?.copySourceEncoding === true ? { copySourceEncoding: true } : {}) };
 }
 
 function parseInterventions(q) {
   const attention = q.getAll('att').map((text) => {
     const [site, layer, head, pattern, ...rest] = text.split('.');
     const w = rest.join('.');
-    return { site, layer, head, pattern, weights: w ? w.split('_') : [] };
+    const rows = w ? w.split('~').map((r) => r.split('_')) : [];
+    return { site, layer, head, pattern, weights: rows.length === 1 ? rows[0] : rows };
   });
   const maskHeads = q.getAll('mask').map((text) => {
     const [site, layer, head] = text.split('.');
     return { site, layer, head };
   });
-  return normalizeInterventions({ attention, maskHeads, skip: q.getAll('skip') });
+  return normalizeInterventions({ attention, maskHeads, skip: q.getAll('skip'), copySourceEncoding: q.get('copysrc') === '1' });
 }
 
 /** The state a query string describes (anything missing or invalid takes its default). */
@@ -139,9 +164,11 @@ export function formatState(st) {
   if (st.an && st.an !== DEFAULTS.an) q.set('an', st.an);
   if (st.an === 'timeline' && st.epoch !== DEFAULTS.epoch) q.set('epoch', st.epoch);
   const iv = normalizeInterventions(st.iv);
-  for (const a of iv.attention) q.append('att', [a.site, a.layer, a.head, a.pattern, ...(a.weights ? [a.weights.join('_')] : [])].join('.'));
+  const weights = (w) => (isMatrix(w) ? w.map((r) => r.join('_')).join('~') : w.join('_'));
+  for (const a of iv.attention) q.append('att', [a.site, a.layer, a.head, a.pattern, ...(a.weights ? [weights(a.weights)] : [])].join('.'));
   for (const m of iv.maskHeads) q.append('mask', `${m.site}.${m.layer}.${m.head}`);
   for (const k of iv.skip) q.append('skip', k);
+  if (iv.copySourceEncoding) q.set('copysrc', '1');
   return `?${q}`;
 }
 
