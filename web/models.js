@@ -1,10 +1,13 @@
 // The models the demo page and the <attn-scope> widget offer: the one manifest.
 // Adding a model is one line. Fields: id (used in page URLs and in <attn-scope model="…">),
 // file (relative to this manifest), label, example (a sentence it knows), and optionally
-// group (an <optgroup> of the picker). The first entry is the default of the page.
+// group (an <optgroup> of the picker) and heads (a head-importance sweep precomputed with
+// models/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
+// running anything). The first entry is the default of the page.
 export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
-  { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.' },
+  { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.',
+    heads: '../models/analysis/multi30k-en-de.heads.json' },
   { id: 'toy-en-de-epoch000', file: '../models/snapshots/toy-en-de.epoch000.safetensors', label: 'Toy en→de, before training (epoch 0)', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch001', file: '../models/snapshots/toy-en-de.epoch001.safetensors', label: 'Toy en→de, epoch 1', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch003', file: '../models/snapshots/toy-en-de.epoch003.safetensors', label: 'Toy en→de, epoch 3', example: 'i can eat apple', group: 'Toy model during training' },
@@ -23,4 +26,9 @@ export function findModel(id) {
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
   return new URL(entry.file, import.meta.url).href;
+}
+
+/** The absolute URL of a manifest entry's precomputed head-importance sweep, or null. */
+export function headsUrl(entry) {
+  return entry?.heads ? new URL(entry.heads, import.meta.url).href : null;
 }

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { toyDevSet } from '../../web/app/analyses.js';
+import { toyDevSet } from '../../web/app/importance-tab.js';
 import { formatState, parseState } from '../../web/app/state.js';
 import { hoverCell, idle, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
@@ -122,6 +122,38 @@ describe('the analyses', () => {
     expect(Number(await page.getAttribute('#hi-most li:first-child', 'data-value'))).toBeCloseTo(Math.min(...sweep.heads.map((h) => h.deltaLogLikelihood)), 4);
     expect(await page.locator('#hi-most li').count()).toBe(3);
     expect(await page.locator('#hi-least li').count()).toBe(3);
+    // Without BLEU, the Δ BLEU colouring is not offered.
+    expect(await page.locator('#hi-metric option[value=bleu]').isDisabled()).toBe(true);
+    // The toy model ships no precomputed sweep.
+    expect(await page.isHidden('#hi-precomputed')).toBe(true);
+
+    // Again with Δ BLEU: one greedy decode per sentence and head, in the worker.
+    await page.check('#hi-bleu');
+    await page.click('#hi-run');
+    // (The pane says 'done' from the first run already: wait for the new result itself.)
+    await page.waitForFunction(() => document.querySelector('#hi-results .caption')?.textContent.includes('BLEU'), null, { timeout: 60_000 });
+    expect(await page.getAttribute('#an-importance', 'data-state')).toBe('done');
+    const withBleu = model.headImportance(toyDevSet(), { bleu: true });
+    expect(await page.textContent('#hi-results .caption')).toContain(`BLEU ${withBleu.baseBleu.toFixed(2)}`);
+    expect(await page.locator('#hi-metric option[value=bleu]').isDisabled()).toBe(false);
+    await page.selectOption('#hi-metric', 'bleu');
+    expect(await page.getAttribute('#hi-results', 'data-metric')).toBe('bleu');
+    const bleuOf = (site) => withBleu.heads.find((h) => h.site === site).deltaBleu;
+    for (const site of ['encoder', 'self', 'cross']) {
+      const shownBleu = await cellValue(page, page.locator(`#hi-${site}`), 0, 0);
+      expect(Math.abs(shownBleu - bleuOf(site)), site).toBeLessThan(1e-6);
+    }
+    expect(await page.locator('#hi-cross .hm-tip b').textContent()).toBe('Cross-attention, layer 1, head 1 masked: Δ BLEU (corpus, 13a)');
+    expect(bleuOf('cross')).toBeLessThan(0); // masking the only cross head costs BLEU on the toy grammar
+    const byBleu = [...withBleu.heads].sort((x, y) => x.deltaBleu - y.deltaBleu);
+    expect(await page.locator('#hi-most li').evaluateAll((li) => li.map((x) => Number(x.dataset.value))))
+      .toEqual(byBleu.map((h) => h.deltaBleu));
+    expect(await page.textContent('#hi-most li:first-child')).toMatch(/Δ log-likelihood/); // the other metric beside
+    // And back: Δ log-likelihood.
+    await page.selectOption('#hi-metric', 'll');
+    const llShown = await cellValue(page, page.locator('#hi-cross'), 0, 0);
+    expect(Math.abs(llShown - withBleu.heads.find((h) => h.site === 'cross').deltaLogLikelihood)).toBeLessThan(1e-4);
+    await page.selectOption('#hi-metric', 'bleu');
     await shootAnalyses(page, 'analyses-importance');
 
     // Vectors: PCA points, the positional encoding, the cosine map and the Q·Kᵀ row.

@@ -1,7 +1,9 @@
 // Offline after the first load: the service worker (web/sw.js) caches the page, its modules,
 // the WebAssembly engine and the model; with the server gone, a reload still translates.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { screenshot, startBrowser } from './browser.js';
+import { root, screenshot, startBrowser } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -28,4 +30,11 @@ it('works offline once loaded: the server stops, the page reloads and still tran
   expect(await page.locator('#heatmap canvas').count()).toBe(1);
   await screenshot(page, 'page-offline');
   await context.close();
+});
+
+it('precaches every module of the page and the widget (a module missing there breaks the first offline reload)', () => {
+  const sw = readFileSync(join(root, 'web/sw.js'), 'utf8');
+  const shell = sw.slice(sw.indexOf('const SHELL'), sw.indexOf('];'));
+  const modules = ['app', 'widget'].flatMap((dir) => readdirSync(join(root, 'web', dir)).filter((f) => /\.(js|css)$/.test(f)).map((f) => `${dir}/${f}`));
+  expect(modules.filter((m) => !shell.includes(`'${m}'`))).toEqual([]);
 });

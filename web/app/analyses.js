@@ -1,14 +1,14 @@
 // The "Analyses" card of the demo page: attention rollout, the vectors (positional encoding,
 // embedding PCA, source × target cosine, one query's Q·Kᵀ row before and after the softmax),
-// the head-importance sweep and the toy model's training timeline. Every number comes from the
-// engine (web/app/worker.js calls web/attnscope.js); this file only lays them out.
+// the head-importance sweep (run here, or precomputed for the model: web/models.js `heads`) and
+// the toy model's training timeline. Every number comes from the engine (web/app/worker.js
+// calls web/attnscope.js, or models/head_sweep.py ran the CLI); this file only lays them out.
 import { Heatmap } from './heatmap.js';
+import { ImportanceTab } from './importance-tab.js';
 import { largest, rolloutSpec } from './views.js';
 import { findModel, modelUrl, models } from '../models.js';
 
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-const SITE_TITLE = { encoder: 'Encoder self-attention', self: 'Decoder self-attention', cross: 'Cross-attention' };
-const signed = (v, digits = 4) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
 
 /** The toy model's snapshots in training order, the trained model last. */
 export const TIMELINE = [
@@ -18,42 +18,6 @@ export const TIMELINE = [
   }),
   { id: 'toy-en-de', epoch: null, label: 'trained (final)' },
 ];
-
-/**
- * The toy model's dev set, generated from its grammar (README, models/README.md): subject i/we
- * → ich/wir, an optional modal (can → konnen, want to → mochten), a verb and one of its objects.
- * German order: subject, modal, object, verb with a modal; else subject, verb, object.
- */
-export function toyDevSet() {
-  const subjects = [['i', 'ich'], ['we', 'wir']];
-  const modals = [null, ['can', 'konnen'], ['want to', 'mochten']];
-  const verbs = [
-    ['eat', 'essen', [['bread', 'brot'], ['apple', 'apfel']]],
-    ['drink', 'trinken', [['water', 'wasser'], ['beer', 'bier']]],
-    ['read', 'lesen', [['book', 'buch'], ['newspaper', 'zeitung']]],
-  ];
-  const pairs = [];
-  for (const [se, sd] of subjects) {
-    for (const modal of modals) {
-      for (const [ve, vd, objects] of verbs) {
-        for (const [oe, od] of objects) {
-          pairs.push(modal
-            ? [`${se} ${modal[0]} ${ve} ${oe}`, `${sd} ${modal[1]} ${od} ${vd}`]
-            : [`${se} ${ve} ${oe}`, `${sd} ${vd} ${od}`]);
-        }
-      }
-    }
-  }
-  return pairs;
-}
-
-const isToy = (id) => /^toy-en-de(-epoch\d+)?$/.test(id);
-
-/** "source<TAB>reference" lines (blank lines and lines without a tab are skipped). */
-export function parsePairs(text) {
-  return text.split(/\r?\n/).map((l) => l.split('\t')).filter((p) => p.length >= 2 && p[0].trim() && p[1].trim())
-    .map(([a, b]) => [a.trim(), b.trim()]);
-}
 
 const PATTERN_RULES = 'Rules (src/analysis/attention_maps.h), first match wins: a flat map (mean of each row’s largest weight below 2/K) is heterogeneous; '
   + 'diagonal if band(1) ≥ 0.5 (mean weight within one position of the diagonal); vertical if column ≥ 0.5 (the largest mean weight one key receives); '
@@ -69,9 +33,7 @@ export class AnalysesPanel {
   #vectors = new Map(); // url -> promise of the 'vectors' answer
   #cosineKey = '';
   #factorKey = '';
-  #importance = null; // {key, result}
-  #running = false;
-  #devFor = null;
+  #importance;
   #timelineKey = '';
 
   /** opts: engine, state() (the page state), set(changes) (updates state + URL), needVectors(). */
@@ -85,14 +47,7 @@ export class AnalysesPanel {
     }
     for (const id of ['#fq-kind', '#fq-layer', '#fq-head', '#fq-query']) $(id).addEventListener('change', () => { this.#factorKey = ''; this.#renderFactor(); });
     $('#vec-side-all').addEventListener('change', () => this.#renderScatter(true));
-    $('#hi-run').addEventListener('click', () => this.#runImportance());
-    $('#hi-file').addEventListener('change', async () => {
-      const f = $('#hi-file').files[0];
-      if (f) $('#hi-pairs').value = await f.text();
-      this.#countPairs();
-    });
-    $('#hi-pairs').addEventListener('input', () => this.#countPairs());
-    $('#hi-generate').addEventListener('click', () => { $('#hi-pairs').value = toyDevSet().map((p) => p.join('\t')).join('\n'); this.#countPairs(); });
+    this.#importance = new ImportanceTab($('#an-importance'), opts);
     const slider = $('#tl-slider');
     slider.max = TIMELINE.length - 1;
     $('#tl-ticks').innerHTML = TIMELINE.map((t, i) => `<option value="${i}" label="${esc(t.epoch ?? 'final')}"></option>`).join('');
@@ -104,6 +59,7 @@ export class AnalysesPanel {
     this.#snap = snap;
     this.#st = this.#o.state();
     if (!snap) return;
+    this.#importance.prefetch(this.#st.model);
     const an = this.#st.an;
     for (const tab of this.#el.querySelectorAll('[role=tab]')) {
       const on = tab.dataset.an === an;
@@ -114,7 +70,7 @@ export class AnalysesPanel {
     this.$('#an-panel').setAttribute('aria-labelledby', `an-tab-${an}`);
     if (an === 'rollout') this.#renderRollout();
     else if (an === 'vectors') this.#renderVectors();
-    else if (an === 'importance') this.#renderImportance();
+    else if (an === 'importance') this.#importance.render(this.#st);
     else this.#renderTimeline();
   }
 
@@ -319,104 +275,6 @@ export class AnalysesPanel {
       this.#factorKey = '';
       this.#error(body, e);
     }
-  }
-
-  // ---------------------------------------------------------------------- head importance
-  #countPairs() {
-    const n = parsePairs(this.$('#hi-pairs').value).length;
-    this.$('#hi-count').textContent = `${n} pair${n === 1 ? '' : 's'}`;
-    this.$('#hi-run').disabled = this.#running || n === 0;
-  }
-
-  #renderImportance() {
-    const st = this.#st;
-    const $ = this.$;
-    if (this.#devFor !== st.model) {
-      this.#devFor = st.model;
-      const toy = isToy(st.model);
-      $('#hi-generate').hidden = !toy;
-      $('#hi-pairs').value = toy ? toyDevSet().map((p) => p.join('\t')).join('\n') : '';
-      $('#hi-devnote').textContent = toy
-        ? 'Dev set: the toy grammar’s 36 sentence pairs, generated by the page (edit them if you like).'
-        : 'Paste a dev set, one “source<TAB>reference” pair per line, or load a file (e.g. 100 validation sentences).';
-      this.#countPairs();
-      if (this.#importance?.model !== st.model) $('#hi-results').replaceChildren();
-    }
-  }
-
-  async #runImportance() {
-    const $ = this.$;
-    const pairs = parsePairs($('#hi-pairs').value);
-    if (!pairs.length || this.#running) return;
-    const st = this.#o.state();
-    const url = modelUrl(findModel(st.model));
-    const pane = $('#an-importance');
-    this.#running = true;
-    pane.dataset.state = 'running';
-    $('#hi-run').disabled = true;
-    const bar = $('#hi-progress');
-    $('#hi-progress-box').hidden = false;
-    bar.value = 0;
-    $('#hi-progress-text').textContent = 'Starting…';
-    try {
-      const result = await this.#o.engine.request('importance', { url, pairs }, ({ done, total }) => {
-        bar.max = total;
-        bar.value = done;
-        $('#hi-progress-text').textContent = `${done} of ${total} heads masked`;
-      });
-      this.#importance = { model: st.model, result };
-      this.#drawImportance(result, pairs.length);
-      pane.dataset.state = 'done';
-    } catch (e) {
-      pane.dataset.state = 'error';
-      this.#error($('#hi-results'), e);
-    } finally {
-      this.#running = false;
-      this.#countPairs();
-    }
-  }
-
-  #drawImportance(result, n) {
-    const box = this.$('#hi-results');
-    box.replaceChildren();
-    const heads = result.heads;
-    const extent = Math.max(...heads.map((h) => Math.abs(h.deltaLogLikelihood))) || 1;
-    const summary = document.createElement('p');
-    summary.className = 'caption';
-    summary.textContent = `${n} pairs, ${result.tokens} reference tokens; log-likelihood per token with nothing masked: ${result.baseLogLikelihood.toPrecision(4)}. `
-      + 'Each cell: how much it changes when that head alone is masked (negative = the model needs the head).';
-    const grid = document.createElement('div');
-    grid.className = 'hi-grid';
-    box.append(summary, grid);
-    for (const site of ['encoder', 'self', 'cross']) {
-      const mine = heads.filter((h) => h.site === site);
-      if (!mine.length) continue;
-      const L = Math.max(...mine.map((h) => h.layer)) + 1;
-      const H = Math.max(...mine.map((h) => h.head)) + 1;
-      const values = Array.from({ length: L }, () => new Array(H));
-      for (const h of mine) values[h.layer][h.head] = h.deltaLogLikelihood;
-      const fig = document.createElement('figure');
-      fig.className = 'hi-site';
-      fig.dataset.site = site;
-      fig.innerHTML = `<figcaption>${SITE_TITLE[site]}</figcaption>`;
-      grid.append(fig);
-      const map = new Heatmap(fig);
-      map.root.id = `hi-${site}`;
-      map.set({
-        values, rowLabels: values.map((_, l) => `layer ${l + 1}`), colLabels: Array.from({ length: H }, (_, h) => `head ${h + 1}`),
-        highlightRow: -1, maxCell: 46, scale: { min: -extent, max: extent, diverging: true }, legendLabel: 'Δ log-likelihood per token',
-        describe: (r, c) => `${SITE_TITLE[site]}, layer ${r + 1}, head ${c + 1} masked: Δ log-likelihood per token`,
-        ariaLabel: `Head importance, ${SITE_TITLE[site]}: ${L} layers × ${H} heads`,
-      });
-    }
-    const sorted = [...heads].sort((a, b) => a.deltaLogLikelihood - b.deltaLogLikelihood);
-    const item = (h) => `<li data-site="${h.site}" data-layer="${h.layer}" data-head="${h.head}" data-value="${h.deltaLogLikelihood}">${SITE_TITLE[h.site]}, layer ${h.layer + 1}, head ${h.head + 1}: <b>${signed(h.deltaLogLikelihood)}</b></li>`;
-    const k = Math.min(3, sorted.length);
-    const lists = document.createElement('div');
-    lists.className = 'hi-lists';
-    lists.innerHTML = `<div><h4>Most important (masking hurts most)</h4><ol id="hi-most">${sorted.slice(0, k).map(item).join('')}</ol></div>
-      <div><h4>Least important</h4><ol id="hi-least">${sorted.slice(-k).reverse().map(item).join('')}</ol></div>`;
-    box.append(lists);
   }
 
   // ---------------------------------------------------------------------------- timeline

@@ -22,7 +22,8 @@
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
 //   factor     {sid, kind, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
 //              before the softmax (needs a session opened with capture.vectors) and after it
-//   importance {url, pairs}                 -> Model.headImportance (progress: {done, total})
+//   importance {url, pairs, bleu}           -> Model.headImportance (progress: {done, total}); with
+//              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and cross-attention
 // A session opened with options.capture.vectors also carries ‖α·f(x)‖ in its snapshots
 // (vencoder, vcross, vself, same layout as encoder/cross/self); every snapshot carries the
@@ -292,9 +293,9 @@ const handlers = {
     return { logits, weights };
   },
 
-  async importance({ url, pairs }, progress) {
+  async importance({ url, pairs, bleu = false }, progress) {
     const model = await getModel(url);
-    return model.headImportance(pairs, { onProgress: (done, total) => progress({ done, total }) });
+    return model.headImportance(pairs, { bleu, onProgress: (done, total) => progress({ done, total }) });
   },
 
   async timeline({ url, text }, progress) {
