@@ -82,3 +82,58 @@ it('renders the two widgets of the blog post, each with a heatmap, from one work
   expect(errors).toEqual([]);
   await page.close();
 });
+
+it('applies an interventions attribute, and shows bad JSON and engine refusals inside the widget', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 900, height: 1100 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  await page.goto(env.url('/tests/browser/fixtures/widget-interventions.html'));
+  const errorOf = (id) => page.locator(`#${id} .error`);
+  await finished(page, 'copy');
+  await page.waitForFunction(() => ['bad-json', 'refused'].every((id) => !document.querySelector(`#${id}`).shadowRoot.querySelector('.error').hidden), null, { timeout: 30_000 });
+
+  // {"copySourceEncoding": true}: the engine's broken translation, said to be a modified model.
+  const copied = model.translate('i can eat apple', { interventions: { copySourceEncoding: true } });
+  copied.run();
+  expect(copied.translation).toBe('ich konnen brot essen');
+  expect(await page.locator('#copy .sentence b').textContent()).toBe(copied.translation);
+  expect(await page.locator('#copy .modified').textContent()).toBe('Modified model: source encoding copied into the decoder (cross-attention outputs the encoder mean)');
+  expect(new URL(await page.locator('#copy a.open').getAttribute('href')).searchParams.get('copysrc')).toBe('1');
+  copied.dispose();
+
+  // Bad JSON and an option the engine refuses: said in the widget, nothing thrown at the page.
+  expect(await errorOf('bad-json').textContent()).toMatch(/^the interventions attribute is not valid JSON \(/);
+  let refusal = '';
+  try {
+    model.translate('i can eat apple', { interventions: { skip: ['everything'] } });
+  } catch (e) {
+    refusal = e.message;
+  }
+  expect(refusal).not.toBe('');
+  expect(await errorOf('refused').textContent()).toBe(refusal);
+  expect(await page.evaluate(() => document.querySelector('#refused').snapshot)).toBeNull();
+  await page.mouse.move(0, 0);
+  await screenshot(page, 'widget-interventions');
+
+  // Fixed by an attribute change: the engine's weights ("uniform": 1/5 everywhere).
+  await page.evaluate(() => document.querySelector('#refused').setAttribute('interventions', '{"attention": [{"site": "cross", "pattern": "uniform"}]}'));
+  await finished(page, 'refused');
+  expect(await errorOf('refused').isHidden()).toBe(true);
+  const uniform = model.translate('i can eat apple', { interventions: { attention: [{ site: 'cross', pattern: 'uniform' }] } });
+  uniform.run();
+  expect(await page.locator('#refused .sentence b').textContent()).toBe(uniform.translation);
+  const canvas = page.locator('#refused canvas');
+  await hoverCell(page, canvas, 1, 2);
+  await expect.poll(() => page.locator('#refused .hm-tip').getAttribute('data-col')).toBe('2');
+  expect(Number(await page.locator('#refused .hm-tip').getAttribute('data-value'))).toBe(uniform.crossAttention(1, { layer: 0, head: 0 }).data[2]);
+  uniform.dispose();
+
+  // Removing the attribute gives the trained model back.
+  await page.evaluate(() => document.querySelector('#copy').removeAttribute('interventions'));
+  await page.waitForFunction(() => document.querySelector('#copy').snapshot?.options?.interventions === undefined && document.querySelector('#copy').snapshot.done);
+  expect(await page.locator('#copy .sentence b').textContent()).toBe('ich konnen apfel essen');
+  expect(await page.locator('#copy .modified').isHidden()).toBe(true);
+
+  expect(await page.evaluate(() => window.hostErrors)).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -5,12 +5,15 @@
 //
 // Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
 // (cross | encoder | self), layer, head (a number, or "mean"), mode (greedy | beam | sample),
-// step (a number, or "end", the default), beam-size, seed. Every widget on a page talks to one
-// Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model.
+// step (a number, or "end", the default), beam-size, seed, interventions (JSON, the JS API's
+// `interventions` option, e.g. '{"skip": ["crossAttention"]}'). Every widget on a page talks to
+// one Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model. Errors
+// (bad JSON, the engine refusing an option) are shown in the widget, never thrown at the page.
 import { formatBytes, getEngine } from '../app/client.js';
 import { HEATMAP_CSS, Heatmap } from '../app/heatmap.js';
 import { KINDS, attentionSpec, layersOf } from '../app/views.js';
-import { formatState } from '../app/state.js';
+import { formatState, hasInterventions, normalizeInterventions } from '../app/state.js';
+import { describeInterventions } from '../app/interventions.js';
 import { findModel, modelUrl } from '../models.js';
 
 const CSS = `
@@ -24,6 +27,7 @@ figure { margin: 0; border: 1px solid #d0d7de; border-radius: 10px; background: 
 .sentence b { color: #1f2328; }
 .progress { display: flex; gap: 8px; align-items: center; color: #57606a; font-size: 13px; margin: 6px 0; }
 .progress progress { width: 160px; accent-color: #0969da; }
+.modified { font-size: 13px; color: #3b2300; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 2px 8px; margin-bottom: 6px; }
 .error { color: #82071e; background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
 .controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: 13px; color: #57606a; }
 button { font: inherit; color: #1f2328; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
@@ -37,7 +41,7 @@ a { color: #0969da; margin-left: auto; }
 const VIEWS = ['cross', 'encoder', 'self'];
 
 export class AttnScope extends HTMLElement {
-  static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed'];
+  static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
 
   #root;
   #map = null;
@@ -54,6 +58,7 @@ export class AttnScope extends HTMLElement {
       <figure part="figure">
         <figcaption class="head"><span class="title"></span><span class="sentence"></span></figcaption>
         <div class="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
+        <p class="modified" hidden></p>
         <div class="error" role="alert" hidden></div>
         <div class="map"></div>
         <div class="controls">
@@ -64,6 +69,8 @@ export class AttnScope extends HTMLElement {
         </div>
       </figure>`;
     this.#map = new Heatmap(this.#root.querySelector('.map'));
+    this.#map.root.hidden = true; // until there is a translation to draw
+    for (const b of this.#root.querySelectorAll('.prev, .next')) b.disabled = true;
     this.#root.querySelector('.prev').addEventListener('click', () => this.#goto(this.#snap.steps - 1));
     this.#root.querySelector('.next').addEventListener('click', () => this.#goto(this.#snap.steps + 1));
     this.#root.querySelector('figure').addEventListener('keydown', (e) => {
@@ -117,6 +124,17 @@ export class AttnScope extends HTMLElement {
     return { strategy: 'greedy' };
   }
 
+  /** The interventions attribute, parsed: {value} (undefined when absent or blank) or {error}. */
+  #interventions() {
+    const text = this.getAttribute('interventions');
+    if (text === null || !text.trim()) return { value: undefined };
+    try {
+      return { value: JSON.parse(text) };
+    } catch (e) {
+      return { error: `the interventions attribute is not valid JSON (${e.message})` };
+    }
+  }
+
   #step() {
     const s = this.getAttribute('step');
     return s === null || s === 'end' ? 'end' : Math.max(0, Number.parseInt(s, 10) || 0);
@@ -143,11 +161,14 @@ export class AttnScope extends HTMLElement {
     const entry = this.#entry();
     const text = this.getAttribute('src') ?? '';
     const options = this.#options();
-    const key = JSON.stringify([entry.url, text, options]);
+    const iv = this.#interventions();
+    const key = JSON.stringify([entry.url, text, options, this.getAttribute('interventions')]);
     if (key === this.#opened) return;
     this.#opened = key;
     this.#root.querySelector('.sentence').innerHTML = '';
+    if (iv.value !== undefined) options.interventions = iv.value;
     this.#run(async () => {
+      if (iv.error) throw new Error(iv.error);
       const progress = this.#root.querySelector('.progress');
       try {
         return await getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined }, ({ loaded, total }) => {
@@ -171,6 +192,8 @@ export class AttnScope extends HTMLElement {
     const box = this.#root.querySelector('.error');
     box.hidden = !e;
     box.textContent = e ? e.message : '';
+    // What is on screen no longer matches the attributes: say so until a new translation comes.
+    this.#map.root.style.opacity = e ? '0.35' : '';
   }
 
   #draw() {
@@ -193,12 +216,16 @@ export class AttnScope extends HTMLElement {
     this.#root.querySelector('.prev').disabled = snap.steps === 0;
     this.#root.querySelector('.next').disabled = snap.done;
     this.#root.querySelector('.status').textContent = `step ${snap.steps}${snap.done ? ' (finished)' : ''}`;
+    const iv = normalizeInterventions(snap.options.interventions);
+    const modified = this.#root.querySelector('.modified');
+    modified.hidden = !hasInterventions(iv);
+    modified.textContent = modified.hidden ? '' : `Modified model: ${describeInterventions(iv).map((d) => d.text).join('; ')}`;
     const entry = this.#entry();
     const mode = snap.options.strategy ?? 'greedy';
     const link = new URL('../index.html', import.meta.url);
     link.search = formatState({
       s: this.getAttribute('src') ?? '', model: entry.id, mode, step: snap.steps, view, layer, head, kind: view,
-      beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1,
+      beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1, iv,
     });
     this.#root.querySelector('.open').href = link.href;
     this.dispatchEvent(new CustomEvent('attn-scope:render', { detail: { steps: snap.steps, done: snap.done } }));
