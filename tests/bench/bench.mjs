@@ -3,7 +3,7 @@
 // native build (g++ -O3 -march=native), the PyTorch reference (CPU, 1 thread) and the WASM SIMD
 // roofline. Run it through `npm run bench` (tests/bench/run.sh builds and exports first):
 //
-//   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 50]
+//   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 30]
 //       [--max-length 64] [--memory-sentences 20] [--no-publish] [--readme]
 //   node tests/bench/bench.mjs --from build/bench/results.json [--readme]   # only re-render
 //
@@ -27,7 +27,7 @@ const { values: args } = parseArgs({
   options: {
     sentences: { type: 'string', default: '200' },
     repeats: { type: 'string', default: '3' },
-    'beam-sentences': { type: 'string', default: '50' },
+    'beam-sentences': { type: 'string', default: '30' },
     'memory-sentences': { type: 'string', default: '20' },
     'max-length': { type: 'string', default: '64' },
     model: { type: 'string', default: 'models/multi30k-en-de.safetensors' },
@@ -370,7 +370,11 @@ async function main() {
     first.ort.push(await ortRun(ort, ids[i]));
   }
   const agree = { ortVsOurs: agreement(first.off, first.ort) };
-  if (native) agree.nativeVsOurs = agreement(first.off, fromWorker((await native.ask('greedy')).runs.greedy));
+  if (native) {
+    const runs = (await native.ask('greedy,eigen')).runs;
+    agree.nativeVsOurs = agreement(first.off, fromWorker(runs.greedy));
+    agree.nativeEigenVsOurs = agreement(first.off, fromWorker(runs.eigen));
+  }
   if (torch) agree.torchVsOurs = agreement(first.off, fromWorker(await torch.ask('greedy')));
   for (const [k, a] of Object.entries(agree)) {
     console.log(`  ${k}: ${a.identical}/${a.sentences} identical, token agreement ${(100 * a.tokenAgreement).toFixed(2)}%`);
@@ -379,7 +383,7 @@ async function main() {
   // Timed repeats. Within a repeat the in-process engines take turns sentence by sentence (the
   // order rotates), so they share the machine's noise; the workers run between them.
   const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [],
-    native: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], torch: [] };
+    native: [], nativeEigen: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], torch: [] };
   for (let r = 0; r < R; ++r) {
     console.log(`repeat ${r + 1}/${R}...`);
     const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [] };
@@ -399,9 +403,10 @@ async function main() {
     for (const [k, v] of Object.entries(pass)) passes[k].push(v);
     if (native) {
       // The worker interleaves its modes sentence by sentence too.
-      const main = (await native.ask('greedy,capture')).runs;
+      const main = (await native.ask('greedy,eigen,capture')).runs;
       const subset = (await native.ask(`beam4,beam8,capture-all ${B}`)).runs;
       passes.native.push(fromWorker(main.greedy));
+      passes.nativeEigen.push(fromWorker(main.eigen));
       passes.nativeCapture.push(fromWorker(main.capture));
       passes.nativeCaptureAll.push(fromWorker(subset['capture-all']));
       passes.nativeBeam4.push(fromWorker(subset.beam4));
@@ -476,6 +481,8 @@ async function main() {
       native: native ? { greedy: sum('native', B), beam4: sum('nativeBeam4', B), beam8: sum('nativeBeam8', B) } : null,
     },
     native: native ? sum('native') : null,
+    nativeEigen: native ? sum('nativeEigen') : null,
+    nativeHasKernel: native?.ready?.kernel ?? null,
     torch: torch ? sum('torch') : null,
     cold: {
       attnscope: summarizeCold(cold.attnscope), ort: summarizeCold(cold.ort),

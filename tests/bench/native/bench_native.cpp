@@ -9,7 +9,9 @@
 //                        sentence and from command to command, so they share the noise)
 //   quit
 // MODE: greedy (capture off), capture (attention and logits, the JS API's default),
-// capture-all (attention, logits and named vectors), beamK (beam search of width K, capture off).
+// capture-all (attention, logits and named vectors), beamK (beam search of width K, capture off),
+// eigen (greedy, capture off, with ops::linear computed by Eigen's product instead of the
+// engine's hand-written kernel; in a checkout without the kernel, Eigen is all there is).
 // Each answer: {"runs": {MODE: {"encode_ms": [...], "decode_ms": [...], "first_token_ms": [...],
 // "tokens": [...], "steps": [...], "ids": [[...], ...]}}} per sentence. encode_ms is the
 // DecodeSession constructor (tokenizing, the encoder and the cross-attention key/value
@@ -28,6 +30,12 @@
 
 #include "decoding/session.h"
 
+// Checkouts with the hand-written kernel can switch ops::linear to Eigen's product at run time.
+#if __has_include("ops/gemm_simd.h")
+#define HAVE_MATMUL_PATH 1
+#include "ops/ops.h"
+#endif
+
 using namespace attnscope;
 using Clock = std::chrono::steady_clock;
 
@@ -37,9 +45,25 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// The decoding options of a mode; throws Error for an unknown one.
-DecodeOptions options_for(const std::string& mode, int max_length) {
+struct Mode {
   DecodeOptions options;
+  bool eigen = false;  // ops::linear by Eigen's product
+};
+
+// Selects the product ops::linear uses (a no-op without the kernel: Eigen is the only one).
+void use_eigen(bool eigen) {
+#ifdef HAVE_MATMUL_PATH
+  ops::set_matmul_path(eigen ? ops::MatmulPath::Eigen : ops::MatmulPath::Kernel);
+#else
+  (void)eigen;
+#endif
+}
+
+// The decoding options of a mode; throws Error for an unknown one.
+Mode mode_for(const std::string& mode, int max_length) {
+  Mode m;
+  m.eigen = mode == "eigen";
+  DecodeOptions& options = m.options;
   options.max_length = max_length;
   options.alternatives = 0;
   if (mode == "capture" || mode == "capture-all") options.capture.attention = options.capture.logits = true;
@@ -47,11 +71,11 @@ DecodeOptions options_for(const std::string& mode, int max_length) {
   if (mode.rfind("beam", 0) == 0) {
     options.strategy = Strategy::Beam;
     options.beam_size = std::stoi(mode.substr(4));
-  } else if (mode != "greedy" && mode != "capture" && mode != "capture-all") {
+  } else if (mode != "greedy" && mode != "capture" && mode != "capture-all" && mode != "eigen") {
     throw Error("unknown mode '" + mode + "'");
   }
   options.validate();
-  return options;
+  return m;
 }
 
 struct Runs {
@@ -59,7 +83,9 @@ struct Runs {
   std::vector<int> tokens, steps;
   std::vector<std::vector<int>> ids;
 
-  void decode(const std::shared_ptr<const Model>& model, const std::string& sentence, const DecodeOptions& options) {
+  void decode(const std::shared_ptr<const Model>& model, const std::string& sentence, const Mode& mode) {
+    use_eigen(mode.eigen);
+    const DecodeOptions& options = mode.options;
     const auto t0 = Clock::now();
     DecodeSession session(model, sentence, options);
     encode_ms.push_back(ms_since(t0));
@@ -72,6 +98,7 @@ struct Runs {
     ids.push_back(best.empty() ? std::vector<int>{} : best[0].tokens);
     tokens.push_back(static_cast<int>(ids.back().size()));
     steps.push_back(session.steps_taken());
+    use_eigen(false);
   }
 
   nlohmann::json json() const {
@@ -105,7 +132,13 @@ int main(int argc, char** argv) {
     for (std::string line; std::getline(in, line);) sentences.push_back(line);
     const auto t0 = Clock::now();
     const std::shared_ptr<const Model> model = Model::load_file(model_path);
-    std::cout << nlohmann::json{{"ready", true}, {"load_ms", ms_since(t0)}, {"sentences", sentences.size()}}.dump()
+#ifdef HAVE_MATMUL_PATH
+    const bool kernel = true;
+#else
+    const bool kernel = false;
+#endif
+    std::cout << nlohmann::json{{"ready", true}, {"load_ms", ms_since(t0)}, {"sentences", sentences.size()},
+                                {"kernel", kernel}}.dump()
               << std::endl;
     std::size_t command = 0;
     for (std::string line; std::getline(std::cin, line); ++command) {
@@ -115,11 +148,11 @@ int main(int argc, char** argv) {
       if (list == "quit") break;
       try {
         std::vector<std::string> modes;
-        std::vector<DecodeOptions> options;
+        std::vector<Mode> options;
         std::istringstream parts(list);
         for (std::string mode; std::getline(parts, mode, ',');) {
           modes.push_back(mode);
-          options.push_back(options_for(mode, max_length));
+          options.push_back(mode_for(mode, max_length));
         }
         if (modes.empty()) throw Error("no mode given");
         const std::size_t count = std::min(sentences.size(), words >> limit ? std::stoul(limit) : sentences.size());
