@@ -1,10 +1,31 @@
 #include "ops/ops.h"
 
+#include <atomic>
 #include <cmath>
 
+#include "ops/gemm_simd.h"
+
 namespace attnscope::ops {
+namespace {
+std::atomic<MatmulPath> path{MatmulPath::Kernel};
+}  // namespace
+
+void set_matmul_path(MatmulPath p) { path.store(p, std::memory_order_relaxed); }
+MatmulPath matmul_path() { return path.load(std::memory_order_relaxed); }
 
 Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
+  if (x.cols() != weight.cols() || bias.size() != weight.rows())
+    throw Error("linear: input width " + std::to_string(x.cols()) + ", weight [" + std::to_string(weight.rows()) +
+                ", " + std::to_string(weight.cols()) + "], bias " + std::to_string(bias.size()));
+  if (matmul_path() == MatmulPath::Eigen) return linear_reference(x, weight, bias);
+  Matrix y(x.rows(), weight.rows());
+  simd::linear(x.data(), static_cast<int>(x.rows()), static_cast<int>(x.outerStride()), weight.data(),
+               static_cast<int>(weight.rows()), static_cast<int>(weight.cols()), bias.data(), y.data(),
+               static_cast<int>(y.cols()));
+  return y;
+}
+
+Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   Matrix y = x * weight.transpose();
   y.rowwise() += bias;
   return y;

@@ -8,8 +8,17 @@ namespace attnscope::ops {
 
 using MatrixRef = Eigen::Ref<const Matrix>;
 
-// y = x Wᵀ + b, with W in PyTorch's [out, in] layout.
+// y = x Wᵀ + b, with W in PyTorch's [out, in] layout. Computed by matmul_path().
 Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
+
+// The same with Eigen's product: the reference the kernel is tested and timed against.
+Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
+
+// Which code computes linear(), process-wide: the hand-written kernel of ops/gemm_simd.h (the
+// default: Eigen has no WASM SIMD path) or Eigen, for A/B timings and tests in one process.
+enum class MatmulPath { Kernel, Eigen };
+void set_matmul_path(MatmulPath path);
+MatmulPath matmul_path();
 
 // Per row: (x - mean) / sqrt(var + eps) * gamma + beta (biased variance, as PyTorch).
 Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps);

@@ -1,0 +1,26 @@
+#pragma once
+// A hand-written matrix kernel for ops::linear: y = x Wᵀ + b with W in PyTorch's [out, in]
+// layout, so each output is the dot product of a weight row with an input row.
+//
+// Why: Eigen 3.4 has no WebAssembly SIMD packet path, so in the WASM build its products are
+// scalar code (about 1.5 GFLOP/s); nearly all of a decoder step is these products (issue 8).
+// The kernel is written once against a 4-lane float vector: WASM's f32x4 (wasm_simd128.h)
+// under -msimd128, and GCC/Clang's generic vector extension everywhere else, so the native
+// tests run the very same loops as the browser.
+//
+// Every output is summed in the same order whatever the shapes around it: four lane sums
+// over in[0, 4n) added pairwise, then the scalar tail, then the bias. A row's result thus
+// does not depend on how many rows are computed together (a batch gives what one row alone
+// gives), and the native and WASM builds agree to the last bit (no FMA in either).
+
+namespace attnscope::ops::simd {
+
+// y[r·y_stride + o] = bias[o] + Σ_i x[r·x_stride + i] · w[o·in + i], for r < rows, o < out.
+// `bias` may be null (no bias). y must not overlap x or w.
+void linear(const float* x, int rows, int x_stride, const float* w, int out, int in, const float* bias, float* y,
+            int y_stride);
+
+// "wasm_simd128" or "generic vector": which implementation this build compiled.
+const char* implementation();
+
+}  // namespace attnscope::ops::simd

@@ -1,0 +1,113 @@
+#pragma once
+// The checks of the hand-written matrix kernel (src/ops/gemm_simd.h) against Eigen's product
+// (ops::linear_reference), shared by the native GoogleTest (tests/native/gemm_kernel_test.cpp,
+// which runs the generic-vector build of the kernel) and tests/kernels/wasm_kernel_check.cpp
+// (the wasm_simd128 build, run under Node by tests/js/kernels.test.js). One list of shapes
+// and one tolerance for both, so the two builds are held to the same standard.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ops/gemm_simd.h"
+#include "ops/ops.h"
+
+namespace attnscope::kernel_check {
+
+struct Shape {
+  int rows, out, in;
+};
+
+// Odd sizes on purpose: widths that are not multiples of 4 (the scalar tail), output counts
+// that are not multiples of 4 (the one-row blocks), odd row counts (the one-input blocks),
+// and the model's own shapes.
+inline std::vector<Shape> shapes() {
+  std::vector<Shape> s;
+  for (int rows : {1, 2, 3, 5})
+    for (int out : {1, 3, 4, 5, 8, 13})
+      for (int in : {1, 2, 3, 4, 5, 7, 8, 9, 31, 33}) s.push_back({rows, out, in});
+  for (Shape big : {Shape{1, 256, 256}, Shape{1, 512, 256}, Shape{1, 256, 512}, Shape{1, 8105, 256},
+                    Shape{15, 768, 256}, Shape{17, 257, 255}, Shape{4, 1023, 129}, Shape{7, 64, 1000}})
+    s.push_back(big);
+  return s;
+}
+
+// Deterministic values in [-1, 1) of mixed magnitudes, so cancellation happens.
+inline Matrix values(int rows, int cols, std::uint32_t seed) {
+  Matrix m(rows, cols);
+  std::uint32_t state = seed * 2654435761u + 1;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float unit = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;
+    m.data()[i] = (i % 7 == 0) ? unit * 100.0f : unit;
+  }
+  return m;
+}
+
+inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every failure, described; empty when the kernel passes. `checked` counts the values compared.
+inline std::vector<std::string> run(long* checked = nullptr) {
+  std::vector<std::string> failures;
+  auto fail = [&](const Shape& s, const std::string& what) {
+    if (failures.size() < 20)
+      failures.push_back("[" + std::to_string(s.rows) + " x " + std::to_string(s.in) + "] * [" + std::to_string(s.out) +
+                         " x " + std::to_string(s.in) + "]^T: " + what);
+  };
+  long count = 0;
+  std::uint32_t seed = 1;
+  for (const Shape& s : shapes()) {
+    // x is a block inside a wider matrix, so rows are strided, as a Ref to a column block is.
+    const Matrix wide = values(s.rows, s.in + 3, seed++);
+    const ops::MatrixRef x = wide.leftCols(s.in);
+    const Matrix w = values(s.out, s.in, seed++);
+    const RowVector b = values(1, s.out, seed++);
+    const Matrix reference = ops::linear_reference(x, w, b);
+    Matrix y(s.rows, s.out);
+    ops::simd::linear(x.data(), s.rows, static_cast<int>(x.outerStride()), w.data(), s.out, s.in, b.data(), y.data(),
+                      s.out);
+    for (int r = 0; r < s.rows; ++r) {
+      for (int o = 0; o < s.out; ++o) {
+        // Float sums of n products, in any order, are within about n·eps·Σ|products| of the
+        // exact sum, hence of each other; the kernel's four-lane order does much better.
+        double exact = b(o), magnitude = std::fabs(b(o));
+        for (int i = 0; i < s.in; ++i) {
+          exact += static_cast<double>(x(r, i)) * w(o, i);
+          magnitude += std::fabs(static_cast<double>(x(r, i)) * w(o, i));
+        }
+        const double bound = (s.in + 2) * 1.2e-7 * magnitude;
+        const double kernel_error = std::fabs(y(r, o) - exact), eigen_gap = std::fabs(y(r, o) - reference(r, o));
+        if (!(kernel_error <= bound) || !(eigen_gap <= 2 * bound))
+          fail(s, "y(" + std::to_string(r) + ", " + std::to_string(o) + ") = " + std::to_string(y(r, o)) +
+                      ", Eigen " + std::to_string(reference(r, o)) + ", exact " + std::to_string(exact));
+        ++count;
+      }
+    }
+    // A row's result must not depend on its neighbours: each input row alone, and each output
+    // alone (one weight row), give the very same bits as the batched call.
+    for (int r = 0; r < s.rows; ++r) {
+      Matrix alone(1, s.out);
+      ops::simd::linear(x.row(r).data(), 1, s.in, w.data(), s.out, s.in, b.data(), alone.data(), s.out);
+      for (int o = 0; o < s.out; ++o)
+        if (!same_bits(alone(0, o), y(r, o))) fail(s, "row " + std::to_string(r) + " alone differs at " + std::to_string(o));
+    }
+    for (int o = 0; o < s.out; o += std::max(1, s.out / 7)) {
+      Matrix one(s.rows, 1);
+      ops::simd::linear(x.data(), s.rows, static_cast<int>(x.outerStride()), w.row(o).data(), 1, s.in, b.data() + o,
+                        one.data(), 1);
+      for (int r = 0; r < s.rows; ++r)
+        if (!same_bits(one(r, 0), y(r, o))) fail(s, "output " + std::to_string(o) + " alone differs at row " + std::to_string(r));
+    }
+  }
+  // No bias: the sum alone.
+  const Matrix x = values(3, 10, 99), w = values(5, 10, 98);
+  Matrix y(3, 5);
+  ops::simd::linear(x.data(), 3, 10, w.data(), 5, 10, nullptr, y.data(), 5);
+  const Matrix expected = x * w.transpose(), magnitude = x.cwiseAbs() * w.cwiseAbs().transpose();
+  if (!((y - expected).cwiseAbs().array() <= 12 * 2.4e-7f * magnitude.array()).all()) fail({3, 5, 10}, "without bias");
+  if (checked) *checked = count;
+  return failures;
+}
+
+}  // namespace attnscope::kernel_check
