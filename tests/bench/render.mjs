@@ -134,7 +134,8 @@ function roofline(r) {
 export function renderReadmeBlock(r) {
   const m = r.meta;
   return [
-    `Last run: ${m.date.slice(0, 10)} on ${m.machine.cpu} (nproc ${m.machine.nproc}), ${m.sentences} sentences × ${m.repeats} repeats, ` +
+    `Last run: ${m.date.slice(0, 10)} on ${m.machine.cpu} (nproc ${m.machine.nproc}, load average ${m.loadAverage.start[0].toFixed(1)} ` +
+      `at the start), git ${m.git}, ${m.sentences} sentences × ${m.repeats} repeats, ` +
       `\`${m.command}\`; onnxruntime-web ${m.onnxruntimeWeb} (WASM, SIMD, 1 thread). Every figure, the native build, ` +
       'PyTorch, beam search, capture overhead and the roofline: [tests/bench/RESULTS.md](tests/bench/RESULTS.md).',
     '',
