@@ -4,6 +4,7 @@
 #   ensure_deps.sh wasm     -> Emscripten (+ acorn), wabt
 #   ensure_deps.sh node     -> Node.js and npm
 #   ensure_deps.sh browser  -> Debian's Chromium (driven by playwright-core, never downloaded)
+#   ensure_deps.sh fuzz     -> clang 14 with its sanitizer and libFuzzer runtimes (build/asan, build/fuzz)
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
 set -euo pipefail
@@ -27,6 +28,10 @@ for part in "$@"; do
       need emscripten command -v emcc
       need node-acorn test -d /usr/share/nodejs/acorn
       need wabt command -v wasm-objdump
+      ;;
+    fuzz)
+      need clang-14 command -v clang++-14
+      need libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
       ;;
     browser)
       need chromium test -x /usr/bin/chromium

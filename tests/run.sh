@@ -4,13 +4,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tests/ensure_deps.sh native wasm node browser
+bash tests/ensure_deps.sh native wasm node browser fuzz
 
 echo "== native build and tests (ctest)"
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_BUILD_TESTS=ON >/dev/null
 cmake --build build/native -j "$jobs"
 ctest --test-dir build/native --output-on-failure -j "$jobs"
+
+echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang, build/asan)"
+CXX=$(command -v clang++-14 || command -v clang++) \
+  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_SANITIZE=ON >/dev/null
+cmake --build build/asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j "$jobs"
+
+echo "== fuzzing: libFuzzer over the model loader and the tokenizers (build/fuzz, ${ATTNSCOPE_FUZZ_SECONDS:-30} s each)"
+bash tests/fuzz/run.sh
 
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v

@@ -101,6 +101,13 @@ TEST(ModelFile, TruncatedAtManyOffsets) {
     EXPECT_LOAD_ERROR(Bytes(b.begin(), b.begin() + cut), "exceeds");
   for (std::size_t cut : {header_end, header_end + 3, (header_end + b.size()) / 2, b.size() - 1})
     EXPECT_LOAD_ERROR(Bytes(b.begin(), b.begin() + cut), "outside");
+  // Every 37th offset of the whole file: the message names what the cut leaves.
+  for (std::size_t cut = 0; cut < b.size(); cut += 37) {
+    const Bytes cut_file(b.begin(), b.begin() + cut);
+    if (cut < 8) EXPECT_LOAD_ERROR(cut_file, std::to_string(cut) + " bytes, too short");
+    else if (cut < header_end) EXPECT_LOAD_ERROR(cut_file, "exceeds the " + std::to_string(cut - 8) + " bytes after it");
+    else EXPECT_LOAD_ERROR(cut_file, "outside the " + std::to_string(cut - header_end) + "-byte data section");
+  }
 }
 
 TEST(ModelFile, HeaderLengthLargerThanFile) {

@@ -1,0 +1,68 @@
+// libFuzzer target: any bytes as a model file (Model::load_bytes, i.e. the safetensors container,
+// the metadata, the config, the tokenizer and every tensor check).
+//
+// Allowed outcome for a bad file: a ModelFileError. Anything else that escapes (another
+// exception type, a sanitizer report, a FUZZ_CHECK) is a bug. A file that does load must be
+// usable: its tokenizer runs, and a short beam search with everything captured steps, goes
+// back and is forced without error.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/error.h"
+#include "decoding/session.h"
+#include "fuzz_check.h"
+#include "model/model.h"
+#include "text/tokenizer.h"
+
+using namespace attnscope;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::shared_ptr<const Model> model;
+  try {
+    model = Model::load_bytes(data, size);
+  } catch (const ModelFileError& e) {
+    FUZZ_CHECK(std::string(e.what()).rfind("invalid model file: ", 0) == 0);
+    return 0;
+  }
+  const Model& m = *model;
+  const ModelConfig& c = m.config;
+  FUZZ_CHECK(m.src_vocab.size() > 0 && m.tgt_vocab.size() > 0);
+  FUZZ_CHECK(static_cast<int>(m.encoder_layers.size()) == c.n_encoder_layers);
+  FUZZ_CHECK(static_cast<int>(m.decoder_layers.size()) == c.n_decoder_layers);
+  FUZZ_CHECK(m.encoder_positions.rows() == c.max_positions && m.encoder_positions.cols() == c.d_model);
+
+  // The model's own tokenizer on its vocabulary and on text it has never seen.
+  std::string text;
+  for (int i = 0; i < std::min(m.src_vocab.size(), 6); ++i) text += m.src_vocab.token(i) + " ";
+  text += "Zzyzx GRÜẞE 🙂 \xff\xc0\xaf";
+  const Encoded e = encode(*m.tokenizer, m.src_vocab, text, c.special.unk);
+  FUZZ_CHECK(e.ids.size() == e.pieces.size());
+  for (int id : e.ids) FUZZ_CHECK(id >= 0 && id < m.src_vocab.size());
+
+  // A short beam search on a source made of the first ids, with every capture on.
+  Source source;
+  const int length = std::min(3, c.max_positions);
+  for (int i = 0; i < length; ++i) {
+    source.ids.push_back(i % m.src_vocab.size());
+    source.pieces.push_back(m.src_vocab.token(source.ids.back()));
+  }
+  DecodeOptions options;
+  options.strategy = Strategy::Beam;
+  options.beam_size = 2;
+  options.max_length = 3;
+  options.capture.attention = options.capture.vectors = options.capture.logits = true;
+  DecodeSession session(model, source, options);
+  session.step();
+  FUZZ_CHECK(session.steps_taken() == 1);
+  if (!session.done()) {
+    session.back();
+    FUZZ_CHECK(session.steps_taken() == 0);
+    session.force(m.tgt_vocab.size() - 1);
+  }
+  if (!session.done()) session.run();
+  FUZZ_CHECK(session.done());
+  for (const FinishedHypothesis& h : session.nbest()) session.detokenize(h.tokens);
+  return 0;
+}

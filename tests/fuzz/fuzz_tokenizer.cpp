@@ -1,0 +1,145 @@
+// libFuzzer target: any bytes as a sentence, through UTF-8 decoding, normalisation, the word
+// tokenizer (every flag combination) and the BPE tokenizer (the golden merges, and merges taken
+// from the input itself: "merge\nmerge\n...\0text").
+//
+// Checked for every input: decoded code points are Unicode scalar values and re-encode to valid
+// UTF-8; pieces are non-empty and free of whitespace; word pieces and BPE pieces glue back to the
+// normalised text; vocabulary ids stay inside the vocabulary. Malformed merges must be a
+// ModelFileError; nothing else may be thrown.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "fuzz_check.h"
+#include "text/bpe_tokenizer.h"
+#include "text/normalize.h"
+#include "text/tokenizer.h"
+#include "text/utf8.h"
+#include "text/word_tokenizer.h"
+
+using namespace attnscope;
+
+namespace {
+
+const std::string kWordStart = "\u2581";
+
+bool is_scalar_value(char32_t c) { return c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF); }
+
+bool has_space(const std::string& s) {
+  for (char ch : s)
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f') return true;
+  return false;
+}
+
+// The normalised text: words joined by single spaces (models/FORMAT.md, "tokenizer").
+std::string normalised(const std::string& text, bool lowercase) {
+  std::string out;
+  for (const std::u32string& w : split_words(text, lowercase)) out += (out.empty() ? "" : " ") + encode_utf8(w);
+  return out;
+}
+
+struct Golden {
+  std::unique_ptr<Tokenizer> bpe;
+  bool lowercase = false;
+  Vocabulary vocab;
+};
+
+const Golden& golden() {
+  static const Golden g = [] {
+    std::ifstream in(std::string(ATTNSCOPE_GOLDEN_DIR) + "/tokenizer_bpe.json");
+    FUZZ_CHECK(in.good());
+    const nlohmann::json j = nlohmann::json::parse(in);
+    Golden out;
+    out.bpe = Tokenizer::from_json(j["tokenizer"].dump());
+    out.lowercase = j["tokenizer"]["lowercase"].get<bool>();
+    out.vocab = Vocabulary(j["vocab"].get<std::vector<std::string>>());
+    return out;
+  }();
+  return g;
+}
+
+void check_utf8(const std::string& text) {
+  const std::u32string cps = decode_utf8(text);
+  FUZZ_CHECK(cps.size() <= text.size());
+  for (char32_t c : cps) FUZZ_CHECK(is_scalar_value(c));
+  const std::string again = encode_utf8(cps);
+  FUZZ_CHECK(decode_utf8(again) == cps);  // valid UTF-8 survives a round trip unchanged
+  FUZZ_CHECK(encode_utf8(decode_utf8(again)) == again);
+}
+
+void check_pieces(const std::vector<std::string>& pieces) {
+  for (const std::string& p : pieces) {
+    FUZZ_CHECK(!p.empty());
+    FUZZ_CHECK(!has_space(p));
+  }
+}
+
+void check_word(const std::string& text) {
+  for (bool lowercase : {false, true}) {
+    const WordTokenizer plain(lowercase, false);
+    const std::vector<std::string> pieces = plain.split(text);
+    check_pieces(pieces);
+    FUZZ_CHECK(plain.join(pieces) == normalised(text, lowercase));
+    const WordTokenizer punct(lowercase, true);
+    const std::vector<std::string> cut = punct.split(text);
+    check_pieces(cut);
+    std::string glued, want;
+    for (const std::string& p : cut) glued += p;
+    for (const std::string& p : pieces) want += p;
+    FUZZ_CHECK(glued == want);  // punctuation splitting only adds cuts
+  }
+}
+
+void check_bpe(const Tokenizer& bpe, bool lowercase, const std::string& text, const Vocabulary* vocab) {
+  const std::vector<std::string> pieces = bpe.split(text);
+  check_pieces(pieces);
+  std::string glued, want;
+  for (const std::string& p : pieces) glued += p;
+  for (const std::u32string& w : split_words(text, lowercase)) want += kWordStart + encode_utf8(w);
+  FUZZ_CHECK(glued == want);  // merges never drop, add or reorder characters
+  // Detokenisation turns every U+2581 into a space, so a text that contains one cannot come back.
+  if (text.find(kWordStart) == std::string::npos) FUZZ_CHECK(bpe.join(pieces) == normalised(text, lowercase));
+  if (vocab) {
+    const Encoded e = encode(bpe, *vocab, text, 1);
+    FUZZ_CHECK(e.ids.size() == pieces.size());
+    for (int id : e.ids) FUZZ_CHECK(id >= 0 && id < vocab->size());
+    FUZZ_CHECK(e.unknown.size() <= e.ids.size());
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  check_utf8(input);
+  check_word(input);
+  const Golden& g = golden();
+  check_bpe(*g.bpe, g.lowercase, input, &g.vocab);
+
+  // "merges\0text": BPE with merges from the input.
+  const std::size_t nul = input.find('\0');
+  if (nul != std::string::npos) {
+    std::vector<std::string> merges;
+    std::size_t start = 0;
+    const std::string head = input.substr(0, nul);
+    while (start <= head.size()) {
+      const std::size_t end = std::min(head.find('\n', start), head.size());
+      if (end > start) merges.push_back(head.substr(start, end - start));
+      start = end + 1;
+    }
+    std::unique_ptr<BpeTokenizer> bpe;
+    try {
+      bpe = std::make_unique<BpeTokenizer>(merges, (size & 1) != 0);
+    } catch (const ModelFileError&) {
+      return 0;
+    }
+    check_bpe(*bpe, (size & 1) != 0, input.substr(nul + 1), nullptr);
+  }
+  return 0;
+}

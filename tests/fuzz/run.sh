@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, with ASan + UBSan) in build/fuzz and fuzzes each one for a
+# bounded time from the committed seed corpus, then prints how many inputs each target ran.
+#   bash tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30, or $ATTNSCOPE_FUZZ_SECONDS)
+# A crash, a sanitizer report, an uncaught exception or a unit slower than 10 s fails the run and
+# leaves the input in build/fuzz/artifacts/<target>/. Fix the bug, then copy the input into
+# tests/fuzz/regressions/<target>/: ctest replays that folder (fuzz_replay_<target>) in every build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-${ATTNSCOPE_FUZZ_SECONDS:-30}}
+jobs=$(nproc 2>/dev/null || echo 2)
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+if [ -z "$cxx" ]; then echo "tests/fuzz/run.sh: clang++ is missing (bash tests/ensure_deps.sh fuzz)" >&2; exit 1; fi
+
+CXX=$cxx cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_FUZZ=ON \
+  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
+cmake --build build/fuzz -j "$jobs" --target fuzz_model fuzz_tokenizer
+
+declare -A max_len=([model]=20000 [tokenizer]=4096)
+failed=0
+for target in model tokenizer; do
+  work=build/fuzz/corpus/$target            # new inputs land here (kept between local runs)
+  artifacts=build/fuzz/artifacts/$target
+  log=build/fuzz/fuzz_$target.log
+  mkdir -p "$work" "$artifacts"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    build/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len="${max_len[$target]}" -dict="tests/fuzz/$target.dict" -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target" >"$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  corpus=$(find "$work" -type f | wc -l)
+  if [ "$rc" -eq 0 ]; then
+    echo "[fuzz] $target: ${runs:-?} inputs executed in ${seconds} s, no crash (working corpus: $corpus files in $work)"
+  else
+    failed=1
+    echo "[fuzz] $target: FAILED after ${runs:-?} inputs (exit $rc); the input is in $artifacts/:" >&2
+    ls -1 "$artifacts" >&2 || true
+    grep -E "ERROR|runtime error|FUZZ_CHECK|terminate|SUMMARY|Test unit written" "$log" | head -20 >&2 || true
+    echo "full log: $log" >&2
+  fi
+done
+exit $failed
