@@ -34,10 +34,10 @@ RowVector HeadEdit::weights_for(int query, int keys) const {
                          " positions");
       float sum = 0.0f;
       for (float x : row) {
-        if (!(x >= 0.0f) || !std::isfinite(x)) throw InputError("custom attention weights must be finite and >= 0");
+        if (!(x >= 0.0f) || !std::isfinite(x)) throw InputError("custom attention row " + std::to_string(r) + ": weights must be finite and >= 0");
         sum += x;
       }
-      if (!(sum > 0.0f)) throw InputError("custom attention weights must not all be zero");
+      if (!(sum > 0.0f)) throw InputError("custom attention row " + std::to_string(r) + ": weights must not all be zero");
       for (int i = 0; i < keys; ++i) w[i] = row[i] / sum;
       break;
     }
