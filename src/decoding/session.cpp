@@ -106,16 +106,15 @@ void DecodeSession::check_can_advance() const {
   if (done_) throw Error("decoding has finished: call back() to undo a step, or start a new session");
 }
 
-Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
+Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logits, Scores& scores, StepTrace&& trace) {
   Expansion e;
   e.hypothesis = index;
   e.node = live.hyp.node;
   e.prefix = live.hyp.tokens;
   e.score = live.hyp.score;
-  const int token = live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back();
-  scores.logits = decode_step(*model_, live.state, token, options_.capture, &e.trace, options_.interventions);
+  e.trace = std::move(trace);
+  scores.logits = logits;
   scores.log_probs = ops::log_softmax_rows(scores.logits);
-  const Matrix& logits = scores.logits;
   const Matrix& log_probs = scores.log_probs;
 
   const int vocab = static_cast<int>(logits.cols());
@@ -131,10 +130,26 @@ Expansion DecodeSession::expand(Live& live, int index, Scores& scores) {
 }
 
 void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, int only) {
+  std::vector<int> which;  // the hypotheses to extend
+  for (std::size_t i = 0; i < beam_.size(); ++i)
+    if (only < 0 || static_cast<int>(i) == only) which.push_back(static_cast<int>(i));
   try {
-    for (std::size_t i = 0; i < beam_.size(); ++i)
-      if (only < 0 || static_cast<int>(i) == only)
-        record.expansions.push_back(expand(beam_[i], static_cast<int>(i), scores[i]));
+    // The whole beam in one decoder step: each weight matrix is read once per step, not once
+    // per hypothesis, and each hypothesis gets the logits it would get alone.
+    std::vector<DecoderState*> states;
+    std::vector<int> tokens;
+    std::vector<StepTrace> traces(which.size());
+    std::vector<StepTrace*> trace_ptrs;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      Live& live = beam_[which[k]];
+      states.push_back(&live.state);
+      tokens.push_back(live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back());
+      trace_ptrs.push_back(&traces[k]);
+    }
+    const Matrix logits = decode_steps(*model_, states, tokens, options_.capture, trace_ptrs, options_.interventions);
+    for (std::size_t k = 0; k < which.size(); ++k)
+      record.expansions.push_back(expand(beam_[which[k]], which[k], logits.row(static_cast<Eigen::Index>(k)),
+                                         scores[which[k]], std::move(traces[k])));
   } catch (...) {
     // Leave the session as it was: drop whatever this step appended to the caches.
     for (Live& l : beam_) l.state.truncate(static_cast<int>(l.hyp.tokens.size()));

@@ -119,7 +119,8 @@ class DecodeSession {
   // Expands every live hypothesis (or only `only`), then records the undo point; on an
   // exception the caches are restored and nothing is recorded.
   void expand_all(StepRecord& record, std::vector<Scores>& scores, int only);
-  Expansion expand(Live& live, int index, Scores& scores);
+  // Describes hypothesis `index` (`live`) extended by a step that gave it `logits`, [1, V].
+  Expansion expand(const Live& live, int index, const Matrix& logits, Scores& scores, StepTrace&& trace);
   void choose_greedy_or_sample(StepRecord& record, const std::vector<Scores>& scores);
   void choose_beam(StepRecord& record, const std::vector<Scores>& scores);
   // Moves `hyp` (with its state) into the next beam, or into finished_ if it ended.

@@ -7,7 +7,8 @@ namespace attnscope {
 
 class KVCache {
  public:
-  void append(const Matrix& k_row, const Matrix& v_row) {
+  // k_row, v_row: [1, d] (a row of a batch binds without a copy).
+  void append(const Eigen::Ref<const Matrix>& k_row, const Eigen::Ref<const Matrix>& v_row) {
     if (length_ == k_.rows()) reserve(std::max<Eigen::Index>(8, 2 * k_.rows()), k_row.cols());
     k_.row(length_) = k_row.row(0);
     v_.row(length_) = v_row.row(0);

@@ -1,5 +1,7 @@
 #include "model/decoder.h"
 
+#include <algorithm>
+
 #include "model/embedding.h"
 
 namespace attnscope {
@@ -13,31 +15,60 @@ DecoderState start_decoder(const Model& model, const Matrix& memory) {
 
 Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace,
                    const Interventions& interventions) {
-  const ModelConfig& c = model.config;
-  const bool observe = trace != nullptr && capture.any();
-  NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;
+  return decode_steps(model, {&state}, {token}, capture, {trace}, interventions);
+}
 
-  Matrix y = embed(model.tgt_embed(), model.decoder_positions, {token}, state.length(), static_cast<float>(c.embedding_scale), vectors);
+Matrix decode_steps(const Model& model, const std::vector<DecoderState*>& states, const std::vector<int>& tokens,
+                    const Capture& capture, const std::vector<StepTrace*>& traces, const Interventions& interventions) {
+  const std::size_t n = states.size();
+  if (tokens.size() != n || traces.size() != n)
+    throw Error("decode_steps: " + std::to_string(n) + " states, " + std::to_string(tokens.size()) + " tokens, " +
+                std::to_string(traces.size()) + " traces");
+  // Named vectors are recorded per hypothesis, so a batch that wants them runs one at a time.
+  if (n > 1 && capture.vectors && std::any_of(traces.begin(), traces.end(), [](StepTrace* t) { return t; })) {
+    Matrix logits;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Matrix row = decode_steps(model, {states[i]}, {tokens[i]}, capture, {traces[i]}, interventions);
+      if (i == 0) logits.resize(static_cast<Eigen::Index>(n), row.cols());
+      logits.row(static_cast<Eigen::Index>(i)) = row;
+    }
+    return logits;
+  }
+  const ModelConfig& c = model.config;
+  auto observes = [&](std::size_t i) { return traces[i] != nullptr && capture.any(); };
+
+  Matrix y(static_cast<Eigen::Index>(n), c.d_model);
+  for (std::size_t i = 0; i < n; ++i) {
+    NamedVectors* vectors = observes(i) && capture.vectors ? &traces[i]->vectors : nullptr;
+    y.row(static_cast<Eigen::Index>(i)) = embed(model.tgt_embed(), model.decoder_positions, {tokens[i]},
+                                                states[i]->length(), static_cast<float>(c.embedding_scale), vectors);
+  }
 
   const std::size_t n_layers = model.decoder_layers.size();
-  std::vector<std::vector<Matrix>> self_attn(observe && capture.attention ? n_layers : 0);
-  std::vector<std::vector<Matrix>> cross_attn(self_attn.size());
-  for (std::size_t i = 0; i < n_layers; ++i) {
-    Probe probe;
-    if (!self_attn.empty()) {
-      probe.self_attn = &self_attn[i];
-      probe.cross_attn = &cross_attn[i];
+  // [hypothesis][layer][head]: each hypothesis' attention, when its capture asks for it.
+  std::vector<std::vector<std::vector<Matrix>>> self_attn(n), cross_attn(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (observes(i) && capture.attention) self_attn[i].resize(n_layers), cross_attn[i].resize(n_layers);
+  std::vector<DecoderLayerState*> layer_states(n);
+  std::vector<Probe> probes(n);
+  for (std::size_t l = 0; l < n_layers; ++l) {
+    for (std::size_t i = 0; i < n; ++i) {
+      layer_states[i] = &states[i]->layers[l];
+      Probe& probe = probes[i];
+      probe.self_attn = self_attn[i].empty() ? nullptr : &self_attn[i][l];
+      probe.cross_attn = cross_attn[i].empty() ? nullptr : &cross_attn[i][l];
+      probe.vectors = observes(i) && capture.vectors ? &traces[i]->vectors : nullptr;
+      probe.prefix = "layers." + std::to_string(l) + ".";
     }
-    probe.vectors = vectors;
-    probe.prefix = "layers." + std::to_string(i) + ".";
-    y = model.decoder_layers[i].step(y, state.layers[i], probe, interventions.decoder_layer(static_cast<int>(i), c));
+    y = model.decoder_layers[l].step(y, layer_states, probes, interventions.decoder_layer(static_cast<int>(l), c));
   }
   if (c.norm == NormPosition::Pre && !interventions.skip_layer_norm) y = model.decoder_final_norm(y);
 
   Matrix logits = ops::linear(y, model.output_weight(), model.output_bias);
-  if (observe && capture.attention) {
-    trace->self_attn = pack_attention(self_attn, true);
-    trace->cross_attn = pack_attention(cross_attn, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (self_attn[i].empty()) continue;
+    traces[i]->self_attn = pack_attention(self_attn[i], true);
+    traces[i]->cross_attn = pack_attention(cross_attn[i], true);
   }
   return logits;
 }

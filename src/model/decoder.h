@@ -26,4 +26,11 @@ DecoderState start_decoder(const Model& model, const Matrix& memory);
 Matrix decode_step(const Model& model, DecoderState& state, int token, const Capture& capture, StepTrace* trace,
                    const Interventions& interventions = Interventions{});
 
+// The same for n hypotheses at once (a beam): feeds tokens[i] to states[i] and returns the
+// logits [n, V], row i for hypothesis i (traces[i] may be null). One batched step reads each
+// weight matrix once for all hypotheses, and gives each row the bits decode_step would.
+Matrix decode_steps(const Model& model, const std::vector<DecoderState*>& states, const std::vector<int>& tokens,
+                    const Capture& capture, const std::vector<StepTrace*>& traces,
+                    const Interventions& interventions = Interventions{});
+
 }  // namespace attnscope
