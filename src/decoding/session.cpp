@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "model/encoder.h"
 
@@ -11,15 +10,22 @@ namespace attnscope {
 namespace {
 
 
-// Indices of the `k` largest values, largest first, lower index first on ties.
+// Indices of the `k` largest values, largest first, lower index first on ties. One pass that
+// keeps the best k so far in order, instead of sorting all V indices: over a vocabulary,
+// nearly every value is rejected by one comparison with the k-th best.
 std::vector<int> top_indices(const float* values, int n, int k) {
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
   k = std::min(k, n);
-  std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                    [&](int a, int b) { return values[a] > values[b] || (values[a] == values[b] && a < b); });
-  order.resize(k);
-  return order;
+  std::vector<int> top;
+  if (k <= 0) return top;
+  top.reserve(k + 1);
+  for (int i = 0; i < n; ++i) {
+    if (static_cast<int>(top.size()) == k && !(values[i] > values[top.back()])) continue;
+    // After every kept value >= values[i]: those have lower indices, so ties keep index order.
+    const auto at = std::upper_bound(top.begin(), top.end(), i, [&](int a, int b) { return values[a] > values[b]; });
+    top.insert(at, i);
+    if (static_cast<int>(top.size()) > k) top.pop_back();
+  }
+  return top;
 }
 
 }  // namespace
