@@ -130,8 +130,9 @@ Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logit
     e.logits.assign(logits.data(), logits.data() + vocab);
     e.log_probs.assign(log_probs.data(), log_probs.data() + vocab);
   }
-  // </s> may not end a hypothesis shorter than min_length; the choosers skip it.
-  scores.eos_banned = static_cast<int>(live.hyp.tokens.size()) < options_.min_length;
+  // </s> may not end a hypothesis shorter than min_length; the choosers skip it. When </s> is the
+  // only token there is nothing else to choose, and min_length cannot apply.
+  scores.eos_banned = static_cast<int>(live.hyp.tokens.size()) < options_.min_length && vocab > 1;
   return e;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpus (tests/fuzz/corpus/): tiny valid attnscope model files
 (models/FORMAT.md) covering both tokenizers, both dtypes, pre/post norm, learned/sinusoidal
-positions and shared/tied embeddings, plus sentences for the tokenizer fuzzer.
+positions and shared/tied embeddings, sentences for the tokenizer fuzzer and byte strings for the
+decoding fuzzer.
 Standard library only; the output is deterministic. Run: python3 tests/fuzz/make_seeds.py"""
 import json
 import random
@@ -115,6 +116,15 @@ def main():
     }
     for name, b in sentences.items():
         (text / name).write_bytes(b)
+
+    # fuzz_decode reads its bytes as choices (model shape, weights, options, API calls).
+    decode = HERE / 'corpus' / 'decode'
+    decode.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(4)
+    choices = {'zeros': bytes(256), 'ramp': bytes(range(256)) * 2,
+               'random': bytes(rng.randrange(256) for _ in range(1024))}
+    for name, b in choices.items():
+        (decode / name).write_bytes(b)
 
 
 if __name__ == '__main__':

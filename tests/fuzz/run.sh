@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, with ASan + UBSan) in build/fuzz and fuzzes each one for a
-# bounded time from the committed seed corpus, then prints how many inputs each target ran.
+# bounded time from the committed seed corpus, then prints how many inputs each target ran:
+#   model      any bytes as a .safetensors model file (the loader), then a short decode if it loads
+#   tokenizer  any bytes as a sentence (UTF-8, normalisation, word and BPE tokenizers)
+#   decode     bytes as choices: a generated tiny model, decoding options and a sequence of API calls
 #   bash tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30, or $ATTNSCOPE_FUZZ_SECONDS)
 # A crash, a sanitizer report, an uncaught exception or a unit slower than 10 s fails the run and
 # leaves the input in build/fuzz/artifacts/<target>/. Fix the bug, then copy the input into
@@ -14,19 +17,21 @@ if [ -z "$cxx" ]; then echo "tests/fuzz/run.sh: clang++ is missing (bash tests/e
 
 CXX=$cxx cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_FUZZ=ON \
   -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target fuzz_model fuzz_tokenizer
+cmake --build build/fuzz -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode
 
-declare -A max_len=([model]=20000 [tokenizer]=4096)
+declare -A max_len=([model]=20000 [tokenizer]=4096 [decode]=4096)
 failed=0
-for target in model tokenizer; do
+for target in model tokenizer decode; do
   work=build/fuzz/corpus/$target            # new inputs land here (kept between local runs)
   artifacts=build/fuzz/artifacts/$target
   log=build/fuzz/fuzz_$target.log
   mkdir -p "$work" "$artifacts"
+  dict=()
+  [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
   set +e
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     build/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len="${max_len[$target]}" -dict="tests/fuzz/$target.dict" -print_final_stats=1 \
+    -max_len="${max_len[$target]}" "${dict[@]}" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target" >"$log" 2>&1
   rc=$?
   set -e
