@@ -154,6 +154,11 @@ void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, 
       trace_ptrs.push_back(&traces[k]);
     }
     const Matrix logits = decode_steps(*model_, states, tokens, options_.capture, trace_ptrs, options_.interventions);
+    // Finite weights can still overflow float32 (a huge embedding_scale, say): refuse to choose
+    // from NaN or infinite logits rather than hand out a confident-looking translation.
+    if (!logits.allFinite())
+      throw Error("the model's computation overflowed at step " + std::to_string(history_.size()) +
+                  ": its logits are NaN or infinite (weights or embedding_scale too large for float32)");
     for (std::size_t k = 0; k < which.size(); ++k)
       record.expansions.push_back(expand(beam_[which[k]], which[k], logits.row(static_cast<Eigen::Index>(k)),
                                          scores[which[k]], std::move(traces[k])));

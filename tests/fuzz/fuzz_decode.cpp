@@ -200,7 +200,18 @@ void check_session(const DecodeSession& s) {
     for (int t : f.tokens) FUZZ_CHECK(t >= 0 && t < V);
     s.detokenize(f.tokens);
   }
-  for (const BeamNode& n : s.tree()) FUZZ_CHECK(n.parent < static_cast<int>(s.tree().size()) && (n.token == -1 || n.token < V));
+  for (const BeamNode& n : s.tree()) {
+    FUZZ_CHECK(n.parent < static_cast<int>(s.tree().size()) && (n.token == -1 || n.token < V));
+    FUZZ_CHECK(!std::isnan(n.score));
+  }
+  // A step either fails with an Error or reports numbers: finite logits, log-probabilities that
+  // are no NaN (a probability may underflow to 0, i.e. -inf).
+  for (const StepRecord& r : s.history())
+    for (const Expansion& e : r.expansions) {
+      for (const Alternative& a : e.top) FUZZ_CHECK(std::isfinite(a.logit) && !std::isnan(a.log_prob));
+      for (float x : e.logits) FUZZ_CHECK(std::isfinite(x));
+      for (float x : e.log_probs) FUZZ_CHECK(!std::isnan(x));
+    }
 }
 
 // One API call chosen by the input; attnscope::Error is an allowed answer.

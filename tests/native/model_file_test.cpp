@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "decoding/session.h"
 #include "io/safetensors.h"
 #include "model/model.h"
 #include "test_support.h"
@@ -214,6 +215,60 @@ TEST(ModelFile, AbsurdConfig) {
   // A config that disagrees with the tensors (2 layers declared, 1 stored).
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["n_encoder_layers"] = 2; }), "missing tensor 'encoder.layers.1.");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["d_ff"] = 33; }), "has shape");
+}
+
+// Files that load but are hostile to decoding; both were found by fuzz_decode (their inputs are
+// in tests/fuzz/regressions/decode/).
+DecodeSession session_of(const Bytes& file, Strategy strategy, int min_length = 0) {
+  DecodeOptions o;
+  o.strategy = strategy;
+  o.min_length = min_length;
+  return DecodeSession(Model::load_bytes(file.data(), file.size()), "i eat", o);
+}
+
+// </s> the only target token and min_length > 0: greedy chose id 1 (a heap over-read one past the
+// vocabulary) and sampling read order[-1]. Now min_length cannot ban the only token.
+TEST(HostileModelFile, OnlyEosInTheTargetVocabularyWithMinLength) {
+  const Bytes file = edited([](json& h) {
+    json c = json::parse(h["__metadata__"]["config"].get<std::string>());
+    c["special_tokens"] = {{"pad", 0}, {"unk", 0}, {"bos", 0}, {"eos", 0}};
+    h["__metadata__"]["config"] = c.dump();
+    h["__metadata__"]["tgt_vocab"] = R"(["</s>"])";
+    for (const char* name : {"tgt_embed.weight", "output.weight", "output.bias"}) {
+      json& t = h[name];
+      const std::size_t begin = t["data_offsets"][0], row = t["shape"].size() == 2 ? t["shape"][1].get<std::size_t>() : 1;
+      t["shape"][0] = 1;
+      t["data_offsets"] = {begin, begin + 4 * row};
+    }
+  });
+  for (Strategy strategy : {Strategy::Greedy, Strategy::Sample, Strategy::Beam}) {
+    DecodeSession s = session_of(file, strategy, 3);
+    s.run();
+    ASSERT_EQ(s.nbest().size(), 1u);
+    EXPECT_EQ(s.nbest()[0].tokens, std::vector<int>{0});
+    EXPECT_TRUE(s.nbest()[0].finished);
+  }
+}
+
+// Finite weights that overflow float32 gave NaN logits, and decoding went on choosing token 0 with
+// NaN scores: a translation of <pad>s that looked like any other. Now the step is an Error, and
+// the session stays as it was.
+TEST(HostileModelFile, OverflowingComputationIsAnError) {
+  const Bytes file = with_config([](json& c) { c["embedding_scale"] = 3e38; });
+  for (Strategy strategy : {Strategy::Greedy, Strategy::Sample, Strategy::Beam}) {
+    DecodeSession s = session_of(file, strategy);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      try {
+        s.step();
+        ADD_FAILURE() << "a step with NaN logits succeeded";
+      } catch (const Error& e) {
+        EXPECT_THAT_MESSAGE(e.what(), "the model's computation overflowed at step 0: its logits are NaN or infinite");
+      }
+      EXPECT_EQ(s.steps_taken(), 0);
+      EXPECT_FALSE(s.done());
+    }
+    EXPECT_THROW(s.force(4), Error);
+  }
 }
 
 }  // namespace
