@@ -192,6 +192,19 @@ describe('corrupted model files give a specific AttnscopeError; the instance kee
     expect(await loadError(new TextEncoder().encode('<!doctype html><title>404 Not Found</title>'))).toMatch(/header length \d+ exceeds/);
   });
 
+  it('a file that loads but overflows float32 (embedding_scale 3e38): each step is an error, the session stays usable', async () => {
+    const m = await loadModel(withConfig(good, (c) => { c.embedding_scale = 3e38; }));
+    for (const strategy of ['greedy', 'beam', 'sample']) {
+      const s = m.translate('i can eat apple', { strategy });
+      expect(() => s.step()).toThrow(AttnscopeError);
+      expect(() => s.run()).toThrow("the model's computation overflowed at step 0: its logits are NaN or infinite");
+      expect(s.steps).toBe(0);
+      expect(s.translation).toBe('');
+      s.dispose();
+    }
+    m.dispose();
+  });
+
   it('after all of that, the same instance loads the good model and translates like the native engine', async () => {
     expect(await init()).toBe(runtime);
     const m = await loadModel(good);
