@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { AttnscopeError, heapInUse, loadModel } from '../../web/attnscope.js';
-import { cli, cliTranslate, dataPath, path } from './helpers.js';
+import { cli, cliTranslate, dataPath, path, translate } from './helpers.js';
 
 const TOY = path('models/toy-en-de.safetensors');
 const MULTI30K = path('models/multi30k-en-de.safetensors');
@@ -15,16 +15,6 @@ const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('
 let toy;
 beforeAll(async () => { toy = await loadModel(TOY); });
 afterAll(() => toy?.dispose());
-
-function translate(model, text, options = {}) {
-  const s = model.translate(text, options);
-  try {
-    s.run();
-    return s.translation;
-  } finally {
-    s.dispose();
-  }
-}
 
 describe('loading', () => {
   it('loads the toy model and describes it', () => {

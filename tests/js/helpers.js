@@ -27,3 +27,14 @@ export function cliTranslate(model, sentences, extraArgs = []) {
   const out = cli(['translate', '--model', model, '--input', file, ...extraArgs], { allowFailure: true });
   return out.split('\n').slice(0, -1);
 }
+
+/** Runs `text` to the end in a fresh session and returns the best translation. */
+export function translate(model, text, options = {}) {
+  const s = model.translate(text, options);
+  try {
+    s.run();
+    return s.translation;
+  } finally {
+    s.dispose();
+  }
+}

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { cliTranslate, dataPath, path } from './helpers.js';
+import { cliTranslate, dataPath, path, translate } from './helpers.js';
 
 const TOY = path('models/toy-en-de.safetensors');
 const F16 = path('tests/golden/deep_post_learned_f16.safetensors');
@@ -62,16 +62,6 @@ async function loadError(bytes) {
     return e.message;
   }
   throw new Error('the corrupted file loaded');
-}
-
-function translate(model, text, options) {
-  const s = model.translate(text, options);
-  try {
-    s.run();
-    return s.translation;
-  } finally {
-    s.dispose();
-  }
 }
 
 let runtime;
