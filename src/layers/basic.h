@@ -7,7 +7,12 @@ namespace attnscope {
 struct Linear {
   Matrix weight;  // [out, in]
   RowVector bias;  // [out]
-  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, bias); }
+  // The weight rearranged for the kernel's one-row products, kept for the layers a decoder
+  // step runs (pack()); empty elsewhere, where the plain weight serves as well.
+  ops::simd::PackedWeights packed;
+
+  void pack() { packed = ops::simd::PackedWeights(weight.data(), static_cast<int>(weight.rows()), static_cast<int>(weight.cols())); }
+  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, packed, bias); }
 };
 
 struct LayerNorm {

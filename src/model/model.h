@@ -26,6 +26,8 @@ struct Model {
   std::vector<DecoderLayer> decoder_layers;
   LayerNorm encoder_final_norm, decoder_final_norm;  // used with pre-norm only
   RowVector output_bias;                          // [V_tgt]
+  // output_weight() rearranged for the matrix kernel: the largest product of a decoder step.
+  ops::simd::PackedWeights output_packed;
 
   // Shared with src_embed / tgt_embed when the config says so, hence accessors.
   const Matrix& tgt_embed() const { return config.shared_embeddings ? src_embed : tgt_embed_; }

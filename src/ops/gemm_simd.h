@@ -8,10 +8,12 @@
 // under -msimd128, and GCC/Clang's generic vector extension everywhere else, so the native
 // tests run the very same loops as the browser.
 //
-// Every output is summed in the same order whatever the shapes around it: four lane sums
-// over in[0, 4n) added pairwise, then the scalar tail, then the bias. A row's result thus
-// does not depend on how many rows are computed together (a batch gives what one row alone
-// gives), and the native and WASM builds agree to the last bit (no FMA in either).
+// Every output is summed in the same order whatever the shapes around it and whichever weight
+// layout holds W: four lane sums over in[0, 4n) added pairwise, then the scalar tail, then the
+// bias. A row's result thus does not depend on how many rows are computed together (a batch
+// gives what one row alone gives), and the native and WASM builds agree to the last bit (no
+// FMA in either).
+#include <vector>
 
 namespace attnscope::ops::simd {
 
@@ -19,6 +21,28 @@ namespace attnscope::ops::simd {
 // `bias` may be null (no bias). y must not overlap x or w.
 void linear(const float* x, int rows, int x_stride, const float* w, int out, int in, const float* bias, float* y,
             int y_stride);
+
+// The same weights rearranged so that the kernel reads them as one contiguous stream: each
+// block of four rows is interleaved four columns at a time (row o's w[i..i+3], then row o+1's,
+// o+2's, o+3's, then the next four columns), followed by the block's last in % 4 columns row
+// by row; the last out % 4 rows stay as they are. A decoder step streams megabytes of weights
+// through the cache for few FLOPs, and four row streams at once made it measurably slower
+// than one (tests/perf). Same size as W, same results bit for bit.
+class PackedWeights {
+ public:
+  PackedWeights() = default;
+  PackedWeights(const float* w, int out, int in);  // w: [out, in], row-major
+  bool empty() const { return data_.empty(); }
+  int out() const { return out_; }
+  int in() const { return in_; }
+  const float* data() const { return data_.data(); }
+
+ private:
+  std::vector<float> data_;
+  int out_ = 0, in_ = 0;
+};
+
+void linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride);
 
 // "wasm_simd128" or "generic vector": which implementation this build compiled.
 const char* implementation();

@@ -25,6 +25,17 @@ Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   return y;
 }
 
+Matrix linear(const MatrixRef& x, const Matrix& weight, const simd::PackedWeights& packed, const RowVector& bias) {
+  if (packed.empty() || matmul_path() == MatmulPath::Eigen) return linear(x, weight, bias);
+  if (x.cols() != packed.in() || bias.size() != packed.out() || weight.rows() != packed.out())
+    throw Error("linear: input width " + std::to_string(x.cols()) + ", packed weight [" + std::to_string(packed.out()) +
+                ", " + std::to_string(packed.in()) + "], bias " + std::to_string(bias.size()));
+  Matrix y(x.rows(), packed.out());
+  simd::linear(x.data(), static_cast<int>(x.rows()), static_cast<int>(x.outerStride()), packed, bias.data(), y.data(),
+               static_cast<int>(y.cols()));
+  return y;
+}
+
 Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   Matrix y = x * weight.transpose();
   y.rowwise() += bias;

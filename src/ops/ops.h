@@ -3,6 +3,7 @@
 // kernel (e.g. hand-written WASM SIMD) can replace one function and be tested against it.
 #include "core/tensor.h"
 #include "model/config.h"
+#include "ops/gemm_simd.h"
 
 namespace attnscope::ops {
 
@@ -10,6 +11,10 @@ using MatrixRef = Eigen::Ref<const Matrix>;
 
 // y = x Wᵀ + b, with W in PyTorch's [out, in] layout. Computed by matmul_path().
 Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
+
+// The same where W is also given rearranged for the kernel (built once, at model load: see
+// ops/gemm_simd.h); with an empty `packed`, or on the Eigen path, the plain weight is used.
+Matrix linear(const MatrixRef& x, const Matrix& weight, const simd::PackedWeights& packed, const RowVector& bias);
 
 // The same with Eigen's product: the reference the kernel is tested and timed against.
 Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias);

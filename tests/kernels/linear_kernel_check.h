@@ -1,9 +1,10 @@
 #pragma once
-// The checks of the hand-written matrix kernel (src/ops/gemm_simd.h) against Eigen's product
-// (ops::linear_reference), shared by the native GoogleTest (tests/native/gemm_kernel_test.cpp,
-// which runs the generic-vector build of the kernel) and tests/kernels/wasm_kernel_check.cpp
-// (the wasm_simd128 build, run under Node by tests/js/kernels.test.js). One list of shapes
-// and one tolerance for both, so the two builds are held to the same standard.
+// The checks of the hand-written matrix kernel (src/ops/gemm_simd.h), in both weight layouts,
+// against Eigen's product (ops::linear_reference), shared by the native GoogleTest
+// (tests/native/gemm_kernel_test.cpp, which runs the generic-vector build of the kernel) and
+// tests/kernels/wasm_kernel_check.cpp (the wasm_simd128 build, run under Node by
+// tests/js/kernels.test.js). One list of shapes and one tolerance for both, so the two builds
+// are held to the same standard.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -84,6 +85,14 @@ inline std::vector<std::string> run(long* checked = nullptr) {
         ++count;
       }
     }
+    // The packed layout (what a decoder step uses) gives the same bits as the plain one.
+    const ops::simd::PackedWeights packed(w.data(), s.out, s.in);
+    Matrix y_packed(s.rows, s.out);
+    ops::simd::linear(x.data(), s.rows, static_cast<int>(x.outerStride()), packed, b.data(), y_packed.data(), s.out);
+    for (int r = 0; r < s.rows; ++r)
+      for (int o = 0; o < s.out; ++o)
+        if (!same_bits(y_packed(r, o), y(r, o)))
+          fail(s, "packed weights differ at y(" + std::to_string(r) + ", " + std::to_string(o) + ")");
     // A row's result must not depend on its neighbours: each input row alone, and each output
     // alone (one weight row), give the very same bits as the batched call.
     for (int r = 0; r < s.rows; ++r) {
