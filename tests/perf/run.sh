@@ -3,9 +3,11 @@
 # tests/perf/profile_decode.cpp (issue 8's performance work; not part of npm test).
 # With BASE=<git revision>, also builds that revision's src/ and runs old and new in
 # alternating rounds, so the before/after ratios are measured under the same machine load,
-# and prints the median per-round ratio of each figure.
+# and prints the median per-round ratio of each figure. "new" is the working tree, or the
+# revision NEW=<git revision>.
 #   bash tests/perf/run.sh [sentences=50] [repeats=3] [rounds=3]
 #   BASE=HEAD~3 bash tests/perf/run.sh 50 3 3
+#   BASE=HEAD~2 NEW=HEAD~1 bash tests/perf/run.sh 30 3 3
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -28,12 +30,24 @@ build() {  # build <name> <engine root>
   cmake --build "build/perf/$name-wasm" -j "$jobs" >/dev/null
 }
 
+checkout() {  # checkout <name> <revision>: its src/ under build/perf/<name>-src
+  rm -rf "build/perf/$1-src"
+  mkdir -p "build/perf/$1-src"
+  git archive "$2" src | tar -x -C "build/perf/$1-src"
+  # git archive dates every file at the commit time, which can be older than the objects of an
+  # earlier checkout in the same build folder: make would keep those.
+  find "build/perf/$1-src" -type f -exec touch {} +
+}
+
 names=(new)
-build new "$root"
+if [ -n "${NEW:-}" ]; then
+  checkout new "$NEW"
+  build new "$root/build/perf/new-src"
+else
+  build new "$root"
+fi
 if [ -n "${BASE:-}" ]; then
-  rm -rf build/perf/base-src
-  mkdir -p build/perf/base-src
-  git archive "$BASE" src | tar -x -C build/perf/base-src
+  checkout base "$BASE"
   build base "$root/build/perf/base-src"
   names=(base new)
 fi
