@@ -1,6 +1,10 @@
 #include "ops/gemm_simd.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+
+#include "io/half.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -19,6 +23,19 @@ inline float sum4(f32x4 v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 2)) +
          (wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 3));
 }
+// Eight binary16 weights, and their halves 0-3 (lo) and 4-7 (hi) as binary32 bit patterns of
+// w·2^-112: sign-extended and shifted so that exponent and mantissa land where binary32 keeps
+// them (the sign lands in bits 28-31), bits 28-30 cleared. Exact for every binary16 value,
+// subnormals included; the 2^112 goes on x instead (also exact). Three integer operations
+// per four weights instead of the usual branchy conversion.
+using h16x8 = v128_t;
+inline h16x8 load8h(const std::uint16_t* p) { return wasm_v128_load(p); }
+inline f32x4 half_lo(h16x8 h) {
+  return wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), wasm_i32x4_splat(0x8FFFFFFF));
+}
+inline f32x4 half_hi(h16x8 h) {
+  return wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), wasm_i32x4_splat(0x8FFFFFFF));
+}
 constexpr const char* kImplementation = "wasm_simd128";
 #else
 typedef float f32x4 __attribute__((vector_size(16)));
@@ -30,8 +47,26 @@ inline f32x4 load4(const float* p) {
 inline f32x4 zero4() { return f32x4{0.0f, 0.0f, 0.0f, 0.0f}; }
 inline f32x4 mul_add4(f32x4 acc, f32x4 a, f32x4 b) { return acc + a * b; }
 inline float sum4(f32x4 v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+typedef short h16x8 __attribute__((vector_size(16)));
+typedef unsigned u32x4 __attribute__((vector_size(16)));
+inline h16x8 load8h(const std::uint16_t* p) {
+  h16x8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline f32x4 half_bits(u32x4 widened) { return reinterpret_cast<f32x4>((widened << 13) & 0x8FFFFFFFu); }
+inline f32x4 half_lo(h16x8 h) {  // static_cast<unsigned>(short) sign-extends, as i32x4.extend does
+  return half_bits(u32x4{static_cast<unsigned>(h[0]), static_cast<unsigned>(h[1]), static_cast<unsigned>(h[2]),
+                         static_cast<unsigned>(h[3])});
+}
+inline f32x4 half_hi(h16x8 h) {
+  return half_bits(u32x4{static_cast<unsigned>(h[4]), static_cast<unsigned>(h[5]), static_cast<unsigned>(h[6]),
+                         static_cast<unsigned>(h[7])});
+}
 constexpr const char* kImplementation = "generic vector";
 #endif
+constexpr float kHalfScale = 0x1p112f;  // what half_lo/half_hi leave off the weights
+constexpr float kHalfInputLimit = 65536.0f;  // |x| below it keeps x·2^112 finite
 
 // Where a block of W weight rows, starting at p, keeps output o's weights for columns
 // [i, i + 4) (`chunk`) and its weight for a tail column i >= in4 (`tail`).
@@ -104,6 +139,62 @@ void all_outputs(const float* x, int rows, int x_stride, const float* w, int out
     outputs<1, RowMajor>(x, rows, x_stride, w + static_cast<long>(o) * in, o, in, bias, y, y_stride);
 }
 
+// The binary16 layout: as Interleaved, eight columns at a time, `in` a multiple of 8 (no tail).
+// The same additions in the same order as block<W, R, ...>, on the same products: a binary16
+// weight times x·2^112 is exactly w·x before rounding, so the result has the same bits.
+template <int W, int R>
+inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, int in, const float* bias, float* y,
+                       int y_stride) {
+  f32x4 acc[W][R];
+  for (int o = 0; o < W; ++o)
+    for (int r = 0; r < R; ++r) acc[o][r] = zero4();
+  for (int i = 0; i < in; i += 8) {
+    f32x4 x_lo[R], x_hi[R];
+    for (int r = 0; r < R; ++r) {
+      x_lo[r] = load4(xs + r * x_stride + i);
+      x_hi[r] = load4(xs + r * x_stride + i + 4);
+    }
+    for (int o = 0; o < W; ++o) {
+      const h16x8 h = load8h(w + static_cast<long>(W) * i + 8 * o);
+      const f32x4 w_lo = half_lo(h), w_hi = half_hi(h);
+      for (int r = 0; r < R; ++r) acc[o][r] = mul_add4(mul_add4(acc[o][r], w_lo, x_lo[r]), w_hi, x_hi[r]);
+    }
+  }
+  for (int o = 0; o < W; ++o)
+    for (int r = 0; r < R; ++r) {
+      const float sum = sum4(acc[o][r]);
+      y[r * y_stride + o] = bias ? sum + bias[o] : sum;
+    }
+}
+
+template <int W>
+void outputs_half(const float* xs, int rows, int x_stride, const std::uint16_t* w_o, int o, int in, const float* bias,
+                  float* y, int y_stride) {
+  const float* b_o = bias ? bias + o : nullptr;
+  int r = 0;
+  for (; r + 2 <= rows; r += 2)
+    block_half<W, 2>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+                     y + static_cast<long>(r) * y_stride + o, y_stride);
+  if (r < rows)
+    block_half<W, 1>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+                     y + static_cast<long>(r) * y_stride + o, y_stride);
+}
+
+// The binary16 value equal to f, if there is one.
+bool exact_half(float f, std::uint16_t& h) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const float a = std::fabs(f);
+  if (!(a <= 65504.0f)) return false;  // too large, inf or NaN
+  if (a >= 0x1p-14f)  // normal: the exponent rebiased, the mantissa's top 10 bits
+    h = static_cast<std::uint16_t>(sign | ((((bits >> 23) & 0xffu) - 112u) << 10) | ((bits >> 13) & 0x3ffu));
+  else  // subnormal or zero: a multiple of 2^-24
+    h = static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(a * 0x1p24f));
+  const float back = half_to_float(h);
+  return std::memcmp(&back, &f, sizeof f) == 0;
+}
+
 }  // namespace
 
 void linear(const float* x, int rows, int x_stride, const float* w, int out, int in, const float* bias, float* y,
@@ -111,14 +202,47 @@ void linear(const float* x, int rows, int x_stride, const float* w, int out, int
   all_outputs<RowMajor>(x, rows, x_stride, w, out, in, bias, y, y_stride);
 }
 
-void linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride) {
-  all_outputs<Interleaved>(x, rows, x_stride, w.data(), w.out(), w.in(), bias, y, y_stride);
+bool linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride) {
+  const int out = w.out(), in = w.in();
+  if (!w.half()) {
+    all_outputs<Interleaved>(x, rows, x_stride, w.data(), out, in, bias, y, y_stride);
+    return true;
+  }
+  std::vector<float> xs(static_cast<std::size_t>(rows) * in);  // x·2^112
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < in; ++i) {
+      const float v = x[static_cast<long>(r) * x_stride + i];
+      if (!(std::fabs(v) < kHalfInputLimit)) return false;
+      xs[static_cast<std::size_t>(r) * in + i] = v * kHalfScale;
+    }
+  const std::uint16_t* h = w.half_data();
+  int o = 0;
+  for (; o + 4 <= out; o += 4) outputs_half<4>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
+  for (; o < out; ++o) outputs_half<1>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
+  return true;
 }
 
-PackedWeights::PackedWeights(const float* w, int out, int in)
-    : data_(static_cast<std::size_t>(out) * in), out_(out), in_(in) {
-  const int in4 = in & ~3;
+PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in) {
   auto at = [&](int o, int i) { return w[static_cast<std::size_t>(o) * in + i]; };
+  // binary16 when every weight is a binary16 value (as in every model stored as F16) and the
+  // rows split into whole 8-column chunks: half the bytes to stream, the same results.
+  bool half = in % 8 == 0 && out > 0;
+  std::vector<std::uint16_t> h(half ? static_cast<std::size_t>(out) * in : 0);
+  for (std::size_t k = 0; half && k < h.size(); ++k) half = exact_half(w[k], h[k]);
+  if (half) {
+    half_.resize(h.size());
+    std::uint16_t* p = half_.data();
+    int o = 0;
+    for (; o + 4 <= out; o += 4)
+      for (int i = 0; i < in; i += 8)
+        for (int r = 0; r < 4; ++r)
+          for (int l = 0; l < 8; ++l) *p++ = h[static_cast<std::size_t>(o + r) * in + i + l];
+    for (; o < out; ++o)
+      for (int i = 0; i < in; ++i) *p++ = h[static_cast<std::size_t>(o) * in + i];
+    return;
+  }
+  data_.resize(static_cast<std::size_t>(out) * in);
+  const int in4 = in & ~3;
   float* p = data_.data();
   int o = 0;
   for (; o + 4 <= out; o += 4) {

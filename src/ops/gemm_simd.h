@@ -13,6 +13,7 @@
 // bias. A row's result thus does not depend on how many rows are computed together (a batch
 // gives what one row alone gives), and the native and WASM builds agree to the last bit (no
 // FMA in either).
+#include <cstdint>
 #include <vector>
 
 namespace attnscope::ops::simd {
@@ -22,27 +23,36 @@ namespace attnscope::ops::simd {
 void linear(const float* x, int rows, int x_stride, const float* w, int out, int in, const float* bias, float* y,
             int y_stride);
 
-// The same weights rearranged so that the kernel reads them as one contiguous stream: each
-// block of four rows is interleaved four columns at a time (row o's w[i..i+3], then row o+1's,
-// o+2's, o+3's, then the next four columns), followed by the block's last in % 4 columns row
-// by row; the last out % 4 rows stay as they are. A decoder step streams megabytes of weights
-// through the cache for few FLOPs, and four row streams at once made it measurably slower
-// than one (tests/perf). Same size as W, same results bit for bit.
+// The same weights rearranged for a decoder step, which streams megabytes of weights through
+// the cache for few FLOPs per weight (tests/perf):
+//  * as one contiguous stream: each block of four rows is interleaved four columns at a time
+//    (row o's w[i..i+3], then row o+1's, o+2's, o+3's, then the next four columns), followed by
+//    the block's last in % 4 columns row by row; the last out % 4 rows stay as they are. Four
+//    row streams at once were measurably slower than one.
+//  * in half the bytes when every weight is a binary16 value (as in a model file stored as
+//    F16) and `in` is a multiple of 8: binary16, interleaved eight columns at a time. The
+//    conversion is exact and cheap (gemm_simd.cpp), and the bytes saved are worth more than it.
+// Either way the results are those of the plain layout, bit for bit.
 class PackedWeights {
  public:
   PackedWeights() = default;
   PackedWeights(const float* w, int out, int in);  // w: [out, in], row-major
-  bool empty() const { return data_.empty(); }
+  bool empty() const { return data_.empty() && half_.empty(); }
+  bool half() const { return !half_.empty(); }
   int out() const { return out_; }
   int in() const { return in_; }
   const float* data() const { return data_.data(); }
+  const std::uint16_t* half_data() const { return half_.data(); }
 
  private:
   std::vector<float> data_;
+  std::vector<std::uint16_t> half_;
   int out_ = 0, in_ = 0;
 };
 
-void linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride);
+// Returns false, leaving y alone, when W is binary16 and some |x| >= 65536 (x·2^112 would
+// overflow): the caller then uses the plain weights.
+bool linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride);
 
 // "wasm_simd128" or "generic vector": which implementation this build compiled.
 const char* implementation();

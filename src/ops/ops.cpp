@@ -31,8 +31,9 @@ Matrix linear(const MatrixRef& x, const Matrix& weight, const simd::PackedWeight
     throw Error("linear: input width " + std::to_string(x.cols()) + ", packed weight [" + std::to_string(packed.out()) +
                 ", " + std::to_string(packed.in()) + "], bias " + std::to_string(bias.size()));
   Matrix y(x.rows(), packed.out());
-  simd::linear(x.data(), static_cast<int>(x.rows()), static_cast<int>(x.outerStride()), packed, bias.data(), y.data(),
-               static_cast<int>(y.cols()));
+  if (!simd::linear(x.data(), static_cast<int>(x.rows()), static_cast<int>(x.outerStride()), packed, bias.data(),
+                    y.data(), static_cast<int>(y.cols())))
+    return linear(x, weight, bias);  // inputs too large for the binary16 weights: the same bits from the plain ones
   return y;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/half.h"
 #include "ops/gemm_simd.h"
 #include "ops/ops.h"
 
@@ -109,6 +110,39 @@ inline std::vector<std::string> run(long* checked = nullptr) {
         if (!same_bits(one(r, 0), y(r, o))) fail(s, "output " + std::to_string(o) + " alone differs at row " + std::to_string(r));
     }
   }
+  // Weights that are all binary16 values (as loaded from an F16 model file) are packed as
+  // binary16, and must still give the plain layout's bits: every exponent, subnormals, zeros
+  // and both signs, and inputs up to the 65536 the binary16 path accepts.
+  for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
+                  Shape{5, 13, 512}}) {
+    std::uint32_t state = seed++;
+    Matrix w(s.out, s.in);
+    for (Eigen::Index i = 0; i < w.size(); ++i) {
+      state = state * 1664525u + 1013904223u;
+      auto h = static_cast<std::uint16_t>(state >> 16);
+      if (((h >> 10) & 0x1f) == 0x1f) h &= 0xbfff;  // no inf/NaN
+      w.data()[i] = half_to_float(h);
+    }
+    Matrix x = values(s.rows, s.in, seed++);
+    x(0, 0) = 65535.0f;
+    const RowVector b = values(1, s.out, seed++);
+    const ops::simd::PackedWeights packed(w.data(), s.out, s.in);
+    if (!packed.half()) fail(s, "binary16 weights were not packed as binary16");
+    Matrix plain(s.rows, s.out), half(s.rows, s.out);
+    ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
+    if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path refused");
+    for (Eigen::Index i = 0; i < plain.size(); ++i)
+      if (!same_bits(plain.data()[i], half.data()[i])) {
+        fail(s, "binary16 weights differ at flat index " + std::to_string(i));
+        break;
+      }
+    x(0, 1) = 65536.0f;  // too large for x·2^112: refused, y untouched
+    if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path took 65536");
+    // A weight that is not a binary16 value keeps the binary32 layout.
+    w(0, 0) = 0.1f;
+    if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "0.1 packed as binary16");
+  }
+
   // No bias: the sum alone.
   const Matrix x = values(3, 10, 99), w = values(5, 10, 98);
   Matrix y(3, 5);
