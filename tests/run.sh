@@ -13,13 +13,15 @@ cmake --build build/native -j "$jobs"
 ctest --test-dir build/native --output-on-failure -j "$jobs"
 
 echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang, build/asan)"
-CXX=$(command -v clang++-14 || command -v clang++) \
-  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_SANITIZE=ON >/dev/null
+# The same sanitized build holds the libFuzzer targets (ATTNSCOPE_FUZZ adds coverage counters),
+# so the engine is compiled with the sanitizers once for both.
+CXX=$(command -v clang++-14 || command -v clang++) cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_FUZZ=ON >/dev/null
 cmake --build build/asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j "$jobs"
 
-echo "== fuzzing: libFuzzer over the model loader and the tokenizers (build/fuzz, ${ATTNSCOPE_FUZZ_SECONDS:-30} s each)"
-bash tests/fuzz/run.sh
+echo "== fuzzing: libFuzzer over the model loader, the tokenizers and decoding (${ATTNSCOPE_FUZZ_SECONDS:-30} s each)"
+ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v

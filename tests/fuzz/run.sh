@@ -6,8 +6,11 @@
 #   decode     bytes as choices: a generated tiny model, decoding options and a sequence of API calls
 #   bash tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30, or $ATTNSCOPE_FUZZ_SECONDS)
 # A crash, a sanitizer report, an uncaught exception or a unit slower than 10 s fails the run and
-# leaves the input in build/fuzz/artifacts/<target>/. Fix the bug, then copy the input into
+# leaves the input in <build>/fuzz-artifacts/<target>/. Fix the bug, then copy the input into
 # tests/fuzz/regressions/<target>/: ctest replays that folder (fuzz_replay_<target>) in every build.
+# $ATTNSCOPE_FUZZ_BUILD names another build folder configured with -DATTNSCOPE_FUZZ=ON to use
+# instead of build/fuzz: npm test passes build/asan, which holds the sanitized tests as well, so
+# the engine is compiled with the sanitizers once, not twice.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-${ATTNSCOPE_FUZZ_SECONDS:-30}}
@@ -15,22 +18,25 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cxx=$(command -v clang++-14 || command -v clang++ || true)
 if [ -z "$cxx" ]; then echo "tests/fuzz/run.sh: clang++ is missing (bash tests/ensure_deps.sh fuzz)" >&2; exit 1; fi
 
-CXX=$cxx cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_FUZZ=ON \
-  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode
+build=${ATTNSCOPE_FUZZ_BUILD:-build/fuzz}
+if ! grep -q '^ATTNSCOPE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  CXX=$cxx cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_FUZZ=ON \
+    -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
+fi
+cmake --build "$build" -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode
 
 declare -A max_len=([model]=20000 [tokenizer]=4096 [decode]=4096)
 failed=0
 for target in model tokenizer decode; do
-  work=build/fuzz/corpus/$target            # new inputs land here (kept between local runs)
-  artifacts=build/fuzz/artifacts/$target
-  log=build/fuzz/fuzz_$target.log
+  work=$build/fuzz-corpus/$target            # new inputs land here (kept between local runs)
+  artifacts=$build/fuzz-artifacts/$target
+  log=$build/fuzz_$target.log
   mkdir -p "$work" "$artifacts"
   dict=()
   [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
   set +e
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    build/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "$build/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len="${max_len[$target]}" "${dict[@]}" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target" >"$log" 2>&1
   rc=$?
