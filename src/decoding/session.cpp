@@ -120,15 +120,21 @@ Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logit
   e.score = live.hyp.score;
   e.trace = std::move(trace);
   scores.logits = logits;
-  scores.log_probs = ops::log_softmax_rows(scores.logits);
-  const Matrix& log_probs = scores.log_probs;
+  // Greedy and sampling read a few log-probabilities (the chosen token, the alternatives): the
+  // normaliser gives each, bit for bit as the whole vector would. Beam search ranks by the
+  // whole vector, and capture hands it out.
+  scores.norm = ops::log_softmax_of_row(scores.logits);
+  if (options_.strategy == Strategy::Beam || options_.capture.logits)
+    scores.log_probs = scores.norm.log_probs(scores.logits);
 
   const int vocab = static_cast<int>(logits.cols());
-  for (int id : top_indices(logits.data(), vocab, options_.alternatives))
-    e.top.push_back({id, logits(0, id), log_probs(0, id), std::exp(log_probs(0, id))});
+  for (int id : top_indices(logits.data(), vocab, options_.alternatives)) {
+    const float log_prob = scores.log_prob(id);
+    e.top.push_back({id, logits(0, id), log_prob, std::exp(log_prob)});
+  }
   if (options_.capture.logits) {
     e.logits.assign(logits.data(), logits.data() + vocab);
-    e.log_probs.assign(log_probs.data(), log_probs.data() + vocab);
+    e.log_probs.assign(scores.log_probs.data(), scores.log_probs.data() + vocab);
   }
   // </s> may not end a hypothesis shorter than min_length; the choosers skip it. When </s> is the
   // only token there is nothing else to choose, and min_length cannot apply.
@@ -199,7 +205,7 @@ void DecodeSession::choose_greedy_or_sample(StepRecord& record, const std::vecto
   } else {
     token = sampler_.sample(logits.data(), vocab, options_.temperature, options_.top_k, options_.top_p, banned);
   }
-  const float token_lp = scores[0].log_probs(0, token);
+  const float token_lp = scores[0].log_prob(token);
   Live child{Hypothesis{parent.hyp.tokens, parent.hyp.score + token_lp, 0}, std::move(parent.state)};
   child.hyp.tokens.push_back(token);
   child.hyp.node = add_node(parent.hyp.node, record.step, token, token_lp, child.hyp.score, NodeStatus::Live);
@@ -324,7 +330,7 @@ const StepRecord& DecodeSession::force(int token, int hypothesis) {
   record.forced = true;
   record.forced_token = token;
   // The model's own opinion of the forced token, even where min_length would forbid it.
-  record.forced_log_prob = scores.log_probs(0, token);
+  record.forced_log_prob = scores.log_prob(token);
   for (std::size_t i = 0; i < beam_.size(); ++i)
     if (static_cast<int>(i) != hypothesis) nodes_[beam_[i].hyp.node].status = NodeStatus::Pruned;
 

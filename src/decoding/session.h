@@ -112,8 +112,11 @@ class DecodeSession {
   };
 
   struct Scores {
-    Matrix logits, log_probs;  // [1, V], as the model computed them
+    Matrix logits;             // [1, V], as the model computed them
+    ops::LogSoftmax norm;      // log p(t) = norm.log_prob(logits(0, t))
+    Matrix log_probs;          // [1, V], written out only for beam search and capture.logits
     bool eos_banned = false;   // the hypothesis is shorter than min_length
+    float log_prob(int t) const { return norm.log_prob(logits(0, t)); }
   };
   void check_can_advance() const;
   // Expands every live hypothesis (or only `only`), then records the undo point; on an

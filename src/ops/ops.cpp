@@ -62,12 +62,15 @@ void softmax_rows(Matrix& x) {
   }
 }
 
+LogSoftmax log_softmax_of_row(const MatrixRef& row) {
+  const float max = row.maxCoeff();
+  return {max, std::log((row.array() - max).exp().sum())};
+}
+
 Matrix log_softmax_rows(const MatrixRef& x) {
   Matrix y(x.rows(), x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const float max = x.row(r).maxCoeff();
-    const float log_sum = std::log((x.row(r).array() - max).exp().sum());
-    y.row(r) = x.row(r).array() - max - log_sum;
+    y.row(r) = log_softmax_of_row(x.row(r)).log_probs(x.row(r));
   }
   return y;
 }

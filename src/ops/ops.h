@@ -34,6 +34,15 @@ void softmax_rows(Matrix& x);
 // Per row: x - max - log(sum(exp(x - max))).
 Matrix log_softmax_rows(const MatrixRef& x);
 
+// One row's normaliser: log_prob(x_i) is element i of log_softmax_rows, to the bit, so a caller
+// that needs a few log-probabilities of a vocabulary-wide row skips writing all of them.
+struct LogSoftmax {
+  float max = 0.0f, log_sum = 0.0f;
+  float log_prob(float x) const { return x - max - log_sum; }
+  Matrix log_probs(const MatrixRef& row) const { return (row.array() - max - log_sum).matrix(); }  // all of them
+};
+LogSoftmax log_softmax_of_row(const MatrixRef& row);  // row: [1, n]
+
 // ReLU, or GELU in its exact erf form.
 void activate(Matrix& x, Activation activation);
 
