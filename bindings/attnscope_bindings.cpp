@@ -69,9 +69,11 @@ val tokens_of(const Vocabulary& vocab, const std::vector<int>& ids) {
 
 class ModelHandle {
  public:
-  val load(const std::string& bytes) {
+  val load(const std::string& bytes, bool int8) {
     return guarded([&] {
-      model_ = Model::load_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+      Model::LoadOptions options;
+      options.int8 = int8;
+      model_ = Model::load_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), options);
       return val::undefined();
     });
   }
@@ -86,6 +88,7 @@ class ModelHandle {
         out.set(key, m.metadata.count(key) ? m.metadata.at(key) : std::string());
       out.set("srcVocabSize", m.src_vocab.size());
       out.set("tgtVocabSize", m.tgt_vocab.size());
+      out.set("int8", m.int8);
       return out;
     });
   }

@@ -17,7 +17,11 @@ export interface Progress { loaded: number; total: number; url?: string }
 
 export function loadModel(
   source: string | URL | Response | ArrayBuffer | Uint8Array,
-  options?: RuntimeOptions & { onProgress?: (p: Progress) => void },
+  options?: RuntimeOptions & {
+    onProgress?: (p: Progress) => void;
+    /** Decoder-step products on int8 weights: faster, approximate (the encoder stays exact). */
+    int8?: boolean;
+  },
 ): Promise<Model>;
 
 export interface ModelConfig {
@@ -33,6 +37,8 @@ export interface ModelInfo {
   name: string; description: string; config: ModelConfig;
   tokenizer: { type: 'word' | 'bpe'; lowercase: boolean; split_punctuation?: boolean; merges?: string[] };
   srcVocabSize: number; tgtVocabSize: number;
+  /** Loaded with `int8: true`. */
+  int8: boolean;
 }
 
 export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] }

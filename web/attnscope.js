@@ -172,14 +172,17 @@ async function readResponse(response, onProgress, url) {
 
 /**
  * Loads a model from a URL or path (Node), a Response, an ArrayBuffer or a Uint8Array.
- * `onProgress({loaded, total})` reports download progress in bytes.
+ * `onProgress({loaded, total})` reports download progress in bytes. `int8: true` runs the
+ * decoder's per-step products on int8 weights: about twice as fast per token, but no longer
+ * the file's exact numbers (the encoder stays exact; README, Benchmarks).
  */
-export async function loadModel(source, { onProgress, ...runtimeOptions } = {}) {
+export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
+  if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
   const runtime = await init(runtimeOptions);
   const bytes = await readSource(source, onProgress);
   const handle = new runtime.ModelHandle();
   try {
-    check(handle.load(bytes));
+    check(handle.load(bytes, int8));
   } catch (e) {
     handle.delete();
     throw e;
@@ -203,6 +206,7 @@ export class Model {
       tokenizer: JSON.parse(info.tokenizer),
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
+      int8: info.int8,
     });
   }
 

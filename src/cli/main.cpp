@@ -34,6 +34,9 @@ const char* kUsage =
     "  --prefix TEXT           force the translation to start with TEXT\n"
     "  --interventions JSON    break the model on purpose, e.g. '{\"skip\": [\"crossAttention\"]}' or\n"
     "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see README)\n"
+    "model:\n"
+    "  --int8                  run the decoder-step products on int8 weights: faster, approximate\n"
+    "                          (the encoder stays exact; see README, Benchmarks)\n"
     "output:\n"
     "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
     "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
@@ -43,7 +46,7 @@ const char* kUsage =
 struct Args {
   std::string command, model, input, prefix, refs;
   int limit = 0;
-  bool json = false, tree = false, length_norm_given = false, bleu = false;
+  bool json = false, tree = false, length_norm_given = false, bleu = false, int8 = false;
   DecodeOptions decode;
   std::vector<std::string> sentences;
 };
@@ -88,6 +91,7 @@ Args parse_args(int argc, char** argv) {
     if (arg == "--model") a.model = value();
     else if (arg == "--input") a.input = value();
     else if (arg == "--json") a.json = true;
+    else if (arg == "--int8") a.int8 = true;
     else if (arg == "--bleu") a.bleu = true;
     else if (arg == "--beam-tree") a.json = a.tree = true;
     else if (arg == "--alternatives") d.alternatives = parse_count(arg, value());
@@ -209,7 +213,9 @@ void print_head_sweep(const Model& model, const Args& args) {
 }
 
 int run(const Args& args) {
-  const auto model = Model::load_file(args.model);
+  Model::LoadOptions load;
+  load.int8 = args.int8;
+  const auto model = Model::load_file(args.model, load);
   if (args.command == "info") {
     print_info(*model);
     return 0;

@@ -7,12 +7,12 @@ namespace attnscope {
 struct Linear {
   Matrix weight;  // [out, in]
   RowVector bias;  // [out]
-  // The weight rearranged for the kernel's one-row products, kept for the layers a decoder
-  // step runs (pack()); empty elsewhere, where the plain weight serves as well.
-  ops::simd::PackedWeights packed;
+  // The weight in the forms the kernel's one-row products read fastest, kept for the layers a
+  // decoder step runs (prepare_for_steps()); empty elsewhere, where the plain weight serves.
+  ops::StepWeights step;
 
-  void pack() { packed = ops::simd::PackedWeights(weight.data(), static_cast<int>(weight.rows()), static_cast<int>(weight.cols())); }
-  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, packed, bias); }
+  void prepare_for_steps(bool int8) { step = ops::StepWeights::build(weight, int8); }
+  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, step, bias); }
 };
 
 struct LayerNorm {

@@ -64,7 +64,7 @@ Matrix decode_steps(const Model& model, const std::vector<DecoderState*>& states
   }
   if (c.norm == NormPosition::Pre && !interventions.skip_layer_norm) y = model.decoder_final_norm(y);
 
-  Matrix logits = ops::linear(y, model.output_weight(), model.output_packed, model.output_bias);
+  Matrix logits = ops::linear(y, model.output_weight(), model.output_step, model.output_bias);
   for (std::size_t i = 0; i < n; ++i) {
     if (self_attn[i].empty()) continue;
     traces[i]->self_attn = pack_attention(self_attn[i], true);

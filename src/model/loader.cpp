@@ -102,7 +102,7 @@ void check_special_tokens(const ModelConfig& c, const Vocabulary& vocab, const s
                            side + " vocabulary of " + std::to_string(vocab.size()));
 }
 
-std::shared_ptr<const Model> build(const SafetensorsFile& file) {
+std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::LoadOptions& options) {
   auto model = std::make_shared<Model>();
   Model& m = *model;
   m.metadata = file.metadata();
@@ -156,16 +156,17 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file) {
 
   // A decoder step multiplies one row by each of these, streaming megabytes of weights for few
   // FLOPs; the kernel reads them faster rearranged, and in half the bytes when they are binary16
-  // values, as an F16 file's are (ops/gemm_simd.h; same results either way). The cost is a
-  // second copy: 8 MB for Multi30k (16 MB from an F32 file). The encoder's products, many rows
-  // at a time, do not need it.
+  // values, as an F16 file's are (ops/gemm_simd.h; same results either way), or, if asked, in
+  // int8 (ops/gemm_int8.h; approximate). The cost is a second copy: 8 MB for Multi30k in
+  // binary16 (16 MB from an F32 file, 4 MB in int8). The encoder's products, many rows at a
+  // time, do not need it.
+  m.int8 = options.int8;
   for (DecoderLayer& layer : m.decoder_layers)
     for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
                       &layer.self_attn.out_proj, &layer.cross_attn.q_proj, &layer.cross_attn.out_proj, &layer.ffn.fc1,
                       &layer.ffn.fc2})
-      l->pack();
-  m.output_packed = ops::simd::PackedWeights(m.output_weight().data(), static_cast<int>(m.output_weight().rows()),
-                                             static_cast<int>(m.output_weight().cols()));
+      l->prepare_for_steps(options.int8);
+  m.output_step = ops::StepWeights::build(m.output_weight(), options.int8);
   return model;
 }
 
@@ -183,14 +184,14 @@ Matrix sinusoidal_positions(int positions, int d) {
   return pe;
 }
 
-std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::size_t size) {
-  return build(SafetensorsFile(data, size));
+std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::size_t size, const LoadOptions& options) {
+  return build(SafetensorsFile(data, size), options);
 }
 
-std::shared_ptr<const Model> Model::load_file(const std::string& path) {
+std::shared_ptr<const Model> Model::load_file(const std::string& path, const LoadOptions& options) {
   const std::vector<std::uint8_t> bytes = read_file_bytes(path);
   try {
-    return load_bytes(bytes.data(), bytes.size());
+    return load_bytes(bytes.data(), bytes.size(), options);
   } catch (const ModelFileError& e) {
     throw ModelFileError("'" + path + "': " + e.detail());
   }

@@ -8,7 +8,7 @@ import { path } from './helpers.js';
 
 const check = path('build/wasm/attnscope-kernel-check.cjs');
 
-it('the wasm_simd128 matrix kernel matches Eigen on odd and model shapes', () => {
+it('the wasm_simd128 matrix kernels match Eigen (f32) and the exact product (int8) on odd and model shapes', () => {
   if (!existsSync(check)) throw new Error(`${check} is missing: run bash web/build-wasm.sh`);
   let out;
   try {
@@ -18,4 +18,7 @@ it('the wasm_simd128 matrix kernel matches Eigen on odd and model shapes', () =>
   }
   expect(out).toMatch(/^kernel: wasm_simd128, \d+ outputs checked, 0 failures$/m);
   expect(Number(out.match(/(\d+) outputs checked/)[1])).toBeGreaterThan(30000);
+  // The int8 kernel (src/ops/gemm_int8.h), i32x4.dot_i16x8_s, within its scheme's error bound.
+  expect(out).toMatch(/^int8 kernel: \d+ outputs checked, 0 failures$/m);
+  expect(Number(out.match(/int8 kernel: (\d+) outputs checked/)[1])).toBeGreaterThan(10000);
 });

@@ -1,0 +1,93 @@
+// The int8 kernel (src/ops/gemm_int8.h) against the exact product with the error bound of its
+// scheme (tests/kernels/int8_kernel_check.h; tests/js/kernels.test.js runs the same checks on
+// the wasm_simd128 build), and a model loaded with the int8 option against the same model
+// loaded exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../kernels/int8_kernel_check.h"
+#include "decoding/session.h"
+#include "test_support.h"
+
+namespace attnscope {
+namespace {
+
+TEST(Int8Kernel, WithinTheQuantisationBoundOfTheExactProduct) {
+  long checked = 0;
+  const std::vector<std::string> failures = kernel_check::run_int8(&checked);
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+  EXPECT_GT(checked, 10000);
+}
+
+TEST(Int8Kernel, StepWeightsAreInt8OnlyWhenAsked) {
+  const Matrix w = kernel_check::values(8, 32, 1);
+  const ops::StepWeights exact = ops::StepWeights::build(w, false), int8 = ops::StepWeights::build(w, true);
+  EXPECT_TRUE(exact.int8.empty());
+  EXPECT_FALSE(exact.packed.empty());
+  EXPECT_FALSE(int8.int8.empty());
+  EXPECT_TRUE(int8.packed.empty());  // one step form is enough
+  // A width the int8 kernel cannot take keeps the exact packed weights.
+  const ops::StepWeights odd = ops::StepWeights::build(kernel_check::values(8, 20, 2), true);
+  EXPECT_TRUE(odd.int8.empty());
+  EXPECT_FALSE(odd.packed.empty());
+  // On the Eigen path the plain weights serve, int8 or not.
+  const Matrix x = kernel_check::values(2, 32, 3);
+  const RowVector b = kernel_check::values(1, 8, 4);
+  ops::set_matmul_path(ops::MatmulPath::Eigen);
+  const Matrix eigen = ops::linear(x, w, int8, b);
+  ops::set_matmul_path(ops::MatmulPath::Kernel);
+  EXPECT_TRUE(eigen == ops::linear_reference(x, w, b));
+  EXPECT_FALSE(ops::linear(x, w, int8, b) == eigen);
+}
+
+// Multi30k en-de (d = 256, FFN 512: every decoder-step product has an int8 form). Along the
+// exact model's greedy path, the int8 model's logits stay close and mostly pick the same token.
+TEST(Int8Model, FollowsTheExactModelClosely) {
+  const std::string path = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/multi30k-en-de.safetensors";
+  const auto exact = Model::load_file(path);
+  Model::LoadOptions load;
+  load.int8 = true;
+  const auto int8 = Model::load_file(path, load);
+  ASSERT_TRUE(int8->int8);
+  ASSERT_FALSE(exact->int8);
+  DecodeOptions options;
+  options.capture.logits = true;
+  int steps = 0, same_argmax = 0;
+  double worst = 0.0;
+  for (const char* text : {"A man is riding a bike.", "Two dogs play in the snow.", "A woman in a red dress is singing.",
+                           "Children are playing soccer on a field.", "An old man sits on a bench in the park.",
+                           "A group of people are standing in front of a building."}) {
+    DecodeSession a(exact, text, options);
+    a.run();
+    DecodeSession b(int8, text, options);
+    const std::vector<int> exact_tokens = a.nbest().at(0).tokens;
+    for (int token : exact_tokens) {
+      const std::vector<float>& want = a.history().at(b.steps_taken()).expansions.at(0).logits;
+      if (b.done()) break;
+      b.step();
+      const std::vector<float>& got = b.history().back().expansions.at(0).logits;
+      ASSERT_EQ(got.size(), want.size());
+      double mean = 0, var = 0, diff = 0;
+      for (float v : want) mean += v;
+      mean /= want.size();
+      for (std::size_t t = 0; t < want.size(); ++t) {
+        var += (want[t] - mean) * (want[t] - mean);
+        diff = std::max(diff, static_cast<double>(std::fabs(got[t] - want[t])));
+      }
+      worst = std::max(worst, diff / std::sqrt(var / want.size()));
+      same_argmax += b.history().back().expansions.at(0).top.at(0).token == token;
+      ++steps;
+      b.back();
+      b.force(token);
+    }
+  }
+  std::printf("int8 vs exact: %d steps, same argmax %d, worst |logit difference| %.4f standard deviations\n", steps,
+              same_argmax, worst);
+  EXPECT_GT(steps, 40);
+  EXPECT_GE(same_argmax, steps * 95 / 100);
+  EXPECT_LT(worst, 0.1);
+}
+
+}  // namespace
+}  // namespace attnscope
