@@ -54,15 +54,17 @@ inline h16x8 load8h(const std::uint16_t* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline f32x4 half_bits(u32x4 widened) { return reinterpret_cast<f32x4>((widened << 13) & 0x8FFFFFFFu); }
-inline f32x4 half_lo(h16x8 h) {  // static_cast<unsigned>(short) sign-extends, as i32x4.extend does
-  return half_bits(u32x4{static_cast<unsigned>(h[0]), static_cast<unsigned>(h[1]), static_cast<unsigned>(h[2]),
-                         static_cast<unsigned>(h[3])});
+typedef short h16x4 __attribute__((vector_size(8)));
+typedef int i32x4 __attribute__((vector_size(16)));
+// Sign-extends four binary16 patterns to 32 bits in one vector conversion (one pmovsxwd on
+// x86-64; building the vector lane by lane made the native step 1.6x slower), as WASM's
+// i32x4.extend does.
+inline f32x4 half_bits(h16x4 h) {
+  const u32x4 widened = reinterpret_cast<u32x4>(__builtin_convertvector(h, i32x4));
+  return reinterpret_cast<f32x4>((widened << 13) & 0x8FFFFFFFu);
 }
-inline f32x4 half_hi(h16x8 h) {
-  return half_bits(u32x4{static_cast<unsigned>(h[4]), static_cast<unsigned>(h[5]), static_cast<unsigned>(h[6]),
-                         static_cast<unsigned>(h[7])});
-}
+inline f32x4 half_lo(h16x8 h) { return half_bits(__builtin_shufflevector(h, h, 0, 1, 2, 3)); }
+inline f32x4 half_hi(h16x8 h) { return half_bits(__builtin_shufflevector(h, h, 4, 5, 6, 7)); }
 constexpr const char* kImplementation = "generic vector";
 #endif
 constexpr float kHalfScale = 0x1p112f;  // what half_lo/half_hi leave off the weights

@@ -323,6 +323,8 @@ async function main() {
   // Engines in this process.
   const api = await import('../../web/attnscope.js');
   const model = await api.loadModel(modelPath);
+  // The same file with int8 decoder-step weights (opt-in, approximate: src/ops/gemm_int8.h).
+  const modelInt8 = await api.loadModel(modelPath, { int8: true });
   const config = model.config;
   const { OrtTranslator, ort: ortModule } = await import('./ort_engine.mjs');
   const ort = await OrtTranslator.create(here(args.onnx), config);
@@ -357,7 +359,7 @@ async function main() {
 
   // Agreement (and warm-up): the same tokens before any timing.
   console.log('agreement pass (untimed)...');
-  const first = { off: [], ort: [] };
+  const first = { off: [], ort: [], int8: [] };
   for (let i = 0; i < N; ++i) {
     const run = ours(model, sentences[i], 'off');
     const session = model.translate(sentences[i], { ...OFF, maxLength });
@@ -368,8 +370,9 @@ async function main() {
     }
     first.off.push(run);
     first.ort.push(await ortRun(ort, ids[i]));
+    first.int8.push(ours(modelInt8, sentences[i], 'off'));
   }
-  const agree = { ortVsOurs: agreement(first.off, first.ort) };
+  const agree = { ortVsOurs: agreement(first.off, first.ort), int8VsOurs: agreement(first.off, first.int8) };
   if (native) {
     const runs = (await native.ask('greedy,eigen')).runs;
     agree.nativeVsOurs = agreement(first.off, fromWorker(runs.greedy));
@@ -382,17 +385,20 @@ async function main() {
 
   // Timed repeats. Within a repeat the in-process engines take turns sentence by sentence (the
   // order rotates), so they share the machine's noise; the workers run between them.
-  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [],
-    native: [], nativeEigen: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], torch: [] };
+  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [],
+    native: [], nativeEigen: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], nativeInt8: [],
+    torch: [] };
   for (let r = 0; r < R; ++r) {
     console.log(`repeat ${r + 1}/${R}...`);
-    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [] };
+    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [] };
     for (let i = 0; i < N; ++i) {
-      const order = rooflineModule ? ['off', 'ort', 'capture', 'gemv'] : ['off', 'ort', 'capture'];
+      const order = rooflineModule ? ['off', 'ort', 'capture', 'int8', 'gemv'] : ['off', 'ort', 'capture', 'int8'];
       for (let k = 0; k < (i + r) % order.length; ++k) order.push(order.shift());
       for (const v of order) {
         if (v === 'gemv') pass.gemv.push(rooflineModule._decoder_step_gflops(2));
-        else pass[v].push(v === 'ort' ? await ortRun(ort, ids[i]) : ours(model, sentences[i], v));
+        else if (v === 'ort') pass.ort.push(await ortRun(ort, ids[i]));
+        else if (v === 'int8') pass.int8.push(ours(modelInt8, sentences[i], 'off'));
+        else pass[v].push(ours(model, sentences[i], v));
       }
     }
     for (let i = 0; i < B; ++i) {
@@ -403,11 +409,12 @@ async function main() {
     for (const [k, v] of Object.entries(pass)) passes[k].push(v);
     if (native) {
       // The worker interleaves its modes sentence by sentence too.
-      const main = (await native.ask('greedy,eigen,capture')).runs;
+      const main = (await native.ask('greedy,eigen,capture,int8')).runs;
       const subset = (await native.ask(`beam4,beam8,capture-all ${B}`)).runs;
       passes.native.push(fromWorker(main.greedy));
       passes.nativeEigen.push(fromWorker(main.eigen));
       passes.nativeCapture.push(fromWorker(main.capture));
+      passes.nativeInt8.push(fromWorker(main.int8));
       passes.nativeCaptureAll.push(fromWorker(subset['capture-all']));
       passes.nativeBeam4.push(fromWorker(subset.beam4));
       passes.nativeBeam8.push(fromWorker(subset.beam8));
@@ -415,7 +422,9 @@ async function main() {
     if (torch) passes.torch.push(fromWorker(await torch.ask('greedy')));
     const t = totals(pass.off);
     const o = totals(pass.ort);
-    console.log(`  attnscope ${t.decodePerTokenMs.toFixed(2)} ms/token, ORT-web ${o.decodePerTokenMs.toFixed(2)} ms/token`);
+    const q = totals(pass.int8);
+    console.log(`  attnscope ${t.decodePerTokenMs.toFixed(2)} ms/token (int8 ${q.decodePerTokenMs.toFixed(2)}), ` +
+      `ORT-web ${o.decodePerTokenMs.toFixed(2)} ms/token`);
   }
   await native?.quit();
   await torch?.quit();
@@ -471,7 +480,7 @@ async function main() {
     },
     config: dims,
     agreement: agree,
-    greedy: { attnscope: sum('off'), ort: sum('ort') },
+    greedy: { attnscope: sum('off'), ort: sum('ort'), attnscopeInt8: sum('int8') },
     capture: {
       off: sum('off'), on: sum('capture'), offSubset: sum('off', B), all: sum('captureAll', B),
       native: native ? { off: sum('native'), on: sum('nativeCapture'), offSubset: sum('native', B), all: sum('nativeCaptureAll', B) } : null,
@@ -482,6 +491,7 @@ async function main() {
     },
     native: native ? sum('native') : null,
     nativeEigen: native ? sum('nativeEigen') : null,
+    nativeInt8: native ? sum('nativeInt8') : null,
     nativeHasKernel: native?.ready?.kernel ?? null,
     torch: torch ? sum('torch') : null,
     cold: {

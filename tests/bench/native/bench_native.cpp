@@ -11,7 +11,9 @@
 // MODE: greedy (capture off), capture (attention and logits, the JS API's default),
 // capture-all (attention, logits and named vectors), beamK (beam search of width K, capture off),
 // eigen (greedy, capture off, with ops::linear computed by Eigen's product instead of the
-// engine's hand-written kernel; in a checkout without the kernel, Eigen is all there is).
+// engine's hand-written kernel; in a checkout without the kernel, Eigen is all there is),
+// int8 (greedy, capture off, the model loaded a second time with the int8 option; a checkout
+// without it answers with an error).
 // Each answer: {"runs": {MODE: {"encode_ms": [...], "decode_ms": [...], "first_token_ms": [...],
 // "tokens": [...], "steps": [...], "ids": [[...], ...]}}} per sentence. encode_ms is the
 // DecodeSession constructor (tokenizing, the encoder and the cross-attention key/value
@@ -35,6 +37,10 @@
 #define HAVE_MATMUL_PATH 1
 #include "ops/ops.h"
 #endif
+// Checkouts with int8 weights can load the model with them.
+#if __has_include("ops/gemm_int8.h")
+#define HAVE_INT8 1
+#endif
 
 using namespace attnscope;
 using Clock = std::chrono::steady_clock;
@@ -48,6 +54,7 @@ double ms_since(Clock::time_point t) {
 struct Mode {
   DecodeOptions options;
   bool eigen = false;  // ops::linear by Eigen's product
+  bool int8 = false;   // the model loaded with int8 decoder-step weights
 };
 
 // Selects the product ops::linear uses (a no-op without the kernel: Eigen is the only one).
@@ -63,6 +70,7 @@ void use_eigen(bool eigen) {
 Mode mode_for(const std::string& mode, int max_length) {
   Mode m;
   m.eigen = mode == "eigen";
+  m.int8 = mode == "int8";
   DecodeOptions& options = m.options;
   options.max_length = max_length;
   options.alternatives = 0;
@@ -71,7 +79,8 @@ Mode mode_for(const std::string& mode, int max_length) {
   if (mode.rfind("beam", 0) == 0) {
     options.strategy = Strategy::Beam;
     options.beam_size = std::stoi(mode.substr(4));
-  } else if (mode != "greedy" && mode != "capture" && mode != "capture-all" && mode != "eigen") {
+  } else if (mode != "greedy" && mode != "capture" && mode != "capture-all" && mode != "eigen" &&
+             mode != "int8") {
     throw Error("unknown mode '" + mode + "'");
   }
   options.validate();
@@ -132,6 +141,18 @@ int main(int argc, char** argv) {
     for (std::string line; std::getline(in, line);) sentences.push_back(line);
     const auto t0 = Clock::now();
     const std::shared_ptr<const Model> model = Model::load_file(model_path);
+    std::shared_ptr<const Model> model_int8;  // loaded when a command first asks for it
+    auto int8_model = [&]() {
+#ifdef HAVE_INT8
+      Model::LoadOptions load;
+      load.int8 = true;
+      if (!model_int8) model_int8 = Model::load_file(model_path, load);
+      return model_int8;
+#else
+      throw Error("this checkout has no int8 weights");
+      return model;
+#endif
+    };
 #ifdef HAVE_MATMUL_PATH
     const bool kernel = true;
 #else
@@ -160,7 +181,7 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < count; ++i)
           for (std::size_t k = 0; k < modes.size(); ++k) {
             const std::size_t m = (k + i + command) % modes.size();
-            runs[m].decode(model, sentences[i], options[m]);
+            runs[m].decode(options[m].int8 ? int8_model() : model, sentences[i], options[m]);
           }
         nlohmann::json out = nlohmann::json::object();
         for (std::size_t m = 0; m < modes.size(); ++m) out[modes[m]] = runs[m].json();
