@@ -52,6 +52,19 @@ describe('translations equal the native engine', () => {
     m.dispose();
   });
 
+  // The int8 option's sums are exact integers and its scales the same float operations in both
+  // builds, so the translations must match too (src/ops/gemm_int8.h).
+  it('Multi30k en-de with int8 weights: 25 validation sentences, greedy, as the CLI with --int8', async () => {
+    const m = await loadModel(MULTI30K, { int8: true });
+    expect(m.info.int8).toBe(true);
+    const sources = gunzipSync(readFileSync(dataPath('multi30k/val.en.gz'))).toString('utf8')
+      .split('\n').slice(0, 25);
+    expect(sources.map((s) => translate(m, s, { maxLength: 60 })))
+      .toEqual(cliTranslate(MULTI30K, sources, ['--int8', '--max-length', '60']));
+    m.dispose();
+    await expect(loadModel(TOY, { int8: 'yes' })).rejects.toThrow(/int8 must be true or false, got "yes"/);
+  });
+
   it('beam search n-best and sampling', async () => {
     const m = await loadModel(BPE_GOLDEN);
     const text = 'A man in an orange hat.';
