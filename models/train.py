@@ -5,6 +5,10 @@
     /usr/bin/python3 models/train.py multi30k --src en --tgt de  # multi30k-en-de
     /usr/bin/python3 models/train.py multi30k --src de --tgt en  # multi30k-de-en
 
+Multi30k runs write only under build/ (checkpoint, log, candidate weights: the best epoch and
+the average of the last --average epochs); a shipped model is replaced by copying a candidate
+into models/ deliberately, with its log.
+
 Never part of CI or `npm test`: the exported files are committed and used as they are.
 Data comes from ../shared/data beside the checkout (or $ATTNSCOPE_DATA). Needs Debian's
 python3-torch (+ libopenblas0-pthread for speed); run with /usr/bin/python3.
@@ -43,11 +47,14 @@ def read_lines(path):
 
 
 class Log:
-    """Prints and appends to models/logs/<name>.log, so the model card can cite the run."""
+    """Prints and appends to <folder>/<name>.log, so the model card can cite the run.
 
-    def __init__(self, name, append=False):
-        (ROOT / "models" / "logs").mkdir(exist_ok=True)
-        self.file = open(ROOT / "models" / "logs" / f"{name}.log", "a" if append else "w", encoding="utf-8")
+    Multi30k runs log under build/ (training runs beside the tests and never writes into the
+    checkout); the log is copied to models/logs/ together with the weights it produced."""
+
+    def __init__(self, name, append=False, folder=ROOT / "models" / "logs"):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.file = open(folder / f"{name}.log", "a" if append else "w", encoding="utf-8")
         self.start = time.time()
 
     def __call__(self, *parts):
@@ -178,8 +185,8 @@ def train_toy(args):
 def train_multi30k(args):
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    name = f"multi30k-{args.src}-{args.tgt}"
-    log = Log(name, append=args.resume)
+    name = args.name or f"multi30k-{args.src}-{args.tgt}"
+    log = Log(name, append=args.resume, folder=ROOT / "build")
     mdir = data_dir() / "multi30k"
     train = list(zip(read_lines(mdir / f"train.{args.src}.gz"), read_lines(mdir / f"train.{args.tgt}.gz")))
     val = list(zip(read_lines(mdir / f"val.{args.src}.gz"), read_lines(mdir / f"val.{args.tgt}.gz")))
@@ -231,9 +238,13 @@ def train_multi30k(args):
 
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: inverse_sqrt(s, args.warmup))
-    deadline = time.time() + args.minutes * 60
+    # --cpu-minutes counts this process's CPU time, not the wall clock, so two runs on a shared
+    # machine get the same budget however busy the other core is (with one torch thread).
+    clock = time.process_time if args.cpu_minutes else time.time
+    deadline = clock() + (args.cpu_minutes or args.minutes) * 60
     best, best_epoch, step, first_epoch = float("inf"), -1, 0, 1
     best_state = None
+    recent = []  # the last --average epochs' weights, for checkpoint averaging
     # Training on 2 CPU cores takes longer than one sitting: a checkpoint after every epoch
     # (under build/, not committed) lets `--resume` carry on where the last run stopped.
     ckpt_path = ROOT / "build" / f"{name}.ckpt.pt"
@@ -245,6 +256,7 @@ def train_multi30k(args):
         best, best_epoch, step, first_epoch = ckpt["best"], ckpt["best_epoch"], ckpt["step"], ckpt["epoch"] + 1
         best_state = ckpt["best_state"]
         rng.setstate(ckpt["rng"])
+        recent = ckpt.get("recent", [])
         log(f"resumed from {ckpt_path} after epoch {ckpt['epoch']} (best val {best:.3f} at epoch {best_epoch})")
     for epoch in range(first_epoch, args.epochs + 1):
         t0, total, count = time.time(), 0.0, 0
@@ -257,7 +269,7 @@ def train_multi30k(args):
             sched.step()
             step += 1
             total, count = total + float(loss), count + n
-            if time.time() > deadline:
+            if clock() > deadline:
                 break
         val_loss = evaluate_loss(model, val_ex, args.batch_tokens)
         log(f"epoch {epoch} step {step} train {total / count:.3f} val {val_loss:.3f} "
@@ -265,31 +277,48 @@ def train_multi30k(args):
         if val_loss < best:
             best, best_epoch = val_loss, epoch
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
-            save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss)
+            save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss, "best")
+        # Checkpoint averaging (the mean of the last N epochs' weights) costs nothing while
+        # training and usually beats the last single checkpoint; it is judged on val like the rest.
+        recent = (recent + [{k: v.detach().clone() for k, v in model.state_dict().items()}])[-args.average:]
+        if len(recent) > 1:
+            current = {k: v.clone() for k, v in model.state_dict().items()}
+            model.load_state_dict({k: sum(r[k] for r in recent) / len(recent) for k in current})
+            avg_loss = evaluate_loss(model, val_ex, args.batch_tokens)
+            log(f"epoch {epoch} average of last {len(recent)}: val {avg_loss:.3f} ppl {math.exp(avg_loss):.2f}")
+            save_model(model, config, spec, vocab, name, args, n_params, epoch, avg_loss, "avg",
+                       f"average of epochs {epoch - len(recent) + 1}-{epoch}")
+            model.load_state_dict(current)
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "best": best,
                     "best_epoch": best_epoch, "step": step, "epoch": epoch, "best_state": best_state,
-                    "rng": rng.getstate()}, ckpt_path)
+                    "rng": rng.getstate(), "recent": recent}, ckpt_path)
         if epoch - best_epoch >= args.patience:
             log(f"early stop: no val improvement for {args.patience} epochs")
             break
-        if time.time() > deadline:
+        if clock() > deadline:
             log("time budget reached")
             break
     model.load_state_dict(best_state)
-    log(f"best epoch {best_epoch}, val loss {best:.3f}; exported models/{name}.safetensors (F16)")
+    log(f"best epoch {best_epoch}, val loss {best:.3f}; candidates build/{name}.best.safetensors and "
+        f"build/{name}.avg.safetensors (F16): copy the better one (on val) to models/ deliberately")
 
 
-def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss):
+def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss, kind, what=None):
+    """Writes build/<name>.<kind>.safetensors (F16, the candidate) and .<kind>.f32.safetensors.
+
+    Never models/: tests may run while training goes on, and a shipped file is replaced only by
+    a deliberate copy (DEVELOPERS.md)."""
+    model_name = f"multi30k-{args.src}-{args.tgt}"
     description = (f"Multi30k {args.src}->{args.tgt}: {args.layers}+{args.layers} layers, d_model {args.d_model}, "
                    f"{args.heads} heads, FFN {args.d_ff}, pre-norm, joint BPE ({len(spec['merges'])} merges), "
-                   f"{n_params / 1e6:.2f}M parameters; epoch {epoch}, val loss {val_loss:.3f}.")
+                   f"{n_params / 1e6:.2f}M parameters; {what or f'epoch {epoch}'}, val loss {val_loss:.3f}.")
     was_training = model.training
     model.eval()
-    export(model, model.config, spec, vocab, vocab, ROOT / "models" / f"{name}.safetensors", dtype="F16",
-           name=name, description=description)
+    export(model, model.config, spec, vocab, vocab, ROOT / "build" / f"{name}.{kind}.safetensors", dtype="F16",
+           name=model_name, description=description)
     # The f32 copy is for measuring what f16 storage costs in BLEU; it is not committed.
-    export(model, model.config, spec, vocab, vocab, ROOT / "build" / f"{name}.f32.safetensors", dtype="F32",
-           name=name, description=description)
+    export(model, model.config, spec, vocab, vocab, ROOT / "build" / f"{name}.{kind}.f32.safetensors",
+           dtype="F32", name=model_name, description=description)
     model.train(was_training)
 
 
@@ -319,11 +348,14 @@ def main():
     m.add_argument("--epochs", type=int, default=200)
     m.add_argument("--patience", type=int, default=4)
     m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
+    m.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     m.add_argument("--init-from", help="start from the weights of this .safetensors model (same BPE)")
     m.add_argument("--init-embeddings-from", help="start the (shared) embeddings from this model (same BPE)")
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--name", help="run name for build/<name>.* (default multi30k-<src>-<tgt>)")
+    m.add_argument("--average", type=int, default=10, help="average the last N epochs' weights (candidate .avg)")
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))
     (ROOT / "build").mkdir(exist_ok=True)
