@@ -48,6 +48,10 @@ export interface DecodeOptions {
   beamSize?: number; nbest?: number;
   lengthPenalty?: 'none' | 'average' | 'gnmt'; alpha?: number;
   maxLength?: number; maxLengthA?: number; maxLengthB?: number; minLength?: number;
+  /** n > 0: no token may complete an n-gram the hypothesis already has (generated tokens, no <s>). 0 = off. */
+  noRepeatNgram?: number;
+  /** θ in (0, 1000]: each generated token's logit x becomes x / θ if x > 0, else x · θ (CTRL). 1 = off. */
+  repetitionPenalty?: number;
   temperature?: number; topK?: number; topP?: number; seed?: number;
   /** Target ids, or target text, forced at the start. */
   prefix?: number[] | string;

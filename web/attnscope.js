@@ -270,6 +270,8 @@ export class Model {
    * Starts decoding `text`; returns a Session that has encoded the source and is at step 0.
    * Options: strategy ('greedy' | 'beam' | 'sample'), beamSize, nbest, lengthPenalty
    * ('none' | 'average' | 'gnmt'), alpha, maxLength, maxLengthA, maxLengthB, minLength,
+   * noRepeatNgram (n: no token may complete an n-gram the translation already has; 0 = off),
+   * repetitionPenalty (θ: a generated token's logit x becomes x / θ if x > 0, else x · θ; 1 = off),
    * temperature, topK, topP, seed, prefix (ids or text), alternatives,
    * capture: {attention = true, logits = true, vectors = false}.
    */

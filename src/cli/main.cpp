@@ -31,6 +31,9 @@ const char* kUsage =
     "  --max-length N          generate at most N tokens (--max-steps is the same)\n"
     "  --max-length-a A, --max-length-b B   also at most floor(A * source tokens + B)\n"
     "  --min-length N          no </s> before N tokens\n"
+    "  --no-repeat-ngram N     no token may complete an N-gram the translation already has (0 = off)\n"
+    "  --repetition-penalty X  a token already generated has its logit divided by X if > 0, else\n"
+    "                          multiplied by X (1 = off; > 1 discourages repeats)\n"
     "  --prefix TEXT           force the translation to start with TEXT\n"
     "  --interventions JSON    break the model on purpose, e.g. '{\"skip\": [\"crossAttention\"]}' or\n"
     "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see README)\n"
@@ -108,6 +111,8 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--max-length-a") d.max_length_a = parse_number(arg, value());
     else if (arg == "--max-length-b") d.max_length_b = parse_number(arg, value());
     else if (arg == "--min-length") d.min_length = parse_count(arg, value());
+    else if (arg == "--no-repeat-ngram") d.no_repeat_ngram_size = parse_count(arg, value());
+    else if (arg == "--repetition-penalty") d.repetition_penalty = parse_number(arg, value());
     else if (arg == "--prefix") a.prefix = value();
     else if (arg == "--refs") a.refs = value();
     else if (arg == "--limit") a.limit = parse_count(arg, value());

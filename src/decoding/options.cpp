@@ -1,10 +1,20 @@
 #include "decoding/options.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "core/error.h"
 
 namespace attnscope {
+namespace {
+
+std::string text_of(double x) {
+  std::ostringstream out;
+  out << x;  // 1.5, not 1.500000
+  return out.str();
+}
+
+}  // namespace
 
 void DecodeOptions::validate() const {
   auto fail = [](const std::string& what) { throw InputError("decoding option " + what); };
@@ -16,6 +26,10 @@ void DecodeOptions::validate() const {
   if (min_length < 0) fail("min_length must be >= 0");
   if (!(max_length_a >= 0.0 && std::isfinite(max_length_a)) || !std::isfinite(max_length_b))
     fail("max_length_a must be >= 0 and max_length_b finite");
+  if (no_repeat_ngram_size < 0 || no_repeat_ngram_size > 1000)
+    fail("no_repeat_ngram_size must be in [0, 1000] (0 = off), got " + std::to_string(no_repeat_ngram_size));
+  if (!(repetition_penalty > 0.0 && repetition_penalty <= 1000.0))
+    fail("repetition_penalty must be in (0, 1000] (1 = off), got " + text_of(repetition_penalty));
   if (!(temperature > 0.0 && std::isfinite(temperature))) fail("temperature must be > 0");
   if (top_k < 0) fail("top_k must be >= 0");
   if (!(top_p > 0.0 && top_p <= 1.0)) fail("top_p must be in (0, 1]");

@@ -26,6 +26,10 @@ struct DecodeOptions {
   double max_length_a = 0.0, max_length_b = 0.0;  // limit = floor(a * source_tokens + b)
   int min_length = 0;                             // </s> is forbidden before this many tokens
 
+  // Repetition (all strategies). 0 / 1.0 = off.
+  int no_repeat_ngram_size = 0;     // n: no token may complete an n-gram the hypothesis already has
+  double repetition_penalty = 1.0;  // θ: a seen token's logit x becomes x / θ (x > 0) or x · θ
+
   // Sampling.
   double temperature = 1.0;
   int top_k = 0;       // 0 = no top-k truncation

@@ -125,6 +125,8 @@ DecodeOptions decode_options_from_json(const std::string& text) {
     else if (key == "maxLengthA") o.max_length_a = number(v, key);
     else if (key == "maxLengthB") o.max_length_b = number(v, key);
     else if (key == "minLength") o.min_length = integer(v, key);
+    else if (key == "noRepeatNgram") o.no_repeat_ngram_size = integer(v, key);
+    else if (key == "repetitionPenalty") o.repetition_penalty = number(v, key);
     else if (key == "temperature") o.temperature = number(v, key);
     else if (key == "topK") o.top_k = integer(v, key);
     else if (key == "topP") o.top_p = number(v, key);

@@ -1,8 +1,11 @@
 #pragma once
-// Temperature / top-k / top-p sampling with a generator whose output is fixed by the C++
-// standard (mt19937_64), so a seed means the same translation natively and in WebAssembly.
+// The draw of sampling, with a generator whose output is fixed by the C++ standard
+// (mt19937_64), so a seed means the same translation natively and in WebAssembly. The
+// distribution it draws from (temperature, top-k, top-p, bans) comes from the decoding rules.
 #include <cstdint>
 #include <random>
+
+#include "decoding/logits_processor.h"
 
 namespace attnscope {
 
@@ -24,9 +27,9 @@ class Sampler {
     return static_cast<double>(engine_() >> 11) * 0x1.0p-53;
   }
 
-  // Draws a token from `logits` (n values) following src/decoding/README.md, "Sampling".
-  // `banned` (or -1) is excluded (used for </s> before min_length).
-  int sample(const float* logits, int n, double temperature, int top_k, double top_p, int banned);
+  // Draws one of `c.kept` following src/decoding/README.md, "Sampling" (step 3): renormalise the
+  // kept probabilities and walk them in order with one u. Exactly one u per call.
+  int draw(const SamplingCandidates& c);
 
  private:
   std::mt19937_64 engine_;

@@ -78,6 +78,7 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
     }
   }
   memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_, options_.interventions);
+  rules_ = make_logits_processors(options_, c.special.eos);
   sampler_.reseed(options_.seed, 0);
   add_node(-1, -1, c.special.bos, 0.0f, 0.0, NodeStatus::Live);
   beam_.push_back(Live{Hypothesis{{}, 0.0, 0}, start_decoder(*model_, memory_)});
@@ -124,10 +125,20 @@ Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logit
   // normaliser gives each, bit for bit as the whole vector would. Beam search ranks by the
   // whole vector, and capture hands it out.
   scores.norm = ops::log_softmax_of_row(scores.logits);
-  if (options_.strategy == Strategy::Beam || options_.capture.logits)
-    scores.log_probs = scores.norm.log_probs(scores.logits);
+  const bool beam = options_.strategy == Strategy::Beam;
+  scores.reshaped = rules_.reshapes();
+  if ((beam && !scores.reshaped) || options_.capture.logits) scores.log_probs = scores.norm.log_probs(scores.logits);
 
   const int vocab = static_cast<int>(logits.cols());
+  if (scores.reshaped) {
+    // The rules rewrite a copy before it is normalised; what is reported stays the model's.
+    scores.reshaped_logits = logits;
+    rules_.reshape(live.hyp.tokens, scores.reshaped_logits.data(), vocab);
+    if (!scores.reshaped_logits.allFinite())
+      throw Error("the repetition penalty made a logit infinite at step " + std::to_string(history_.size()));
+    scores.reshaped_norm = ops::log_softmax_of_row(scores.reshaped_logits);
+    if (beam) scores.reshaped_log_probs = scores.reshaped_norm.log_probs(scores.reshaped_logits);
+  }
   for (int id : top_indices(logits.data(), vocab, options_.alternatives)) {
     const float log_prob = scores.log_prob(id);
     e.top.push_back({id, logits(0, id), log_prob, std::exp(log_prob)});
@@ -136,9 +147,9 @@ Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logit
     e.logits.assign(logits.data(), logits.data() + vocab);
     e.log_probs.assign(scores.log_probs.data(), scores.log_probs.data() + vocab);
   }
-  // </s> may not end a hypothesis shorter than min_length; the choosers skip it. When </s> is the
-  // only token there is nothing else to choose, and min_length cannot apply.
-  scores.eos_banned = static_cast<int>(live.hyp.tokens.size()) < options_.min_length && vocab > 1;
+  // The choosers skip banned tokens (</s> before min_length, repeated n-grams). A ban that would
+  // leave nothing to choose (</s> the only token, say) does not apply.
+  scores.banned = rules_.banned(live.hyp.tokens, vocab);
   return e;
 }
 
@@ -179,7 +190,7 @@ void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, 
 
 const StepRecord& DecodeSession::step() {
   check_can_advance();
-  if (history_.size() < options_.prefix.size()) return force(options_.prefix[history_.size()], 0);
+  if (const int forced = rules_.forced(beam_[0].hyp.tokens); forced >= 0) return force(forced, 0);
 
   StepRecord record;
   record.step = static_cast<int>(history_.size());
@@ -194,18 +205,23 @@ const StepRecord& DecodeSession::step() {
 
 void DecodeSession::choose_greedy_or_sample(StepRecord& record, const std::vector<Scores>& scores) {
   Live& parent = beam_[0];
-  const Matrix& logits = scores[0].logits;
+  const Scores& s = scores[0];
+  const Matrix& logits = s.choice_logits();
   const int vocab = static_cast<int>(logits.cols());
-  const int banned = scores[0].eos_banned ? model_->config.special.eos : -1;
-  int token;
+  int token = -1;
   if (options_.strategy == Strategy::Greedy) {
-    token = banned == 0 ? 1 : 0;  // arg-max, lowest id on ties
-    for (int i = token + 1; i < vocab; ++i)
-      if (i != banned && logits(0, i) > logits(0, token)) token = i;
+    // Arg-max over the tokens not banned, lowest id on ties.
+    for (int i = 0, b = 0; i < vocab; ++i) {
+      if (b < static_cast<int>(s.banned.size()) && s.banned[b] == i) {
+        ++b;
+        continue;
+      }
+      if (token < 0 || logits(0, i) > logits(0, token)) token = i;
+    }
   } else {
-    token = sampler_.sample(logits.data(), vocab, options_.temperature, options_.top_k, options_.top_p, banned);
+    token = sampler_.draw(rules_.sampling_candidates(logits.data(), vocab, s.banned));
   }
-  const float token_lp = scores[0].log_prob(token);
+  const float token_lp = s.choice_log_prob(token);
   Live child{Hypothesis{parent.hyp.tokens, parent.hyp.score + token_lp, 0}, std::move(parent.state)};
   child.hyp.tokens.push_back(token);
   child.hyp.node = add_node(parent.hyp.node, record.step, token, token_lp, child.hyp.score, NodeStatus::Live);
@@ -222,12 +238,13 @@ void DecodeSession::choose_beam(StepRecord& record, const std::vector<Scores>& s
     int hyp, token;
     float log_prob;
   };
-  // The 2k best continuations of each hypothesis contain the 2k best overall.
+  // The 2k best continuations of each hypothesis that are not banned contain the 2k best overall.
   std::vector<Candidate> candidates;
   for (std::size_t h = 0; h < beam_.size(); ++h) {
-    const Matrix& lp = scores[h].log_probs;
-    for (int t : top_indices(lp.data(), static_cast<int>(lp.cols()), 2 * k + 1))
-      if (!(t == eos && scores[h].eos_banned))
+    const Matrix& lp = scores[h].choice_log_probs();
+    const std::vector<int>& banned = scores[h].banned;
+    for (int t : top_indices(lp.data(), static_cast<int>(lp.cols()), 2 * k + static_cast<int>(banned.size())))
+      if (!std::binary_search(banned.begin(), banned.end(), t))
         candidates.push_back({beam_[h].hyp.score + lp(0, t), static_cast<int>(h), t, lp(0, t)});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "decoding/logits_processors.h"
 #include "decoding/options.h"
 #include "decoding/sampler.h"
 #include "decoding/source.h"
@@ -111,12 +112,24 @@ class DecodeSession {
     std::uint64_t draws = 0;
   };
 
+  // One hypothesis' step as the choosers see it. The model's own row is what is reported (top,
+  // capture.logits) and what a forced token scores; the choice and the score use the row the
+  // Reshape rules rewrote when there are any (`reshaped`), else the model's.
   struct Scores {
     Matrix logits;             // [1, V], as the model computed them
     ops::LogSoftmax norm;      // log p(t) = norm.log_prob(logits(0, t))
-    Matrix log_probs;          // [1, V], written out only for beam search and capture.logits
-    bool eos_banned = false;   // the hypothesis is shorter than min_length
+    Matrix log_probs;          // [1, V], written out only for capture.logits and beam search without reshaping
+    bool reshaped = false;     // a Reshape rule is on: the choice uses the three below
+    Matrix reshaped_logits;    // [1, V]
+    ops::LogSoftmax reshaped_norm;
+    Matrix reshaped_log_probs;  // [1, V], beam search only
+    std::vector<int> banned;    // ids the Ban rules forbid next, sorted
     float log_prob(int t) const { return norm.log_prob(logits(0, t)); }
+    const Matrix& choice_logits() const { return reshaped ? reshaped_logits : logits; }
+    const Matrix& choice_log_probs() const { return reshaped ? reshaped_log_probs : log_probs; }
+    float choice_log_prob(int t) const {
+      return reshaped ? reshaped_norm.log_prob(reshaped_logits(0, t)) : log_prob(t);
+    }
   };
   void check_can_advance() const;
   // Expands every live hypothesis (or only `only`), then records the undo point; on an
@@ -145,6 +158,7 @@ class DecodeSession {
   std::vector<BeamNode> nodes_;
   std::vector<StepRecord> history_;
   std::vector<Undo> undo_;
+  LogitsProcessorList rules_;  // the decoding rules the options ask for
   Sampler sampler_;
   bool done_ = false;
   bool hit_max_length_ = false;
