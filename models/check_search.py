@@ -15,6 +15,8 @@
      float32 numbers differ slightly from the incremental ones, and again with every log-prob /
      logit perturbed by uniform noise of up to 2e-5 (PERTURB_TRIALS deterministic trials): the
      goldens' decisions must not depend on differences of that size.
+     The repetition rules (no_repeat_ngram_size, repetition_penalty) are re-implemented here a third
+     time, plainly: n-gram membership by tuple sets, the penalty with torch.where on the gathered ids.
 """
 
 import json
@@ -153,9 +155,42 @@ class Perturbed:
         return x + self._noise(prefix, "logits", x.shape[0])
 
 
+# ----------------------------------------------------------------------------- repetition rules, plainly
+
+def plain_log_probs(f, toks, rp):
+    """The float32 log-probs that choose and score the token after `toks` (with the repetition penalty)."""
+    if rp == 1.0:
+        return f.log_probs(toks)
+    z = torch.from_numpy(np.array(f.logits(toks), dtype=np.float32))
+    if toks:
+        ids = torch.tensor(sorted(set(toks)), dtype=torch.long)
+        x = z[ids].double()
+        z[ids] = torch.where(x > 0, x / rp, x * rp).float()
+    return torch.log_softmax(z, dim=-1).numpy().astype(np.float32)
+
+
+def plain_allowed(toks, vocab, eos, min_length, nr):
+    """Boolean mask of the tokens that may come next: min_length, then no-repeat n-gram, each skipped
+    if it would leave nothing."""
+    ok = np.ones(vocab, dtype=bool)
+    if len(toks) < min_length and vocab > 1:
+        ok[eos] = False
+    if nr > 0:
+        grams = {tuple(toks[i:i + nr]) for i in range(len(toks) - nr + 1)}
+        tail = tuple(toks[len(toks) - nr + 1:]) if nr > 1 else ()
+        rep_ok = np.array([len(toks) < nr - 1 or (tail + (t,)) not in grams for t in range(vocab)])
+        if (ok & rep_ok).any():
+            ok &= rep_ok
+    return ok
+
+
+def plain_score(f, tokens, rp):
+    return sum(float(plain_log_probs(f, tokens[:i], rp)[t]) for i, t in enumerate(tokens))
+
+
 # ----------------------------------------------------------------------------- independent search
 
-def simple_beam(f, k, n, lp, alpha, limit, min_length):
+def simple_beam(f, k, n, lp, alpha, limit, min_length, nr=0, rp=1.0):
     """A second, deliberately plain reading of the spec (no shared code with search.beam_search)."""
     def pen(length):
         return 1.0 if lp == "none" else (float(length) if lp == "average" else ((5.0 + length) / 6.0) ** alpha)
@@ -166,9 +201,10 @@ def simple_beam(f, k, n, lp, alpha, limit, min_length):
     while beam:
         cands = []
         for h, (toks, s) in enumerate(beam):
-            lps = f.log_probs(toks)
+            lps = plain_log_probs(f, list(toks), rp)
+            ok = plain_allowed(list(toks), lps.shape[0], f.eos, min_length, nr)
             for t, x in enumerate(lps):
-                if t == f.eos and len(toks) < min_length:
+                if not ok[t]:
                     continue
                 cands.append((s + float(x), h, t))
         cands.sort(key=lambda c: (-c[0], c[1], c[2]))
@@ -196,14 +232,17 @@ def simple_beam(f, k, n, lp, alpha, limit, min_length):
     return [list(d[2]) for d in ranked], cut
 
 
-def simple_sample(f, temperature, top_k, top_p, seed, limit, min_length):
+def simple_sample(f, temperature, top_k, top_p, seed, limit, min_length, nr=0, rp=1.0):
     rng = search.MT19937_64(seed)
     toks = []
     while len(toks) < limit:
-        z = f.logits(toks).astype(np.float64) / temperature
-        ok = np.ones(z.shape[0], dtype=bool)
-        if len(toks) < min_length:
-            ok[f.eos] = False
+        logits = np.array(f.logits(toks), dtype=np.float32)
+        if rp != 1.0:
+            for t in set(toks):
+                x = float(logits[t])
+                logits[t] = x / rp if x > 0 else x * rp
+        z = logits.astype(np.float64) / temperature
+        ok = plain_allowed(toks, z.shape[0], f.eos, min_length, nr)
         m = z[ok].max()
         e = np.where(ok, np.exp(z - m), 0.0)
         p = e / e.sum()
@@ -251,8 +290,17 @@ def main():
                 s = search.sample(model, ids, temp, 1, top_p, seed=100 + i, decoder=dec)
                 check(s["tokens"] == g, f"top_k=1 sample == greedy: {key} {source!r} T={temp}")
                 check(abs(s["score"] - gs["score"]) == 0.0, f"top_k=1 sample score == greedy score: {key}")
+            for nr, rp in [(2, 1.0), (1, 1.5), (0, 2.0)]:
+                b = search.beam_search(model, ids, 1, 1, "none", decoder=dec, no_repeat_ngram=nr, repetition_penalty=rp)
+                gs = search.greedy(model, ids, decoder=dec, no_repeat_ngram=nr, repetition_penalty=rp)
+                check(b["nbest"][0]["tokens"] == gs["tokens"] and b["nbest"][0]["score"] == gs["score"],
+                      f"beam 1 == greedy with no_repeat_ngram {nr}, repetition_penalty {rp}: {key} {source!r}")
+                s = search.sample(model, ids, 0.7, 1, 1.0, seed=7, decoder=dec, no_repeat_ngram=nr,
+                                  repetition_penalty=rp)
+                check(s["tokens"] == gs["tokens"], f"top_k=1 sample == greedy with rules: {key} {source!r}")
             n_greedy += 1
-    print(f"greedy equivalences: {n_greedy} sources x (beam 1, search.greedy, 3 top_k=1 samplings) ok")
+    print(f"greedy equivalences: {n_greedy} sources x (beam 1, search.greedy, 3 top_k=1 samplings; "
+          f"the same with 3 settings of the repetition rules) ok")
 
     # 3 + 4. goldens
     with open(os.path.join(ROOT, "tests", "golden", "beam.json"), encoding="utf-8") as fh:
@@ -276,8 +324,9 @@ def main():
         for st in c["steps"]:
             check(len(st["live"]) <= o["beam_size"], f"beam case {ci}: beam width")
             hyps += st["live"] + st["finished"]
+        nr, rp = o.get("no_repeat_ngram_size", 0), o.get("repetition_penalty", 1.0)
         for h in hyps:
-            ref = f.score(h["tokens"])
+            ref = plain_score(f, h["tokens"], rp) if rp != 1.0 else f.score(h["tokens"])
             dev = abs(ref - h["score"])
             max_dev = max(max_dev, dev)
             n_hyp += 1
@@ -286,6 +335,9 @@ def main():
                 n = len(h["tokens"])
                 check(abs(h["normalized_score"] - search.normalized(o["length_penalty"], h["score"], n, o["alpha"]))
                       < 1e-12, f"beam case {ci}: normalized score")
+                if nr:
+                    grams = [tuple(h["tokens"][i:i + nr]) for i in range(len(h["tokens"]) - nr + 1)]
+                    check(len(grams) == len(set(grams)), f"beam case {ci}: a repeated {nr}-gram")
                 if h["finished"]:
                     check(h["tokens"][-1] == f.eos and n >= o["min_length"] + 1, f"beam case {ci}: finished hyp")
                 else:
@@ -296,12 +348,12 @@ def main():
         check(res["nbest"] == c["nbest"] and res["steps"] == c["steps"]
               and res["hit_max_length"] == c["hit_max_length"], f"beam case {ci}: reproduction")
         toks, cut = simple_beam(f, o["beam_size"], o["nbest"], o["length_penalty"], o["alpha"], limit,
-                                o["min_length"])
+                                o["min_length"], nr, rp)
         check(toks == [h["tokens"] for h in c["nbest"]] and cut == c["hit_max_length"],
               f"beam case {ci}: independent full-forward beam search {toks}")
         for trial in range(PERTURB_TRIALS):
             toks, cut = simple_beam(Perturbed(f, trial), o["beam_size"], o["nbest"], o["length_penalty"],
-                                    o["alpha"], limit, o["min_length"])
+                                    o["alpha"], limit, o["min_length"], nr, rp)
             check(toks == [h["tokens"] for h in c["nbest"]] and cut == c["hit_max_length"],
                   f"beam case {ci}: perturbed trial {trial} {toks}")
     print(f"beam.json: {len(beam)} cases, {n_hyp} hypotheses (n-best and every step): max |score - teacher-forced|"
@@ -314,7 +366,8 @@ def main():
         model, _ = models.get(key)
         ids = models.src_ids(key, c["source"])
         f = forced.setdefault((key, c["source"]), Forced(model, ids))
-        ref = f.score(c["tokens"])
+        nr, rp = o.get("no_repeat_ngram_size", 0), o.get("repetition_penalty", 1.0)
+        ref = plain_score(f, c["tokens"], rp) if rp != 1.0 else f.score(c["tokens"])
         max_dev = max(max_dev, abs(ref - c["score"]))
         check(abs(ref - c["score"]) <= TOL, f"sample case {ci}: score {c['score']} vs teacher-forced {ref}")
         check(c["finished"] == (c["tokens"][-1] == f.eos), f"sample case {ci}: finished")
@@ -322,13 +375,13 @@ def main():
         res = msg.run_sample(models, key, c["source"], o, o["seed"])
         check(res["tokens"] == c["tokens"] and res["score"] == c["score"], f"sample case {ci}: reproduction")
         limit = search.decode_limit(model.config["max_positions"], len(ids), o["max_length"])
-        toks = simple_sample(f, o["temperature"], o["top_k"], o["top_p"], o["seed"], limit, o["min_length"])
+        toks = simple_sample(f, o["temperature"], o["top_k"], o["top_p"], o["seed"], limit, o["min_length"], nr, rp)
         check(toks == c["tokens"], f"sample case {ci}: independent full-forward sampler {toks}")
         for trial in range(PERTURB_TRIALS):
             toks = simple_sample(Perturbed(f, trial), o["temperature"], o["top_k"], o["top_p"], o["seed"], limit,
-                                 o["min_length"])
+                                 o["min_length"], nr, rp)
             check(toks == c["tokens"], f"sample case {ci}: perturbed trial {trial} {toks}")
-        if o["top_k"] == 1:
+        if o["top_k"] == 1 and not nr and rp == 1.0:
             check(c["tokens"] == model.greedy_decode(ids, limit)["output_ids"], f"sample case {ci}: top_k=1 greedy")
     print(f"sample.json: {len(samples)} cases: max |score - teacher-forced| = {max_dev:.2e}; reproduced exactly; "
           f"independent full-forward sampler agrees, also with {PERTURB_TRIALS} perturbations of +-{Perturbed.NOISE:g}")

@@ -68,9 +68,27 @@ def sources_for(model_key):
     return BPE_SOURCES if model_key == "bpe" else WORD_SOURCES
 
 
-def beam_opts(k, n, lp="none", alpha=0.0, max_length=0, a=0.0, b=0.0, min_length=0):
-    return {"beam_size": k, "nbest": n, "length_penalty": lp, "alpha": alpha, "max_length": max_length,
-            "max_length_a": a, "max_length_b": b, "min_length": min_length}
+def repetition_opts(o, nr, rp):
+    """Adds the repetition rules when set (so the cases written before them keep their bytes)."""
+    if nr:
+        o["no_repeat_ngram_size"] = nr
+    if rp != 1.0:
+        o["repetition_penalty"] = rp
+    return o
+
+
+def rules_of(o):
+    return {"no_repeat_ngram": o.get("no_repeat_ngram_size", 0), "repetition_penalty": o.get("repetition_penalty", 1.0)}
+
+
+def without_repetition_rules(o):
+    return {k: v for k, v in o.items() if k not in ("no_repeat_ngram_size", "repetition_penalty")}
+
+
+def beam_opts(k, n, lp="none", alpha=0.0, max_length=0, a=0.0, b=0.0, min_length=0, nr=0, rp=1.0):
+    return repetition_opts({"beam_size": k, "nbest": n, "length_penalty": lp, "alpha": alpha,
+                            "max_length": max_length, "max_length_a": a, "max_length_b": b,
+                            "min_length": min_length}, nr, rp)
 
 
 # (model, options, requirement, first source index)
@@ -78,6 +96,9 @@ def beam_opts(k, n, lp="none", alpha=0.0, max_length=0, a=0.0, b=0.0, min_length
 #               | "min_length" (the n-best differs from the same search without min_length)
 #               | "ab" (limit set by max_length_a/b, and hit) | "finish" (no hypothesis cut)
 #               | "continues" (the search went on after the first hypothesis finished)
+#               | "rule" (the n-best tokens or scores differ from the same search without the repetition rules)
+# Beam width 1 with length penalty none is also greedy: the script asserts it, and the native test
+# decodes those cases greedily too.
 BEAM_SPECS = [
     ("tiny", beam_opts(1, 1), None, 0),
     ("tiny", beam_opts(2, 2), "stop_live", 1),
@@ -112,16 +133,30 @@ BEAM_SPECS = [
     ("toy", beam_opts(2, 2, "average", max_length=3), "limit", 6),
     ("toy", beam_opts(5, 5), "stop_live", 7),
     ("toy", beam_opts(3, 3, a=0.5, b=1.25), "ab", 8),
+    # the repetition rules (no_repeat_ngram_size nr, repetition_penalty rp), alone and combined
+    ("tiny", beam_opts(1, 1, nr=2), "rule", 0),
+    ("tiny", beam_opts(1, 1, rp=1.5), "rule", 1),
+    ("tiny", beam_opts(3, 2, nr=2), "rule", 2),
+    ("tiny", beam_opts(3, 2, "average", rp=2.0), "rule", 3),
+    ("small", beam_opts(1, 1, max_length=12, nr=1), "rule", 4),
+    ("small", beam_opts(4, 2, max_length=12, min_length=4, nr=3), "rule", 5),
+    ("small", beam_opts(3, 3, "gnmt", 0.6, max_length=12, nr=2, rp=1.3), "rule", 6),
+    ("bpe", beam_opts(1, 1, max_length=16, rp=1.2), "rule", 0),
+    ("bpe", beam_opts(3, 2, max_length=16, nr=2), "rule", 1),
+    ("toy", beam_opts(1, 1, min_length=8, nr=1), "rule", 0),
+    ("toy", beam_opts(2, 2, rp=3.0), "rule", 1),
+    ("toy", beam_opts(3, 1, min_length=6, nr=2, rp=1.5), "rule", 2),
 ]
 
 
-def samp_opts(t, k, p, seed, max_length=12, min_length=0):
-    return {"temperature": t, "top_k": k, "top_p": p, "seed": seed, "max_length": max_length,
-            "min_length": min_length}
+def samp_opts(t, k, p, seed, max_length=12, min_length=0, nr=0, rp=1.0):
+    return repetition_opts({"temperature": t, "top_k": k, "top_p": p, "seed": seed, "max_length": max_length,
+                            "min_length": min_length}, nr, rp)
 
 
 # (model, options, requirement, first source index); seeds are tried from options["seed"] upwards
 # requirements: None | "greedy" (top_k = 1: must equal greedy) | "finish" | "min_length"
+#               | "rule" (tokens or score differ from the same seed without the repetition rules)
 SAMPLE_SPECS = [
     ("tiny", samp_opts(1.0, 0, 1.0, 1), None, 0),
     ("tiny", samp_opts(0.5, 5, 1.0, 2), None, 1),
@@ -139,6 +174,14 @@ SAMPLE_SPECS = [
     ("toy", samp_opts(1.5, 5, 1.0, 12345678901234), None, 5),
     ("toy", samp_opts(1.0, 0, 0.9, 15, min_length=6), "min_length", 6),
     ("toy", samp_opts(0.5, 0, 0.5, 2 ** 40 + 17), "finish", 7),
+    # the repetition rules, alone and with min_length / top-k
+    ("tiny", samp_opts(1.0, 0, 1.0, 21, nr=2), "rule", 0),
+    ("tiny", samp_opts(1.0, 5, 1.0, 22, rp=1.5), "rule", 1),
+    ("small", samp_opts(0.7, 10, 0.9, 23, min_length=4, nr=1), "rule", 2),
+    ("small", samp_opts(1.0, 1, 1.0, 24, nr=2, rp=2.0), "greedy", 3),
+    ("bpe", samp_opts(1.0, 0, 0.9, 25, max_length=20, rp=1.3), "rule", 4),
+    ("toy", samp_opts(1.0, 0, 1.0, 26, min_length=6, nr=2), "rule", 0),
+    ("toy", samp_opts(1.2, 0, 1.0, 27, min_length=6, rp=2.0), "rule", 1),
 ]
 SEED_TRIES = 4  # seeds tried per source before moving on to the next source
 
@@ -227,7 +270,12 @@ def run_beam(models, key, source, o):
     model, _ = models.get(key)
     return search.beam_search(model, models.src_ids(key, source), o["beam_size"], o["nbest"],
                               o["length_penalty"], o["alpha"], o["max_length"], o["max_length_a"],
-                              o["max_length_b"], o["min_length"], decoder=models.decoder(key, source))
+                              o["max_length_b"], o["min_length"], decoder=models.decoder(key, source),
+                              **rules_of(o))
+
+
+def differs(a_tokens, a_scores, b_tokens, b_scores):
+    return a_tokens != b_tokens or any(abs(x - y) > BEAM_EPS for x, y in zip(a_scores, b_scores))
 
 
 def beam_requirement(models, key, source, o, res, req):
@@ -251,6 +299,10 @@ def beam_requirement(models, key, source, o, res, req):
         o2 = dict(o, min_length=0)
         free = run_beam(models, key, source, o2)
         return [h["tokens"] for h in free["nbest"]] != [h["tokens"] for h in res["nbest"]]
+    if req == "rule":
+        free = run_beam(models, key, source, without_repetition_rules(o))
+        return differs([h["tokens"] for h in res["nbest"]], [h["score"] for h in res["nbest"]],
+                       [h["tokens"] for h in free["nbest"]], [h["score"] for h in free["nbest"]])
     raise ValueError(req)
 
 
@@ -276,9 +328,13 @@ def beam_cases(models, stats):
             raise RuntimeError(f"no robust source for beam spec {key} {o} {req}")
         source, res = chosen
         model, _ = models.get(key)
-        if o["beam_size"] == 1 and o["length_penalty"] == "none" and o["min_length"] == 0:
+        if o["beam_size"] == 1 and o["length_penalty"] == "none" and o["min_length"] == 0 and not req == "rule":
             g = model.greedy_decode(models.src_ids(key, source), res["limit"])["output_ids"]
             assert res["nbest"][0]["tokens"] == g, (key, source, res["nbest"][0]["tokens"], g)
+        if o["beam_size"] == 1 and o["length_penalty"] == "none":
+            g = search.greedy(model, models.src_ids(key, source), o["max_length"], o["max_length_a"],
+                              o["max_length_b"], o["min_length"], decoder=models.decoder(key, source), **rules_of(o))
+            assert g["tokens"] == res["nbest"][0]["tokens"] and g["score"] == res["nbest"][0]["score"], (key, source)
         cases.append({
             "model": MODELS[key], "source": source, "src_ids": models.src_ids(key, source), "options": o,
             "limit": res["limit"], "hit_max_length": res["hit_max_length"], "stop_reason": res["stop_reason"],
@@ -290,7 +346,8 @@ def beam_cases(models, stats):
 def run_sample(models, key, source, o, seed):
     model, _ = models.get(key)
     return search.sample(model, models.src_ids(key, source), o["temperature"], o["top_k"], o["top_p"], seed,
-                         o["max_length"], 0.0, 0.0, o["min_length"], decoder=models.decoder(key, source))
+                         o["max_length"], 0.0, 0.0, o["min_length"], decoder=models.decoder(key, source),
+                         **rules_of(o))
 
 
 def sample_cases(models, stats):
@@ -311,6 +368,11 @@ def sample_cases(models, stats):
                     if free["tokens"] == res["tokens"] or not res["finished"]:
                         stats["sample_requirement_miss"] += 1
                         continue
+                if req == "rule":
+                    free = run_sample(models, key, source, without_repetition_rules(o), seed)
+                    if not differs(res["tokens"], [res["score"]], free["tokens"], [free["score"]]):
+                        stats["sample_requirement_miss"] += 1
+                        continue
                 if sample_fragility(res, BRIEF_U_EPS, 0.0, PROB_EPS):
                     stats["sample_rejected_brief"] += 1
                 issues = sample_fragility(res, U_EPS, LOGIT_EPS, PROB_EPS)
@@ -327,11 +389,12 @@ def sample_cases(models, stats):
         source, seed, res = chosen
         model, _ = models.get(key)
         if req == "greedy":
-            g = search.greedy(model, models.src_ids(key, source), o["max_length"],
-                              decoder=models.decoder(key, source))
+            g = search.greedy(model, models.src_ids(key, source), o["max_length"], min_length=o["min_length"],
+                              decoder=models.decoder(key, source), **rules_of(o))
             assert g["tokens"] == res["tokens"], (key, source, g["tokens"], res["tokens"])
-            g2 = model.greedy_decode(models.src_ids(key, source), o["max_length"])["output_ids"]
-            assert g2 == res["tokens"]
+            if rules_of(o) == rules_of({}):
+                g2 = model.greedy_decode(models.src_ids(key, source), o["max_length"])["output_ids"]
+                assert g2 == res["tokens"]
         cases.append({
             "model": MODELS[key], "source": source, "src_ids": models.src_ids(key, source),
             "options": dict(o, seed=seed), "tokens": res["tokens"], "score": res["score"],

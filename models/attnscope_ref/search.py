@@ -14,6 +14,11 @@ Choices where the specification leaves room (also listed in tests/golden/README.
     finished hypothesis has at least min_length tokens before its `</s>`.
   * max_length_b is only used together with max_length_a > 0 (as the spec's formula says).
   * Candidates whose total is -inf (`</s>` under min_length) are not candidates at all.
+  * Repetition rules (src/decoding/README.md, "Repetition"): both look at the hypothesis' generated
+    tokens only (no <s>; forced prefix tokens count). no_repeat_ngram bans, like min_length, without
+    renormalising; repetition_penalty rewrites the float32 logits (in double, rounded once to float32)
+    and the choice and the score then use the float32 log_softmax of the rewritten row. A ban rule
+    (min_length first, then no_repeat_ngram) whose bans would leave no token at all is skipped.
   * Within one step, hypotheses are added to the finished list in candidate rank order; live
     hypotheses that reach `limit` are appended afterwards, in beam order, as `finished = False`
     ("cut"). This happens before the stopping rule is checked, and because every live
@@ -173,24 +178,76 @@ class Decoder:
         return self._state(prefix)[1][1]
 
 
+# ----------------------------------------------------------------------------- decoding rules
+
+def ngram_bans(tokens, n):
+    """Tokens that would complete an n-gram already present in `tokens` (fairseq's / HF's
+    no_repeat_ngram_size, over the generated tokens only)."""
+    if n <= 0 or len(tokens) + 1 < n:
+        return set()
+    seen = {}  # (n-1)-gram -> the tokens that followed it
+    for i in range(len(tokens) - n + 1):
+        gram = tuple(tokens[i:i + n])
+        seen.setdefault(gram[:-1], set()).add(gram[-1])
+    return set(seen.get(tuple(tokens[len(tokens) - (n - 1):]), ()))
+
+
+def penalized_logits(logits_f32, tokens, theta):
+    """CTRL repetition penalty (Keskar et al. 2019) in HF's sign-aware form: the logit x of each
+    token already generated becomes x / theta if x > 0 else x * theta (double, then float32)."""
+    z = np.array(logits_f32, dtype=np.float32)
+    for t in set(tokens):
+        x = float(z[t])
+        z[t] = np.float32(x / theta if x > 0 else x * theta)
+    return z
+
+
+def banned_tokens(tokens, vocab, eos, min_length=0, no_repeat_ngram=0):
+    """Ids that may not come next. Rules in order (min_length, no_repeat_ngram); a rule whose bans
+    together with the earlier rules' would cover the whole vocabulary is skipped."""
+    rules = []
+    if len(tokens) < min_length:
+        rules.append({eos})
+    if no_repeat_ngram > 0:
+        rules.append(ngram_bans(tokens, no_repeat_ngram))
+    banned = set()
+    for b in rules:
+        if len(banned | b) < vocab:
+            banned |= b
+    return banned
+
+
+def choice_rows(dec, tokens, repetition_penalty=1.0):
+    """(float32 logits, float32 log-probs) that choose and score the token after `tokens`: the
+    model's own, or those of the logits rewritten by the repetition penalty."""
+    if repetition_penalty == 1.0:
+        return dec.logits(tokens), dec.log_probs(tokens)
+    z = penalized_logits(dec.logits(tokens), tokens, repetition_penalty)
+    with torch.no_grad():
+        lp = torch.log_softmax(torch.from_numpy(z), dim=-1).numpy().astype(np.float32)
+    return z, lp
+
+
 def _limit_for(model, src_ids, max_length=0, max_length_a=0.0, max_length_b=0.0):
     return decode_limit(model.config["max_positions"], len(src_ids), max_length, max_length_a, max_length_b)
 
 
 # ----------------------------------------------------------------------------- greedy
 
-def greedy(model, src_ids, max_length=0, max_length_a=0.0, max_length_b=0.0, min_length=0, decoder=None):
-    """Arg-max of the logits (lowest id on ties); </s> is excluded while n < min_length.
-    -> {"tokens", "score", "finished", "hit_max_length"}"""
+def greedy(model, src_ids, max_length=0, max_length_a=0.0, max_length_b=0.0, min_length=0, decoder=None,
+           no_repeat_ngram=0, repetition_penalty=1.0):
+    """Arg-max of the (penalised) logits (lowest id on ties) over the tokens not banned (</s> while
+    n < min_length, repeated n-grams). -> {"tokens", "score", "finished", "hit_max_length"}"""
     dec = decoder or Decoder(model, src_ids)
     limit = _limit_for(model, src_ids, max_length, max_length_a, max_length_b)
     tokens, score = [], 0.0
     while len(tokens) < limit:
-        logits = dec.logits(tokens).astype(np.float64)
-        if len(tokens) < min_length:
-            logits[dec.eos] = -math.inf
+        z, logp = choice_rows(dec, tokens, repetition_penalty)
+        logits = z.astype(np.float64)
+        for b in banned_tokens(tokens, logits.shape[0], dec.eos, min_length, no_repeat_ngram):
+            logits[b] = -math.inf
         t = int(np.flatnonzero(logits == logits.max())[0])
-        score = score + float(dec.log_probs(tokens)[t])
+        score = score + float(logp[t])
         tokens.append(t)
         if t == dec.eos:
             return {"tokens": tokens, "score": score, "finished": True, "hit_max_length": False}
@@ -200,7 +257,8 @@ def greedy(model, src_ids, max_length=0, max_length_a=0.0, max_length_b=0.0, min
 # ----------------------------------------------------------------------------- beam search
 
 def beam_search(model, src_ids, beam_size, nbest=1, length_penalty_kind="none", alpha=0.0, max_length=0,
-                max_length_a=0.0, max_length_b=0.0, min_length=0, decoder=None):
+                max_length_a=0.0, max_length_b=0.0, min_length=0, decoder=None, no_repeat_ngram=0,
+                repetition_penalty=1.0):
     """Beam search as in src/decoding/README.md.
 
     Returns {"nbest": [{"tokens", "score", "normalized_score", "finished"}], "hit_max_length",
@@ -227,10 +285,10 @@ def beam_search(model, src_ids, beam_size, nbest=1, length_penalty_kind="none", 
         # candidates (h, t) with total s_h + log p(t)
         cands = []
         for h, hyp in enumerate(live):
-            logp = dec.log_probs(hyp["tokens"])
-            banned = len(hyp["tokens"]) < min_length
+            logp = choice_rows(dec, hyp["tokens"], repetition_penalty)[1]
+            banned = banned_tokens(hyp["tokens"], logp.shape[0], eos, min_length, no_repeat_ngram)
             for t in range(logp.shape[0]):
-                if banned and t == eos:
+                if t in banned:
                     continue
                 lpt = float(logp[t])
                 if lpt == -math.inf:
@@ -312,16 +370,19 @@ def sampling_distribution(logits_f32, temperature, top_k=0, top_p=1.0, banned=No
         all_sorted: every token id sorted by probability desc / id asc, p_all: full softmax [V])"""
     if not temperature > 0:
         raise ValueError("temperature must be > 0")
+    if banned is None:
+        banned = set()
+    elif isinstance(banned, (int, np.integer)):
+        banned = {int(banned)}
     z = logits_f32.astype(np.float64) / float(temperature)
-    if banned is not None:
-        z[banned] = -math.inf
+    for b in banned:
+        z[b] = -math.inf
     z = z - z.max()
     e = np.exp(z)
     p_all = e / e.sum()
     # sort by probability descending, ties: lower id first (stable sort on -p keeps id order)
     all_sorted = [int(i) for i in np.argsort(-p_all, kind="stable")]
-    if banned is not None:
-        all_sorted = [i for i in all_sorted if i != banned]
+    all_sorted = [i for i in all_sorted if i not in banned]
     kept = all_sorted
     if top_k > 0:
         kept = kept[:top_k]
@@ -353,7 +414,7 @@ def draw(kept, probs, u):
 
 
 def sample(model, src_ids, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_length=0, max_length_a=0.0,
-           max_length_b=0.0, min_length=0, decoder=None):
+           max_length_b=0.0, min_length=0, decoder=None, no_repeat_ngram=0, repetition_penalty=1.0):
     """Ancestral sampling as in src/decoding/README.md.
     -> {"tokens", "score" (raw log-prob sum), "finished", "hit_max_length", "steps": diagnostics}"""
     dec = decoder or Decoder(model, src_ids)
@@ -362,15 +423,15 @@ def sample(model, src_ids, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_leng
     rng = MT19937_64(seed)
     tokens, score, diag = [], 0.0, []
     while len(tokens) < limit:
-        logits = dec.logits(tokens)
-        banned = eos if len(tokens) < min_length else None
+        logits, logp = choice_rows(dec, tokens, repetition_penalty)
+        banned = banned_tokens(tokens, logits.shape[0], eos, min_length, no_repeat_ngram)
         kept, probs, all_sorted, p_all = sampling_distribution(logits, temperature, top_k, top_p, banned)
         u = rng.uniform()
         t, j, cum = draw(kept, probs, u)
         diag.append({"u": u, "kept": kept, "probs": probs, "cum": cum, "index": j, "all_sorted": all_sorted,
                      "p_all": p_all, "logits": logits, "top_k": top_k, "top_p": top_p,
                      "temperature": temperature})
-        score = score + float(dec.log_probs(tokens)[t])
+        score = score + float(logp[t])
         tokens.append(t)
         if t == eos:
             return {"tokens": tokens, "score": score, "finished": True, "hit_max_length": False, "steps": diag}

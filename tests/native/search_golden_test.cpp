@@ -19,6 +19,13 @@ std::shared_ptr<const Model> load_relative(const std::string& path) {
   return m;
 }
 
+// The repetition rules, present only in the cases that use them.
+int read_repetition_rules(const json& o, DecodeOptions& options) {
+  options.no_repeat_ngram_size = o.value("no_repeat_ngram_size", 0);
+  options.repetition_penalty = o.value("repetition_penalty", 1.0);
+  return o.contains("no_repeat_ngram_size") || o.contains("repetition_penalty");
+}
+
 Source source_of(const Model& model, const json& c) {
   Source s = prepare_source(model, c["source"]);
   EXPECT_EQ(s.ids, c["src_ids"].get<std::vector<int>>());
@@ -27,7 +34,7 @@ Source source_of(const Model& model, const json& c) {
 
 TEST(SearchGolden, BeamSearchMatchesPythonReference) {
   const json golden = testing::load_json(testing::golden_path("beam.json"));
-  int index = 0;
+  int index = 0, greedy_cases = 0, rule_cases = 0;
   for (const json& c : golden["cases"]) {
     SCOPED_TRACE("beam case " + std::to_string(index++) + ": " + c["source"].get<std::string>() + " (" +
                  c["model"].get<std::string>() + ", " + c["options"].dump() + ")");
@@ -43,6 +50,7 @@ TEST(SearchGolden, BeamSearchMatchesPythonReference) {
     options.max_length_a = o["max_length_a"];
     options.max_length_b = o["max_length_b"];
     options.min_length = o["min_length"];
+    rule_cases += read_repetition_rules(o, options);
     DecodeSession session(model, source_of(*model, c), options);
     EXPECT_EQ(session.max_length(), c["limit"].get<int>());
 
@@ -74,12 +82,26 @@ TEST(SearchGolden, BeamSearchMatchesPythonReference) {
       EXPECT_NEAR(nbest[i].normalized_score, want["normalized_score"].get<double>(), kScoreTolerance);
       EXPECT_EQ(nbest[i].finished, want["finished"].get<bool>());
     }
+
+    // Width 1 without a length penalty is greedy: the greedy chooser must agree.
+    if (options.beam_size == 1 && options.length_penalty == LengthPenalty::None) {
+      options.strategy = Strategy::Greedy;
+      DecodeSession greedy(model, source_of(*model, c), options);
+      greedy.run();
+      const FinishedHypothesis best = greedy.nbest().at(0);
+      EXPECT_EQ(best.tokens, c["nbest"][0]["tokens"].get<std::vector<int>>()) << "greedy";
+      EXPECT_NEAR(best.score, c["nbest"][0]["score"].get<double>(), kScoreTolerance) << "greedy";
+      EXPECT_EQ(greedy.hit_max_length(), c["hit_max_length"].get<bool>()) << "greedy";
+      ++greedy_cases;
+    }
   }
+  EXPECT_GE(greedy_cases, 9);  // the width-1 cases of beam.json, with and without the rules
+  EXPECT_GE(rule_cases, 12);   // the cases with no_repeat_ngram_size or repetition_penalty
 }
 
 TEST(SearchGolden, SamplingMatchesPythonReference) {
   const json golden = testing::load_json(testing::golden_path("sample.json"));
-  int index = 0;
+  int index = 0, rule_cases = 0;
   for (const json& c : golden["cases"]) {
     SCOPED_TRACE("sample case " + std::to_string(index++) + ": " + c["options"].dump());
     const auto model = load_relative(c["model"]);
@@ -92,6 +114,7 @@ TEST(SearchGolden, SamplingMatchesPythonReference) {
     options.seed = o["seed"];
     options.max_length = o["max_length"];
     options.min_length = o["min_length"];
+    rule_cases += read_repetition_rules(o, options);
     DecodeSession session(model, source_of(*model, c), options);
     session.run();
     const FinishedHypothesis best = session.nbest().at(0);
@@ -100,6 +123,7 @@ TEST(SearchGolden, SamplingMatchesPythonReference) {
     EXPECT_EQ(best.finished, c["finished"].get<bool>());
     EXPECT_EQ(session.hit_max_length(), c["hit_max_length"].get<bool>());
   }
+  EXPECT_GE(rule_cases, 7);  // the cases with no_repeat_ngram_size or repetition_penalty
 }
 
 }  // namespace
