@@ -187,6 +187,9 @@ std::string options_json(Input& in, const Model& m) {
     if (in.flag()) iv["copySourceEncoding"] = true;
     o["interventions"] = iv;
   }
+  // Last, so that the inputs saved before these rules existed still read the options above alike.
+  if (in.flag()) o["noRepeatNgram"] = in.range(0, 4);
+  if (in.flag()) o["repetitionPenalty"] = std::pow(10.0, in.range(-4, 4) / 2.0);  // 0.01 .. 100
   return o.dump();
 }
 
