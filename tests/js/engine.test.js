@@ -41,6 +41,14 @@ describe('translations equal the native engine', () => {
     expect(wasm).toEqual(toyPairs.map(([, de]) => de));
   });
 
+  // The tests above read the frozen copy (tests/models/); the model the package ships is whatever
+  // training last wrote to models/. Any toy that learned its grammar passes this.
+  it('the shipped toy model (models/) translates all 36 sentences of its grammar', async () => {
+    const shipped = await loadModel(path('models/toy-en-de.safetensors'));
+    expect(toyPairs.map(([en]) => translate(shipped, en))).toEqual(toyPairs.map(([, de]) => de));
+    shipped.dispose();
+  });
+
   // Greedy only: beam search compares scores that can tie to ~1e-5, where the native and the
   // WASM builds (different compilers, different float rounding) may legitimately differ.
   it('Multi30k en-de: 25 validation sentences, greedy', async () => {
