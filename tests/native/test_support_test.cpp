@@ -1,5 +1,7 @@
 // The golden comparer (test_support.h) must fail loudly: a comparer that lets a NaN through
 // would let every golden test pass on a broken engine.
+#include <gtest/gtest-spi.h>
+
 #include <cmath>
 #include <limits>
 
@@ -56,8 +58,9 @@ TEST(Comparer, FailsOnADifferenceOverTheTolerance) {
   EXPECT_FALSE(compare(json::array({1, 2, 3}), {1, 2, 4}, {3}));
   const auto message = std::string(compare(json::array({1, 2, 3}), {1, 2, 4}, {3}).message());
   EXPECT_NE(message.find("max abs diff 1 at flat index 2"), std::string::npos) << message;
-  // expect_close reports through gtest: a non-fatal failure.
-  const std::vector<float> bad = {1, kNaN, 3.00001f};
+  // expect_close reports through gtest: a non-fatal failure. (EXPECT_NONFATAL_FAILURE's
+  // statement may not use local variables, hence static.)
+  static const std::vector<float> bad = {1, kNaN, 3.00001f};
   EXPECT_NONFATAL_FAILURE(expect_close(json::array({1, 2, 3}), bad.data(), bad.size(), {3}, "wrapper"),
                           "NaN at flat index 1");
 }
