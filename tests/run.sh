@@ -30,7 +30,7 @@ echo "== PyTorch reference self-checks (models/check_reference.py, check_search.
 # The goldens' own checks: the reference against an independent forward pass, and the search
 # goldens against a second reading of the spec. They need PyTorch in /usr/bin/python3 (Debian
 # python3-torch, not installed by ensure_deps.sh: it is large); without it they are skipped, loudly.
-# About 15 CPU-seconds together (about 45 s wall each on a loaded 2-core machine).
+# About 14 CPU-seconds together (6.5 + 5.9 + 1.3; 53 s wall on a 2-core machine at load 12).
 torch_python=/usr/bin/python3
 if [ -x "$torch_python" ] && "$torch_python" -c 'import torch' 2>/dev/null; then
   "$torch_python" models/check_reference.py
