@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { toyDevSet } from '../../web/app/importance-tab.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, idle, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { FROZEN_TOY, hoverCell, idle, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 let env;
@@ -16,7 +16,7 @@ let session; // the toy model on SENTENCE, greedy to the end, with vectors
 
 beforeAll(async () => {
   env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
+  model = await loadModel(FROZEN_TOY);
   session = model.translate(SENTENCE, { capture: { vectors: true } });
   session.run();
 });

@@ -11,8 +11,28 @@ export const root = resolve(import.meta.dirname, '../..');
 /** Screenshots and other test artefacts (gitignored). */
 export const artifacts = join(root, 'tests/artifacts');
 
+/**
+ * The toy model frozen when the expected translations were made (tests/models/). The test server
+ * answers the page's (and its workers') requests for the shipped models/toy-en-de.safetensors with
+ * it, and the tests load it in Node to compare: `models/train.py toy` rewrites models/.
+ */
+export const FROZEN_TOY = join(root, 'tests/models/toy-en-de.frozen.safetensors');
+const SHIPPED_TOY_URL = '/models/toy-en-de.safetensors';
+const FROZEN_TOY_URL = '/tests/models/toy-en-de.frozen.safetensors';
+
+function serveFrozenToy(server) {
+  const handlers = server.listeners('request');
+  server.removeAllListeners('request');
+  server.on('request', (req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === SHIPPED_TOY_URL) req.url = FROZEN_TOY_URL + url.search;
+    for (const h of handlers) h.call(server, req, res);
+  });
+}
+
 export async function startBrowser() {
   const server = await serve({ port: 0 });
+  serveFrozenToy(server);
   const { port } = server.address();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   return {

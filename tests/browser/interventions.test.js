@@ -3,11 +3,10 @@
 // re-translate with the engine's interventions (and its refusals are shown); the page says the model is modified and shows the unmodified translation beside
 // it; the interventions live in the URL. Reference numbers come from the same engine run in this
 // Node process through web/attnscope.js, independently of the page.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 const TRAINED = 'ich konnen apfel essen';
@@ -16,7 +15,7 @@ let model;
 
 beforeAll(async () => {
   env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
+  model = await loadModel(FROZEN_TOY);
 });
 afterAll(async () => {
   model?.dispose();

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { decodeOptions, formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, idle, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { FROZEN_TOY, hoverCell, idle, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';
 let env;
@@ -16,7 +16,7 @@ let reference; // the greedy translation of SENTENCE, run to the end in Node
 
 beforeAll(async () => {
   env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
+  model = await loadModel(FROZEN_TOY);
   reference = model.translate(SENTENCE);
   reference.run();
 });

@@ -1,15 +1,14 @@
 // The <attn-scope> widget on the sample blog post (web/blog.html): two widgets inside prose,
 // each with a heatmap, sharing one worker, one WebAssembly module and one copy of the model.
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { FROZEN_TOY, hoverCell, screenshot, startBrowser, watchErrors } from './browser.js';
 
 let env;
 let model;
 beforeAll(async () => {
   env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
+  model = await loadModel(FROZEN_TOY);
 });
 afterAll(async () => {
   model?.dispose();

@@ -7,8 +7,14 @@ import { join, resolve } from 'node:path';
 export const root = resolve(import.meta.dirname, '../..');
 export const path = (p) => join(root, p);
 export const cliPath = path('build/native/attnscope-cli');
-/** The shared data beside the checkout (as in CI), or $ATTNSCOPE_DATA. */
-export const dataPath = (p) => join(process.env.ATTNSCOPE_DATA ?? path('../shared/data'), p);
+/** Test data committed under tests/data (tests never read ../shared: a plain clone has none). */
+export const dataPath = (p) => path(join('tests/data', p));
+/**
+ * The toy model frozen when the expected translations and goldens were made (tests/models/):
+ * tests that assert its outputs read this copy, never models/toy-en-de.safetensors, which
+ * `models/train.py toy` rewrites.
+ */
+export const FROZEN_TOY = path('tests/models/toy-en-de.frozen.safetensors');
 
 export function cli(args, { allowFailure = false } = {}) {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm test (it builds the native engine first)`);

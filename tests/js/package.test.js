@@ -24,7 +24,8 @@ it('npm pack produces a package that installs and translates', () => {
   const listing = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' }).split('\n');
   expect(listing).toEqual(expect.arrayContaining([
     'package/web/attnscope.js', 'package/web/attnscope.d.ts', 'package/web/wasm/attnscope-wasm.js',
-    'package/web/wasm/attnscope-wasm.wasm', 'package/models/toy-en-de.safetensors', 'package/package.json']));
+    'package/web/wasm/attnscope-wasm.wasm', 'package/models/toy-en-de.safetensors', 'package/package.json',
+    'package/LICENSE']));
   expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/tests/'))).toEqual([]);
 
   const app = join(dir, 'app');

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { cliTranslate, dataPath, path, translate } from './helpers.js';
+import { FROZEN_TOY, cliTranslate, dataPath, path, translate } from './helpers.js';
 
-const TOY = path('models/toy-en-de.safetensors');
+const TOY = FROZEN_TOY;
 const F16 = path('tests/golden/deep_post_learned_f16.safetensors');
 const BPE = path('tests/golden/deep_pre_sin_bpe.safetensors');
 const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n').map((l) => l.trim().split(','));

@@ -33,7 +33,7 @@ TEST(Analysis, ScoreTargetMatchesPyTorchLogProbs) {
 }
 
 TEST(Analysis, HeadSweepOnTheToyModel) {
-  const auto model = Model::load_file(std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors");
+  const auto model = Model::load_file(testing::frozen_toy_path());
   std::vector<DevPair> dev;
   for (auto [en, de] : {std::pair<const char*, const char*>{"i can eat apple", "ich konnen apfel essen"},
                         {"we drink beer", "wir trinken bier"}, {"we want to read book", "wir mochten buch lesen"}}) {

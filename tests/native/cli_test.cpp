@@ -115,7 +115,7 @@ TEST(Cli, InfoPrintsConfig) {
 namespace attnscope {
 namespace {
 
-const std::string kToyModel = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+const std::string kToyModel = testing::frozen_toy_path();
 
 TEST(Cli, EveryDecodingModeRuns) {
   const Result beam = run_cli("translate --model " + kToyModel + " --beam 4 --nbest 3 --length-penalty 0.6 'i can eat apple'");
@@ -155,7 +155,7 @@ namespace attnscope {
 namespace {
 
 TEST(Cli, InterventionsFlag) {
-  const std::string toy = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+  const std::string toy = testing::frozen_toy_path();
   const Result none = run_cli("translate --model " + toy + " --interventions '{}' 'i can eat apple'");
   EXPECT_EQ(none.out, "ich konnen apfel essen\n");
   const Result uniform = run_cli("translate --model " + toy +

@@ -12,7 +12,7 @@
 namespace attnscope {
 namespace {
 
-const std::string kToy = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+const std::string kToy = testing::frozen_toy_path();
 
 std::shared_ptr<const Model> toy() {
   static auto model = Model::load_file(kToy);
@@ -38,10 +38,17 @@ Interventions cross(HeadEdit::Pattern p, std::vector<std::vector<float>> custom 
   return iv;
 }
 
-// The seed article's table on the toy model: "i can eat apple" under each intervention.
+// The seed article's table on the toy model: "i can eat apple" under each intervention. Every
+// row is checked against tests/golden/interventions.json, written by
+// models/make_intervention_goldens.py from the Python reading of the intervention rules
+// (models/attnscope_ref/interventions.py), not by this engine. (Its rows agree with the table
+// the first session recorded by hand.)
 TEST(Interventions, SeedTableOnTheToyModel) {
   const auto model = toy();
-  const std::string text = "i can eat apple";
+  const testing::json golden = testing::load_json(testing::golden_path("interventions.json"));
+  ASSERT_EQ(golden["model"], "tests/models/toy-en-de.frozen.safetensors");
+  const std::string text = golden["source"];
+  ASSERT_EQ(text, "i can eat apple");
   Interventions no_attention, only_decoder_self, no_ffn, no_layer_norm, masked, copy_source;
   no_attention.skip_cross_attention = true;
   only_decoder_self.skip_cross_attention = only_decoder_self.skip_encoder_self_attention = true;
@@ -67,10 +74,21 @@ TEST(Interventions, SeedTableOnTheToyModel) {
       {"residual only", residual_only},
       {"source encoding copied in", copy_source},
   };
+  ASSERT_EQ(golden["rows"].size(), rows.size()) << "one golden row per printed row";
   std::map<std::string, std::string> out;
-  for (const auto& [name, iv] : rows) {
-    out[name] = text_of(run(model, text, iv));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& [name, iv] = rows[i];
+    const testing::json& want = golden["rows"][i];
+    ASSERT_EQ(want["name"], name);
+    const DecodeSession s = run(model, text, iv);
+    out[name] = text_of(s);
     std::printf("[ table ] %-34s %s\n", name.c_str(), out[name].c_str());
+    EXPECT_EQ(out[name], want["translation"].get<std::string>()) << name;
+    EXPECT_EQ(s.nbest().at(0).tokens, want["tokens"].get<std::vector<int>>()) << name;
+    EXPECT_EQ(!s.nbest().at(0).finished, want["hit_max_length"].get<bool>()) << name;
+    // The golden's JSON form of the same intervention (what the CLI and JS take) gives the same.
+    const DecodeOptions parsed = decode_options_from_json(testing::json{{"interventions", want["interventions"]}}.dump());
+    EXPECT_EQ(text_of(run(model, text, parsed.interventions)), out[name]) << name << " from its JSON form";
   }
   EXPECT_EQ(out["none"], "ich konnen apfel essen");
   EXPECT_NE(out["no attention (cross skipped)"], out["none"]);

@@ -13,7 +13,7 @@ namespace {
 std::shared_ptr<const Model> load(const std::string& path) {
   return Model::load_file(path.find('/') == std::string::npos ? testing::golden_path(path + ".safetensors") : path);
 }
-const std::string kToy = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
+const std::string kToy = testing::frozen_toy_path();
 
 std::vector<int> run(const std::shared_ptr<const Model>& model, const std::string& text, DecodeOptions options) {
   DecodeSession s(model, text, options);

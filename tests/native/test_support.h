@@ -16,6 +16,13 @@ using json = nlohmann::json;
 
 inline std::string golden_path(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
 
+// The toy model as it was when the goldens and expected translations were made. Tests that
+// assert a value read this frozen copy (tests/models/), never models/toy-en-de.safetensors,
+// which `models/train.py toy` rewrites.
+inline std::string frozen_toy_path() {
+  return std::string(ATTNSCOPE_GOLDEN_DIR) + "/../models/toy-en-de.frozen.safetensors";
+}
+
 inline json load_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
@@ -39,26 +46,59 @@ inline double& max_abs_diff_seen() {
 
 constexpr double kTolerance = 1e-4;
 
-// Compares a nested JSON array with `n` engine values (row-major), shape included.
-inline void expect_close(const json& expected, const float* actual, std::size_t n, const std::vector<int>& shape,
-                         const std::string& what) {
+// Compares a nested JSON array with `n` engine values (row-major), shape included. Fails on a
+// shape or size mismatch, on a NaN on either side (anywhere in the array, whatever else it
+// holds), on an infinity the other side does not have with the same sign, and on any finite
+// difference over `tolerance`. Returns an AssertionResult so that the comparer itself is
+// testable (tests/native/test_support_test.cpp).
+inline ::testing::AssertionResult close_to(const json& expected, const float* actual, std::size_t n,
+                                           const std::vector<int>& shape, const std::string& what,
+                                           double tolerance = kTolerance, double* max_abs_diff = nullptr) {
   std::vector<float> want;
   std::vector<int> want_shape;
   flatten(expected, want, want_shape);
-  ASSERT_EQ(want_shape, shape) << what << ": shape differs";
-  ASSERT_EQ(want.size(), n) << what;
+  auto dims = [](const std::vector<int>& s) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+  };
+  if (want_shape != shape)
+    return ::testing::AssertionFailure() << what << ": shape differs: expected " << dims(want_shape) << ", got "
+                                         << dims(shape);
+  if (want.size() != n)
+    return ::testing::AssertionFailure() << what << ": expected " << want.size() << " values, got " << n;
   double worst = 0.0;
   std::size_t worst_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double d = std::abs(static_cast<double>(want[i]) - actual[i]);
-    if (!(d <= worst)) {  // also catches NaN
+    const double w = want[i], a = actual[i];
+    if (std::isnan(w) || std::isnan(a))
+      return ::testing::AssertionFailure() << what << ": NaN at flat index " << i << " (expected " << w << ", got "
+                                           << a << ")";
+    if (std::isinf(w) || std::isinf(a)) {
+      if (w != a)
+        return ::testing::AssertionFailure() << what << ": infinity mismatch at flat index " << i << " (expected "
+                                             << w << ", got " << a << ")";
+      continue;  // the same infinity on both sides
+    }
+    const double d = std::abs(w - a);
+    if (d > worst) {
       worst = d;
       worst_at = i;
     }
   }
+  if (max_abs_diff) *max_abs_diff = worst;
+  if (worst > tolerance)
+    return ::testing::AssertionFailure() << what << ": max abs diff " << worst << " at flat index " << worst_at
+                                         << " (expected " << want[worst_at] << ", got " << actual[worst_at]
+                                         << "), tolerance " << tolerance;
+  return ::testing::AssertionSuccess();
+}
+
+inline void expect_close(const json& expected, const float* actual, std::size_t n, const std::vector<int>& shape,
+                         const std::string& what) {
+  double worst = 0.0;
+  EXPECT_TRUE(close_to(expected, actual, n, shape, what, kTolerance, &worst));
   max_abs_diff_seen() = std::max(max_abs_diff_seen(), worst);
-  EXPECT_LE(worst, kTolerance) << what << ": max abs diff " << worst << " at flat index " << worst_at
-                               << " (expected " << want[worst_at] << ", got " << actual[worst_at] << ")";
 }
 
 }  // namespace attnscope::testing
