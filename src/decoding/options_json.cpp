@@ -52,8 +52,9 @@ std::vector<std::vector<float>> weight_rows(const json& v) {
   return rows;
 }
 
-// {"attention": [{"site": "cross", "layer": 0, "head": "*", "pattern": "uniform", "weights": [...] or [[...], ...]}],
-//  "maskHeads": [{"site": "encoder", "layer": 0, "head": 3}],
+// {"attention": [{"site": <a name from the model's site table>, "layer": 0, "head": "*", "pattern": "uniform",
+//                 "weights": [...] or [[...], ...]}],
+//  "maskHeads": [{"site": <site name>, "layer": 0, "head": 3}],
 //  "skip": ["encoderSelfAttention", "decoderSelfAttention", "crossAttention", "ffn", "layerNorm"],
 //  "copySourceEncoding": true}
 Interventions interventions_from_json(const json& j) {
