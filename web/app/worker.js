@@ -5,47 +5,75 @@
 // {id, error: {name, message}}, and {id, progress: {loaded, total}} while a model downloads.
 // Every answer is plain data (numbers, strings, arrays, Float32Arrays).
 //
-//   load     {url}                                  -> model info (progress in bytes)
-//   open     {url, text, options, step, replace}    -> snapshot of a new session at `step`
-//            (alias: translate; `replace` closes that session once the new one exists)
-//   goto     {sid, step}  (a number or 'end')        -> snapshot   (run {sid} = goto 'end')
-//   step     {sid}   back {sid}                      -> snapshot
-//   force    {sid, step, token}                      -> snapshot: the token of step `step` replaced
-//   select   {sid, path}  (target ids, or null)      -> snapshot following that hypothesis
-//   attention{sid, kind, step, layer, head, hypothesis} -> {shape, data} straight from the engine
+//   load     {url}                                  -> model info, its site table included (progress in bytes)
+//   open     {url, text, options, step, replace}    -> a new session at `step`: its fixed parts and
+//            every step taken so far (`replace` closes that session once the new one exists)
+//   goto     {sid, step}  (a number or 'end')        -> update
+//   step     {sid}   back {sid}                      -> update
+//   force    {sid, step, token}                      -> update: the token of step `step` replaced
+//   select   {sid, path}  (target ids, or null)      -> update following that hypothesis
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
-//   snapshot {sid}   close {sid}   stats {}
+//   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
+//
+// An update is what changed, never the whole history again: {sid, keep, steps, state, tree,
+// path, forcedSteps}: the page keeps its first `keep` steps and appends `steps`. A step is what
+// session.step() / force() returned, with the attention of every expansion on each per-step
+// site (and ‖α·f(x)‖ when the session keeps vectors), the raw logit and log-probability of any
+// token taken outside the top alternatives; web/app/step-store.js puts the steps back together.
+// The worker keeps the same steps (s.steps), so a press of Next costs the same few Embind calls
+// at step 1 and at step 30: one step(), the beam tree and, until the engine's step records carry
+// them (branch `seam`), the state and the attention of the new step.
 //
 // Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
-//   factor     {sid, kind, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
+//   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
 //              before the softmax (needs a session opened with capture.vectors) and after it
 //   importance {url, pairs, bleu}           -> Model.headImportance (progress: {done, total}); with
 //              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
-//   timeline   {url, text}                  -> a greedy run of that model: tokens and cross-attention
-// A session opened with options.capture.vectors also carries ‖α·f(x)‖ in its snapshots
-// (vencoder, vcross, vself, same layout as encoder/cross/self); every snapshot carries the
-// encoder rollout and the encoder heads' pattern classes.
-//
-// A snapshot is what the views draw: the state, the selected hypothesis' path and, for each of
-// its steps, the engine's top alternatives and attention tensors, the encoder attention and the
-// beam tree. No numbers are computed here: everything comes from web/attnscope.js as it is.
+//   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
+//              site's attention (web/app/sites.js mainSite)
+// No numbers are computed here: everything comes from web/attnscope.js as it is.
 import { init, loadModel } from '../attnscope.js';
+import { mainSite, siteNamed, siteTable } from './sites.js';
 
 const models = new Map(); // url -> {promise, listeners}
-const sessions = new Map(); // sid -> {session, url, model, options, script, path, encoder}
+const sessions = new Map(); // sid -> session entry (see open)
 let nextSession = 1;
 let fetches = 0;
 
-init().catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
+// Every call into the engine's Embind handles, counted by method (for the test that a press of
+// Next costs as much at step 30 as at step 1, and for the curious: `stats`).
+const embindCalls = {};
+const EMBIND_OWN = new Set(['constructor', 'isAliasOf', 'clone', 'delete', 'isDeleted', 'deleteLater']);
+function countCalls(cls, prefix) {
+  const proto = cls?.prototype;
+  if (!proto) return;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const f = proto[name];
+    if (EMBIND_OWN.has(name) || typeof f !== 'function') continue;
+    const key = `${prefix}.${name}`;
+    embindCalls[key] = 0;
+    proto[name] = function counted(...args) {
+      embindCalls[key]++;
+      return f.apply(this, args);
+    };
+  }
+}
+const ready = init().then((runtime) => {
+  countCalls(runtime.SessionHandle, 'SessionHandle');
+  countCalls(runtime.ModelHandle, 'ModelHandle');
+  return runtime;
+});
+ready.catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
 
 function getModel(url, onProgress) {
   let entry = models.get(url);
   if (!entry) {
     entry = { listeners: new Set() };
     entry.promise = (async () => {
+      await ready;
       fetches++;
       let response;
       try {
@@ -54,7 +82,9 @@ function getModel(url, onProgress) {
         throw new Error(`cannot fetch model '${url}': ${e.message}`);
       }
       if (!response.ok) throw new Error(`cannot fetch model '${url}': HTTP ${response.status}`);
-      return loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
+      const model = await loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
+      model.sites = siteTable(model.info);
+      return model;
     })();
     entry.promise.catch(() => { if (models.get(url) === entry) models.delete(url); }); // a failed load can be retried
     models.set(url, entry);
@@ -66,7 +96,7 @@ function getModel(url, onProgress) {
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
-    name, description, config, srcVocabSize, tgtVocabSize,
+    name, description, config, srcVocabSize, tgtVocabSize, sites: model.sites,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -81,100 +111,157 @@ function live(sid) {
 
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Moves the session to `target` steps taken (or to its end), replaying forced tokens. */
-function goto(s, target) {
+// ------------------------------------------------------------------- the engine, before `seam`
+// Until the engine's step records carry the attention and the state (branch `seam`), these two
+// ask for them; both read what the record has first, so nothing changes here once it does.
+
+/** One site's attention: per-step sites at (step, expansion), other sites once per source. */
+function attentionOf(session, site, step, hypothesis) {
+  if (session.attention) return session.attention(site.name, site.perStep ? step : 0, { hypothesis });
+  return session[`${site.name}Attention`](...(site.perStep ? [step, { hypothesis }] : [])); // crossAttention, selfAttention, encoderAttention
+}
+
+/** The session's state after a move: what the move returned, or (older engines) the getters. */
+function stateAfter(session, returned) {
+  if (returned?.state) return returned.state;
+  if (returned && 'live' in returned && 'done' in returned) return returned;
+  return {
+    done: session.done, hitMaxLength: session.hitMaxLength, steps: session.steps, maxLength: session.maxLength,
+    live: session.hypotheses(), finished: session.finished(), nbest: session.nbest(),
+  };
+}
+
+// ----------------------------------------------------------------------------------- steps
+
+/** A step record as the page stores it: each expansion with its per-step attention. */
+function entryOf(s, record) {
+  const { session, model } = s;
+  const perStep = model.sites.filter((site) => site.perStep);
+  return {
+    step: record.step, forced: record.forced, forcedToken: record.forcedToken,
+    expansions: record.expansions.map((x, e) => {
+      const out = { hypothesis: x.hypothesis, node: x.node, prefix: x.prefix, score: x.score, top: x.top, chosen: {} };
+      if (s.attention) {
+        out.attention = {};
+        for (const site of perStep) out.attention[site.name] = x.attention?.[site.name] ?? attentionOf(session, site, record.step, e);
+      }
+      if (s.vectors) {
+        out.vnorm = {};
+        for (const site of perStep) out.vnorm[site.name] = session.valueWeightedAttention(site.name, record.step, { hypothesis: e });
+      }
+      return out;
+    }),
+  };
+}
+
+/** Takes one step (forced where the script says so) and stores what it returned. */
+function forward(s) {
   const { session } = s;
+  const forced = s.script.get(s.steps.length);
+  const record = forced ? session.force(forced.token, forced.hypothesis) : session.step();
+  s.steps.push(entryOf(s, record));
+  s.state = stateAfter(session, record);
+}
+
+function backward(s) {
+  s.state = stateAfter(s.session, s.session.back());
+  s.steps.pop();
+}
+
+/**
+ * Moves the session to `target` steps taken (or to its end), replaying forced tokens; returns
+ * how many of the stored steps are still valid.
+ */
+function goto(s, target) {
+  let keep = s.steps.length;
   s.path = null;
   const end = target === 'end';
   if (!end) {
     if (!Number.isInteger(target) || target < 0) throw new Error(`step must be an integer >= 0 or 'end', got ${target}`);
-    while (session.steps > target) session.back();
+    while (s.steps.length > target) {
+      backward(s);
+      keep = Math.min(keep, s.steps.length);
+    }
   }
-  for (let n = session.steps; (end || n < target) && !session.done; n++) {
-    const forced = s.script.get(n);
-    if (forced) session.force(forced.token, forced.hypothesis);
-    else session.step();
+  while ((end || s.steps.length < target) && !s.state.done) forward(s);
+  return keep;
+}
+
+/**
+ * The logit and log-probability of every token taken outside its expansion's top alternatives
+ * (forced, sampled from the tail), for the steps from `from` on: the tree says which tokens
+ * each expansion led to.
+ */
+function fillChosen(s, from) {
+  if (!s.logits || from >= s.steps.length) return;
+  const children = new Map();
+  for (const n of s.tree) {
+    if (!children.has(n.parent)) children.set(n.parent, []);
+    children.get(n.parent).push(n.tokenId);
+  }
+  for (let k = from; k < s.steps.length; k++) {
+    s.steps[k].expansions.forEach((x, e) => {
+      const outside = (children.get(x.node) ?? []).filter((id) => !x.top.some((a) => a.id === id));
+      if (!outside.length) return;
+      const logits = s.session.logits(k, { hypothesis: e });
+      const logProbs = s.session.logits(k, { hypothesis: e, logProbs: true });
+      for (const id of outside) x.chosen[id] = { logit: logits[id], logProb: logProbs[id] };
+    });
   }
 }
 
 /** The target ids the views follow: the selected one; else, once the search is done, the best
  * finished hypothesis; else the best live one. */
-function currentPath(s, state) {
-  if (s.path) return s.path;
+function currentPath(s) {
+  if (s.path) return s.path.ids;
+  const { state } = s;
   const order = state.done ? [state.nbest[0], state.finished[0], state.live[0]] : [state.live[0], state.nbest[0], state.finished[0]];
   return order.find(Boolean)?.ids ?? [];
 }
 
-function stateOf(session) {
-  return { live: session.hypotheses(), finished: session.finished(), nbest: session.nbest(), done: session.done };
+/** The text of the followed path: a hypothesis' own text, or (a selected prefix) detokenized once. */
+function pathText(s, ids) {
+  if (s.path) {
+    s.path.text ??= s.session.detokenize(ids);
+    return s.path.text;
+  }
+  const { live: l, finished, nbest } = s.state;
+  return [...l, ...nbest, ...finished].find((h) => same(h.ids, ids))?.text ?? s.session.detokenize(ids);
 }
 
-function snapshot(s) {
-  const { session, model } = s;
-  const vocab = model.vocab('target');
-  const bos = vocab[model.config.special_tokens.bos];
-  const state = stateOf(session);
-  const path = currentPath(s, state);
-  const rows = [];
-  const cross = [];
-  const self = [];
-  const vectors = !!s.options?.capture?.vectors;
-  const vcross = [];
-  const vself = [];
-  for (let k = 0; k < path.length; k++) {
-    const record = session.history(k);
-    const e = record.expansions.findIndex((x) => same(x.prefix, path.slice(0, k)));
-    if (e < 0) break;
-    const x = record.expansions[e];
-    const id = path[k];
-    const row = {
-      step: k, hypothesis: x.hypothesis, prefixScore: x.score,
-      input: k === 0 ? bos : vocab[path[k - 1]], output: vocab[id], outputId: id,
-      forced: record.forced && record.forcedToken === id,
-      top: x.top,
-    };
-    if (!x.top.some((a) => a.id === id)) {
-      // The chosen token is not among the top alternatives (forced, or sampled from the tail):
-      // its raw logit and log-probability straight from the engine's vectors.
-      row.chosen = {
-        id, token: vocab[id],
-        logit: session.logits(k, { hypothesis: e })[id],
-        logProb: session.logits(k, { hypothesis: e, logProbs: true })[id],
-      };
-    }
-    row.expansion = e;
-    rows.push(row);
-    cross.push(session.crossAttention(k, { hypothesis: e }).data);
-    self.push(session.selfAttention(k, { hypothesis: e }).data);
-    if (vectors) {
-      vcross.push(session.valueWeightedAttention('cross', k, { hypothesis: e }).data);
-      vself.push(session.valueWeightedAttention('self', k, { hypothesis: e }).data);
-    }
-  }
-  s.encoder ??= session.encoderAttention();
-  s.rollout ??= session.rollout();
-  s.patterns ??= session.encoderPatterns();
-  if (vectors) s.vencoder ??= session.valueWeightedAttention('encoder', 0);
-  const { config } = model;
+/** What changed since the page's first `keep` steps. */
+function update(s, keep) {
+  s.tree = s.session.beamTree();
+  fillChosen(s, keep);
+  const ids = currentPath(s);
   return {
-    sid: s.sid, url: s.url, options: s.options,
-    steps: session.steps, done: state.done, hitMaxLength: session.hitMaxLength, maxLength: session.maxLength,
-    source: session.source, bos, eos: vocab[config.special_tokens.eos],
-    live: state.live, finished: state.finished, nbest: state.nbest,
-    path: { ids: path, tokens: path.map((id) => vocab[id]), text: session.detokenize(path), selected: !!s.path },
-    rows,
-    dims: { encoderLayers: config.n_encoder_layers, decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
-    encoder: s.encoder.data, cross, self,
-    rollout: s.rollout.data, patterns: s.patterns,
-    vectors, ...(vectors ? { vencoder: s.vencoder.data, vcross, vself } : {}),
-    tree: session.beamTree(),
+    sid: s.sid, keep, steps: s.steps.slice(keep), state: s.state, tree: s.tree,
+    path: { ids, tokens: ids.map((id) => s.vocab[id]), text: pathText(s, ids), selected: !!s.path },
     forcedSteps: [...s.script.keys()],
+  };
+}
+
+/** What never changes in a session: the source, the non-per-step sites' attention, the rollout. */
+function fixedParts(s) {
+  const { session, model } = s;
+  const fixed = {};
+  const vfixed = {};
+  for (const site of model.sites.filter((x) => !x.perStep)) {
+    if (s.attention) fixed[site.name] = attentionOf(session, site, 0, 0);
+    if (s.vectors) vfixed[site.name] = session.valueWeightedAttention(site.name, 0);
+  }
+  s.fixed = fixed;
+  return {
+    sid: s.sid, url: s.url, options: s.options, source: s.source, bos: s.vocab[model.config.special_tokens.bos],
+    eos: s.vocab[model.config.special_tokens.eos], sites: model.sites, attention: fixed,
+    vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
+    rollout: session.rollout().data, patterns: session.encoderPatterns(),
   };
 }
 
 const handlers = {
   async init() {
-    await init();
+    await ready;
     return { ok: true };
   },
 
@@ -186,10 +273,14 @@ const handlers = {
     const model = await getModel(url, progress);
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
-    const s = { sid: nextSession++, session, url, model, options, script: new Map(), path: null, encoder: null };
+    const s = {
+      sid: nextSession++, session, url, model, options, script: new Map(), path: null, steps: [],
+      vocab: model.vocab('target'), source: session.source, state: stateAfter(session, null), tree: [],
+      attention: options.capture?.attention !== false, logits: options.capture?.logits !== false, vectors: !!options.capture?.vectors,
+    };
     sessions.set(s.sid, s);
     goto(s, step);
-    return { ...snapshot(s), info: describe(model) };
+    return { fresh: true, ...fixedParts(s), ...update(s, 0), info: describe(model) };
   },
 
   async outcome({ url, text, options = {} }, progress) {
@@ -208,60 +299,43 @@ const handlers = {
 
   goto({ sid, step }) {
     const s = live(sid);
-    goto(s, step);
-    return snapshot(s);
-  },
-
-  translate(args, progress) {
-    return handlers.open(args, progress);
-  },
-
-  run({ sid }) {
-    return handlers.goto({ sid, step: 'end' });
+    return update(s, goto(s, step));
   },
 
   step({ sid }) {
     const s = live(sid);
-    goto(s, s.session.steps + 1);
-    return snapshot(s);
+    return update(s, goto(s, s.steps.length + 1));
   },
 
   back({ sid }) {
     const s = live(sid);
-    goto(s, Math.max(0, s.session.steps - 1));
-    return snapshot(s);
+    return update(s, goto(s, Math.max(0, s.steps.length - 1)));
   },
 
   force({ sid, step, token }) {
     const s = live(sid);
     const { session } = s;
-    const prefix = currentPath(s, stateOf(session)).slice(0, step);
-    goto(s, step);
-    if (session.steps !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${session.steps} steps`);
-    const hypothesis = Math.max(0, session.hypotheses().findIndex((h) => same(h.ids, prefix)));
+    const prefix = currentPath(s).slice(0, step);
+    let keep = goto(s, step);
+    if (s.steps.length !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${s.steps.length} steps`);
+    const hypothesis = Math.max(0, s.state.live.findIndex((h) => same(h.ids, prefix)));
     const id = typeof token === 'string' ? s.model.tokenId(token) : token;
-    session.force(id, hypothesis);
     for (const k of [...s.script.keys()]) if (k >= step) s.script.delete(k);
     s.script.set(step, { token: id, hypothesis });
-    return snapshot(s);
+    forward(s);
+    keep = Math.min(keep, step);
+    return update(s, keep);
   },
 
   select({ sid, path }) {
     const s = live(sid);
-    s.path = path ? Array.from(path) : null;
-    return snapshot(s);
-  },
-
-  snapshot({ sid }) {
-    return snapshot(live(sid));
-  },
-
-  attention({ sid, kind, step, layer, head, hypothesis = 0 }) {
-    const { session } = live(sid);
-    if (kind === 'encoder') return session.encoderAttention({ layer, head });
-    if (kind === 'cross') return session.crossAttention(step, { hypothesis, layer, head });
-    if (kind === 'self') return session.selfAttention(step, { hypothesis, layer, head });
-    throw new Error(`attention kind must be 'encoder', 'cross' or 'self', got '${kind}'`);
+    s.path = path ? { ids: Array.from(path) } : null;
+    const ids = currentPath(s);
+    return {
+      sid, keep: s.steps.length, steps: [], state: s.state, tree: s.tree,
+      path: { ids, tokens: ids.map((id) => s.vocab[id]), text: pathText(s, ids), selected: !!s.path },
+      forcedSteps: [...s.script.keys()],
+    };
   },
 
   async vectors({ url }, progress) {
@@ -275,20 +349,24 @@ const handlers = {
 
   cosine({ sid }) {
     const s = live(sid);
-    const path = currentPath(s, stateOf(s.session));
-    return s.model.embeddingCosine(s.session.source.ids, path);
+    return s.model.embeddingCosine(s.source.ids, currentPath(s));
   },
 
-  factor({ sid, kind, layer, head, query = 0, step = 0, hypothesis = 0 }) {
-    const { session } = live(sid);
-    const logits = session.attentionLogits(kind, { layer, head, query, step, hypothesis });
+  factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
+    const s = live(sid);
+    const site = siteNamed(s.model.sites, name);
+    if (!site) throw new Error(`this model has no attention site '${name}' (it has: ${s.model.sites.map((x) => x.name).join(', ')})`);
+    const logits = s.session.attentionLogits(site.name, { layer, head, query, step, hypothesis });
     let weights;
-    if (kind === 'encoder') {
-      const map = session.encoderAttention({ layer, head });
-      const n = map.shape[1];
-      weights = map.data.slice(query * n, (query + 1) * n);
+    if (site.perStep) {
+      const t = s.steps[step]?.expansions[hypothesis]?.attention?.[site.name] ?? attentionOf(s.session, site, step, hypothesis);
+      const size = t.shape[2];
+      weights = t.data.slice((layer * t.shape[1] + head) * size, (layer * t.shape[1] + head + 1) * size);
     } else {
-      weights = (kind === 'cross' ? session.crossAttention(step, { hypothesis, layer, head }) : session.selfAttention(step, { hypothesis, layer, head })).data;
+      const t = s.fixed[site.name] ?? attentionOf(s.session, site, 0, 0);
+      const [, H, Q, K] = t.shape;
+      const offset = ((layer * H + head) * Q + query) * K;
+      weights = t.data.slice(offset, offset + K);
     }
     return { logits, weights };
   },
@@ -300,17 +378,21 @@ const handlers = {
 
   async timeline({ url, text }, progress) {
     const model = await getModel(url, progress);
+    const site = mainSite(model.sites);
     const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
     try {
-      session.run();
-      const ids = session.nbest()[0]?.ids ?? session.hypotheses()[0]?.ids ?? [];
+      let state = stateAfter(session, null);
+      const attention = [];
+      while (!state.done) {
+        const record = session.step();
+        attention.push(record.expansions[0].attention?.[site.name] ?? attentionOf(session, site, record.step, 0));
+        state = stateAfter(session, record);
+      }
+      const ids = state.nbest[0]?.ids ?? state.live[0]?.ids ?? [];
       const vocab = model.vocab('target');
-      const cross = [];
-      for (let k = 0; k < session.steps; k++) cross.push(session.crossAttention(k).data);
-      const { config } = model;
       return {
-        text: session.translation, tokens: ids.map((id) => vocab[id]), source: session.source, cross,
-        dims: { decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
+        text: state.nbest[0]?.text ?? '', tokens: ids.map((id) => vocab[id]), source: session.source, site,
+        attention: attention.map((t) => t.data),
       };
     } finally {
       session.dispose();
@@ -327,7 +409,7 @@ const handlers = {
   },
 
   stats() {
-    return { models: [...models.keys()], fetches, sessions: sessions.size };
+    return { models: [...models.keys()], fetches, sessions: sessions.size, embindCalls: { ...embindCalls } };
   },
 };
 
