@@ -43,7 +43,6 @@ function showError(e) {
   box.textContent = e ? (e.name === 'AttnscopeError' ? e.message : `${e.message}`) : '';
 }
 
-let player = null;
 const panel = new InterventionsPanel($('break'), {
   onChange: (iv) => {
     store.setState({ iv });
@@ -54,12 +53,11 @@ const requests = createRequests({
   store, engine,
   ui: { showError, stopPlay: () => player.stop(), readForm: () => store.setState(readForm(store.get().st)), panel },
 });
-player = createPlayer({ store, requests });
+const player = createPlayer({ store, requests });
 
-let firstHeatmapSeen = false;
+/** Once, after the first map is drawn: its time, then the model sizes and the offline cache. */
 function markFirstHeatmap() {
-  if (firstHeatmapSeen) return;
-  firstHeatmapSeen = true;
+  if (app.dataset.firstHeatmapMs) return;
   const m = performance.mark('attnscope:first-heatmap');
   app.dataset.firstHeatmapMs = m.startTime.toFixed(0);
   console.info(`attnscope: first heatmap after ${m.startTime.toFixed(0)} ms`);
@@ -102,10 +100,7 @@ function render({ st, snap, original }) {
   panel.render(st.iv, snap.sites, snap.source.pieces);
 }
 
-let shown = store.get();
-store.subscribe((state, changed) => {
-  const before = shown;
-  shown = state;
+store.subscribe((state, changed, before) => {
   if (changed.has('st')) writeURL();
   if (changed.has('info')) renderVocabHint(state.info);
   if (!state.snap) return;

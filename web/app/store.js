@@ -3,7 +3,10 @@
 // shown beside a modified one. Panels read it and subscribe to it; only the page's requests
 // (web/app/requests.js) and its controls change it, through set().
 
-/** A store: get() the state, set(patch) a shallow change, subscribe(fn(state, changed)) to changes. */
+/**
+ * A store: get() the state, set(patch) a shallow change, subscribe(fn(state, changed, before))
+ * to changes (changed: the set of top-level keys that changed; before: the state before).
+ */
 export function createStore(initial) {
   let state = Object.freeze({ ...initial });
   const subscribers = new Set();
@@ -12,8 +15,9 @@ export function createStore(initial) {
     set(patch) {
       const changed = Object.keys(patch).filter((k) => patch[k] !== state[k]);
       if (!changed.length) return;
+      const before = state;
       state = Object.freeze({ ...state, ...patch });
-      for (const fn of subscribers) fn(state, new Set(changed));
+      for (const fn of subscribers) fn(state, new Set(changed), before);
     },
     subscribe(fn) {
       subscribers.add(fn);
