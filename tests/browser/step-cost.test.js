@@ -64,6 +64,18 @@ it('makes the same Embind calls for a press of Next at step 1 and at step 30 of 
   expect(await page.evaluate(() => window.attnscope.storedSteps)).toBe(31);
   expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 31));
   expect(JSON.parse(await page.locator('#heatmap canvas').getAttribute('data-grid')).rows).toBe(31);
+
+  // The beam tree grows with every step: only the beam view asks for it, once when it opens,
+  // then with each press (one more call, the same at any step).
+  const before = await calls(page);
+  await page.click('#tab-beam');
+  await page.waitForSelector('#view-body .node');
+  await idle(page);
+  expect((await calls(page))['SessionHandle.tree'] - (before['SessionHandle.tree'] ?? 0)).toBe(1);
+  expect(await page.locator('#view-body .node').count()).toBe(32); // <s> and one node per greedy step
+  const inBeamView = await press(page); // step 31 -> 32
+  expect(inBeamView).toEqual({ ...first, 'SessionHandle.tree': 1 });
+  expect(await page.locator('#view-body .node').count()).toBe(33);
   expect(errors).toEqual([]);
   await page.close();
 });

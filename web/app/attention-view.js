@@ -62,16 +62,21 @@ function setOptions(select, values, labels, current) {
 export class AttentionView {
   #store;
   #onGoto;
+  #onNeedTree;
   #onFirstHeatmap;
   #tabsKey = '';
   #main = null; // the Heatmap of a site's map
   #model;
   #beam;
 
-  /** store: the page store; onGoto(step); onSelectPath(ids); onFirstHeatmap() (once a map is drawn). */
-  constructor({ store, onGoto, onSelectPath, onFirstHeatmap }) {
+  /**
+   * store: the page store; onGoto(step); onSelectPath(ids); onNeedTree() (the beam view has no
+   * tree for this position yet); onFirstHeatmap() (once a map is drawn).
+   */
+  constructor({ store, onGoto, onSelectPath, onNeedTree, onFirstHeatmap }) {
     this.#store = store;
     this.#onGoto = onGoto;
+    this.#onNeedTree = onNeedTree;
     this.#onFirstHeatmap = onFirstHeatmap;
     this.#model = new ModelView({ open: (site, layer, head) => store.setState({ view: site, layer, head }), onDrawn: onFirstHeatmap });
     this.#beam = new BeamView({ onSelectPath });
@@ -150,6 +155,10 @@ export class AttentionView {
       this.#main = null;
       $('kind').value = kind.name;
       this.#model.render(body, snap, kind, { layer: st.layer, head: st.head, interventions: shownInterventions(snap) });
+    } else if (!snap.tree) {
+      this.#main = null;
+      body.innerHTML = '<p class="placeholder">Getting the beam tree…</p>';
+      this.#onNeedTree();
     } else {
       this.#main = null;
       this.#beam.render(body, snap, { showPruned: $('pruned').checked });
@@ -199,7 +208,10 @@ export class AttentionView {
         name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
       };
     }
-    if (st.view === 'beam') return { svg: this.#beam.svg(snap, { showPruned: $('pruned').checked, title: `Beam search · ${sentence}` }), name: 'beam' };
+    if (st.view === 'beam') {
+      if (!snap.tree) throw new Error('the beam tree is still on its way from the engine: try again in a moment');
+      return { svg: this.#beam.svg(snap, { showPruned: $('pruned').checked, title: `Beam search · ${sentence}` }), name: 'beam' };
+    }
     const kind = siteNamed(snap.sites, st.kind);
     return { svg: this.#model.svg(snap, kind, sentence), name: `model-${kind.name}` };
   }

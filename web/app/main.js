@@ -71,7 +71,8 @@ function markFirstHeatmap() {
 }
 
 const attention = new AttentionView({
-  store, onGoto: (step) => requests.goto(step), onSelectPath: (ids) => requests.selectPath(ids), onFirstHeatmap: markFirstHeatmap,
+  store, onGoto: (step) => requests.goto(step), onSelectPath: (ids) => requests.selectPath(ids),
+  onNeedTree: () => requests.loadTree(), onFirstHeatmap: markFirstHeatmap,
 });
 
 const analyses = new AnalysesPanel($('analyses'), {

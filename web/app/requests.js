@@ -22,6 +22,7 @@ export function createRequests({ store, engine, ui }) {
   let pending = 0;
   let slowTimer = 0;
   let vectorsAsked = null;
+  let treeAsked = null; // the snapshot whose tree was asked for
 
   /** A worker's answer into the page's session copy, and the snapshot into the store. */
   function apply(answer, patch = {}) {
@@ -110,7 +111,7 @@ export function createRequests({ store, engine, ui }) {
         }
         let answer;
         try {
-          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid }, onProgress);
+          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree() }, onProgress);
         } catch (e) {
           if (fitted && e.name === 'AttnscopeError') {
             // Said in the panel too, beside the controls that caused it (a custom row of the wrong
@@ -133,10 +134,13 @@ export function createRequests({ store, engine, ui }) {
     });
   }
 
+  /** The beam tree grows with every step: asked for only while the beam view shows it. */
+  const wantsTree = () => store.get().st.view === 'beam';
+
   /** A request on the current session. */
   const nav = (type, args = {}) => run(async () => {
     const { snap } = store.get();
-    return snap ? engine.request(type, { sid: snap.sid, ...args }) : null;
+    return snap ? engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args }) : null;
   });
 
   return {
@@ -155,6 +159,14 @@ export function createRequests({ store, engine, ui }) {
       if (row) nav('force', { step: row.step, token: tokenId });
     },
     selectPath(ids) { nav('select', { path: ids }); },
+    /** The beam tree of the position shown, once (the beam view was opened). */
+    loadTree() {
+      const { snap } = store.get();
+      if (snap && !snap.tree && treeAsked !== snap) {
+        treeAsked = snap;
+        nav('tree');
+      }
+    },
     /** Re-translates at the same step, with vectors, once per session that lacks them. */
     fetchVectors() {
       const { snap } = store.get();

@@ -12,18 +12,21 @@
 //   step     {sid}   back {sid}                      -> update
 //   force    {sid, step, token}                      -> update: the token of step `step` replaced
 //   select   {sid, path}  (target ids, or null)      -> update following that hypothesis
+//   tree     {sid}                                   -> update with the beam tree
+//   (open and every session request take `tree: true` to get the beam tree with the answer:
+//   only the beam view needs it, and it grows with every step)
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
-// An update is what changed, never the whole history again: {sid, keep, steps, state, tree,
-// path, forcedSteps}: the page keeps its first `keep` steps and appends `steps`. A step is what
+// An update is what changed, never the whole history again: {sid, keep, steps, state, path,
+// forcedSteps, tree?}: the page keeps its first `keep` steps and appends `steps`. A step is what
 // session.step() / force() returned, with the attention of every expansion on each per-step
 // site (and ‖α·f(x)‖ when the session keeps vectors), the raw logit and log-probability of any
 // token taken outside the top alternatives; web/app/step-store.js puts the steps back together.
 // The worker keeps the same steps (s.steps), so a press of Next costs the same few Embind calls
-// at step 1 and at step 30: one step(), the beam tree and, until the engine's step records carry
-// them (branch `seam`), the state and the attention of the new step.
+// at step 1 and at step 30: one step() and, until the engine's step records carry them (branch
+// `seam`), the state and the attention of the new step.
 //
 // Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
@@ -159,8 +162,12 @@ function forward(s) {
   const { session } = s;
   const forced = s.script.get(s.steps.length);
   const record = forced ? session.force(forced.token, forced.hypothesis) : session.step();
-  s.steps.push(entryOf(s, record));
+  const entry = entryOf(s, record);
+  s.steps.push(entry);
   s.state = stateAfter(session, record);
+  // The tokens this step took: the last of every hypothesis it made (live, or finished now).
+  const made = [...s.state.live, ...s.state.finished].filter((h) => h.ids.length === entry.step + 1);
+  entry.expansions.forEach((x, e) => noteChosen(s, entry.step, e, made.filter((h) => same(h.ids.slice(0, entry.step), x.prefix)).map((h) => h.ids[entry.step])));
 }
 
 function backward(s) {
@@ -188,26 +195,18 @@ function goto(s, target) {
 }
 
 /**
- * The logit and log-probability of every token taken outside its expansion's top alternatives
- * (forced, sampled from the tail), for the steps from `from` on: the tree says which tokens
- * each expansion led to.
+ * Stores the logit and log-probability of each of `ids` (tokens taken from expansion `e` of step
+ * `k`) that is outside the expansion's top alternatives (forced, sampled from the tail) and not
+ * stored yet; returns whether it stored any.
  */
-function fillChosen(s, from) {
-  if (!s.logits || from >= s.steps.length) return;
-  const children = new Map();
-  for (const n of s.tree) {
-    if (!children.has(n.parent)) children.set(n.parent, []);
-    children.get(n.parent).push(n.tokenId);
-  }
-  for (let k = from; k < s.steps.length; k++) {
-    s.steps[k].expansions.forEach((x, e) => {
-      const outside = (children.get(x.node) ?? []).filter((id) => !x.top.some((a) => a.id === id));
-      if (!outside.length) return;
-      const logits = s.session.logits(k, { hypothesis: e });
-      const logProbs = s.session.logits(k, { hypothesis: e, logProbs: true });
-      for (const id of outside) x.chosen[id] = { logit: logits[id], logProb: logProbs[id] };
-    });
-  }
+function noteChosen(s, k, e, ids) {
+  const x = s.steps[k].expansions[e];
+  const outside = ids.filter((id) => !x.top.some((a) => a.id === id) && !x.chosen[id]);
+  if (!s.logits || !outside.length) return false;
+  const logits = s.session.logits(k, { hypothesis: e });
+  const logProbs = s.session.logits(k, { hypothesis: e, logProbs: true });
+  for (const id of outside) x.chosen[id] = { logit: logits[id], logProb: logProbs[id] };
+  return true;
 }
 
 /** The target ids the views follow: the selected one; else, once the search is done, the best
@@ -229,15 +228,14 @@ function pathText(s, ids) {
   return [...l, ...nbest, ...finished].find((h) => same(h.ids, ids))?.text ?? s.session.detokenize(ids);
 }
 
-/** What changed since the page's first `keep` steps. */
-function update(s, keep) {
-  s.tree = s.session.beamTree();
-  fillChosen(s, keep);
+/** What changed since the page's first `keep` steps; with `tree`, the beam tree too. */
+function update(s, keep, tree = false) {
   const ids = currentPath(s);
   return {
-    sid: s.sid, keep, steps: s.steps.slice(keep), state: s.state, tree: s.tree,
+    sid: s.sid, keep, steps: s.steps.slice(keep), state: s.state,
     path: { ids, tokens: ids.map((id) => s.vocab[id]), text: pathText(s, ids), selected: !!s.path },
     forcedSteps: [...s.script.keys()],
+    ...(tree ? { tree: s.session.beamTree() } : {}),
   };
 }
 
@@ -269,18 +267,18 @@ const handlers = {
     return describe(await getModel(url, progress));
   },
 
-  async open({ url, text, options = {}, step = 0, replace }, progress) {
+  async open({ url, text, options = {}, step = 0, replace, tree }, progress) {
     const model = await getModel(url, progress);
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
     const s = {
       sid: nextSession++, session, url, model, options, script: new Map(), path: null, steps: [],
-      vocab: model.vocab('target'), source: session.source, state: stateAfter(session, null), tree: [],
+      vocab: model.vocab('target'), source: session.source, state: stateAfter(session, null),
       attention: options.capture?.attention !== false, logits: options.capture?.logits !== false, vectors: !!options.capture?.vectors,
     };
     sessions.set(s.sid, s);
     goto(s, step);
-    return { fresh: true, ...fixedParts(s), ...update(s, 0), info: describe(model) };
+    return { fresh: true, ...fixedParts(s), ...update(s, 0, tree), info: describe(model) };
   },
 
   async outcome({ url, text, options = {} }, progress) {
@@ -297,22 +295,27 @@ const handlers = {
     }
   },
 
-  goto({ sid, step }) {
+  goto({ sid, step, tree }) {
     const s = live(sid);
-    return update(s, goto(s, step));
+    return update(s, goto(s, step), tree);
   },
 
-  step({ sid }) {
+  step({ sid, tree }) {
     const s = live(sid);
-    return update(s, goto(s, s.steps.length + 1));
+    return update(s, goto(s, s.steps.length + 1), tree);
   },
 
-  back({ sid }) {
+  back({ sid, tree }) {
     const s = live(sid);
-    return update(s, goto(s, Math.max(0, s.steps.length - 1)));
+    return update(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
   },
 
-  force({ sid, step, token }) {
+  tree({ sid }) {
+    const s = live(sid);
+    return update(s, s.steps.length, true);
+  },
+
+  force({ sid, step, token, tree }) {
     const s = live(sid);
     const { session } = s;
     const prefix = currentPath(s).slice(0, step);
@@ -324,18 +327,22 @@ const handlers = {
     s.script.set(step, { token: id, hypothesis });
     forward(s);
     keep = Math.min(keep, step);
-    return update(s, keep);
+    return update(s, keep, tree);
   },
 
-  select({ sid, path }) {
+  select({ sid, path, tree }) {
     const s = live(sid);
     s.path = path ? { ids: Array.from(path) } : null;
+    // A path through a candidate the search dropped may take a token no hypothesis kept: its
+    // logits are read now, and the steps that gained one are sent again.
     const ids = currentPath(s);
-    return {
-      sid, keep: s.steps.length, steps: [], state: s.state, tree: s.tree,
-      path: { ids, tokens: ids.map((id) => s.vocab[id]), text: pathText(s, ids), selected: !!s.path },
-      forcedSteps: [...s.script.keys()],
-    };
+    let keep = s.steps.length;
+    for (let k = 0; k < ids.length && k < s.steps.length; k++) {
+      const e = s.steps[k].expansions.findIndex((x) => same(x.prefix, ids.slice(0, k)));
+      if (e < 0) break;
+      if (noteChosen(s, k, e, [ids[k]])) keep = Math.min(keep, k);
+    }
+    return update(s, keep, tree);
   },
 
   async vectors({ url }, progress) {
