@@ -89,6 +89,21 @@ class ModelHandle {
       out.set("srcVocabSize", m.src_vocab.size());
       out.set("tgtVocabSize", m.tgt_vocab.size());
       out.set("int8", m.int8);
+      out.set("architecture", m.config.architecture);
+      val sites = val::array();
+      for (std::size_t i = 0; i < m.sites().size(); ++i) {
+        const AttentionSiteInfo& site = m.sites()[i];
+        val x = val::object();
+        x.set("name", site.name);
+        x.set("label", site.label);
+        x.set("queries", std::string(to_string(site.queries)));
+        x.set("keys", std::string(to_string(site.keys)));
+        x.set("layers", site.layers);
+        x.set("heads", site.heads);
+        x.set("perStep", site.per_step);
+        sites.set(i, x);
+      }
+      out.set("sites", sites);
       return out;
     });
   }
@@ -143,8 +158,7 @@ class ModelHandle {
       for (std::size_t i = 0; i < sweep.heads.size(); ++i) {
         const HeadImportance& h = sweep.heads[i];
         val x = val::object();
-        x.set("site", std::string(h.site == AttentionSite::Encoder ? "encoder"
-                                  : h.site == AttentionSite::DecoderSelf ? "self" : "cross"));
+        x.set("site", h.site);
         x.set("layer", h.layer);
         x.set("head", h.head);
         x.set("deltaLogLikelihood", h.delta_log_likelihood);
@@ -161,11 +175,11 @@ class ModelHandle {
   }
 
   val embedding_pca(bool target) const {
-    return guarded([&] { return matrix(pca_2d(target ? model().tgt_embed() : model().src_embed)); });
+    return guarded([&] { return matrix(pca_2d(model().family->token_embeddings(target ? Side::Target : Side::Source))); });
   }
 
   val positional_encoding() const {
-    return guarded([&] { return matrix(model().encoder_positions); });
+    return guarded([&] { return matrix(model().family->positional_encoding()); });
   }
 
   // cos between the source embeddings of `src_ids` and the target embeddings of `tgt_ids`.
@@ -181,8 +195,8 @@ class ModelHandle {
         }
         return out;
       };
-      return matrix(cosine_similarity(rows(m.src_embed, emscripten::vecFromJSArray<int>(src_ids)),
-                                      rows(m.tgt_embed(), emscripten::vecFromJSArray<int>(tgt_ids))));
+      return matrix(cosine_similarity(rows(m.family->token_embeddings(Side::Source), emscripten::vecFromJSArray<int>(src_ids)),
+                                      rows(m.family->token_embeddings(Side::Target), emscripten::vecFromJSArray<int>(tgt_ids))));
     });
   }
 
@@ -202,27 +216,33 @@ class SessionHandle {
     return guarded([&] {
       model.model();  // throws if not loaded
       session_ = std::make_unique<DecodeSession>(model.shared(), text, decode_options_from_json(options));
-      return val::undefined();
+      return status();
     });
   }
 
-  val step() { return guarded([&] { return record(session().step()); }); }
-  val force(int token, int hypothesis) { return guarded([&] { return record(session().force(token, hypothesis)); }); }
+  // What a step computed, and the session's state after it: the caller needs no second call.
+  val step() { return guarded([&] { return stepped(session().step()); }); }
+  val force(int token, int hypothesis) { return guarded([&] { return stepped(session().force(token, hypothesis)); }); }
   val run() {
     return guarded([&] {
       session().run();
-      return val::undefined();
+      return status();
     });
   }
   val back() {
     return guarded([&] {
       session().back();
-      return val::undefined();
+      return status();
     });
   }
 
   val state() const {
-    return guarded([&] {
+    return guarded([&] { return status(); });
+  }
+
+  // {done, hitMaxLength, steps, maxLength, live, finished, nbest}
+  val status() const {
+    {
       const DecodeSession& s = session();
       const Vocabulary& vocab = s.model().tgt_vocab;
       val live = val::array();
@@ -237,7 +257,7 @@ class SessionHandle {
       out.set("finished", finished(s.finished()));
       out.set("nbest", finished(s.nbest()));
       return out;
-    });
+    }
   }
 
   val source() const {
@@ -252,26 +272,21 @@ class SessionHandle {
   }
 
   val history(int index) const {
-    return guarded([&] { return record(step_at(index)); });
+    return guarded([&] { return record(session().record(index)); });
   }
 
-  val encoder_attention() const {
-    return guarded([&] { return tensor(require_captured(session().encoder_trace().self_attn)); });
-  }
-
-  // kind: "self" | "cross"; expansion: index into the step's expansions (one per hypothesis).
-  val step_attention(int index, int expansion, const std::string& kind) const {
+  // One site's attention (a name from info().sites): a per-step site's tensor at step `index`
+  // for the hypothesis extended as `expansion`; a once-per-source site's (index ignored).
+  val attention(const std::string& site, int index, int expansion) const {
     return guarded([&] {
-      const StepTrace& trace = expansion_at(index, expansion).trace;
-      if (kind == "self") return tensor(require_captured(trace.self_attn));
-      if (kind == "cross") return tensor(require_captured(trace.cross_attn));
-      throw InputError("attention kind must be 'self' or 'cross', got '" + kind + "'");
+      const DecodeSession& s = session();
+      return tensor(session_attention(s, find_site(s.model().sites(), site), index, expansion));
     });
   }
 
   val logits(int index, int expansion, bool log_probs) const {
     return guarded([&] {
-      const Expansion& e = expansion_at(index, expansion);
+      const Expansion& e = session().expansion(index, expansion);
       const std::vector<float>& v = log_probs ? e.log_probs : e.logits;
       if (v.empty()) throw Error("logits were not captured: create the session with capture.logits = true");
       return float32_copy(v.data(), v.size());
@@ -306,14 +321,13 @@ class SessionHandle {
 
   val attention_logits(const std::string& kind, int layer, int head, int query, int index, int expansion) const {
     return guarded([&] {
-      const RowVector row = attnscope::attention_logits(session(), parse_attention_site(kind), layer, head, query, index,
-                                                        expansion);
+      const RowVector row = attnscope::attention_logits(session(), kind, layer, head, query, index, expansion);
       return float32_copy(row.data(), row.size());
     });
   }
 
   val value_weighted(const std::string& kind, int index, int expansion) const {
-    return guarded([&] { return tensor(value_weighted_attention(session(), parse_attention_site(kind), index, expansion)); });
+    return guarded([&] { return tensor(value_weighted_attention(session(), kind, index, expansion)); });
   }
 
   val encoder_patterns() const {
@@ -333,25 +347,6 @@ class SessionHandle {
     if (!session_) throw Error("the session was not started");
     return *session_;
   }
-  static const Tensor& require_captured(const Tensor& t) {
-    if (t.empty()) throw Error("attention was not captured: create the session with capture.attention = true");
-    return t;
-  }
-  const StepRecord& step_at(int index) const {
-    const auto& h = session().history();
-    if (index < 0 || index >= static_cast<int>(h.size()))
-      throw IndexError("step " + std::to_string(index) + " is out of range: " + std::to_string(h.size()) +
-                       " steps taken");
-    return h[index];
-  }
-  const Expansion& expansion_at(int index, int expansion) const {
-    const StepRecord& r = step_at(index);
-    if (expansion < 0 || expansion >= static_cast<int>(r.expansions.size()))
-      throw IndexError("hypothesis " + std::to_string(expansion) + " is out of range: step " + std::to_string(index) +
-                       " extended " + std::to_string(r.expansions.size()));
-    return r.expansions[expansion];
-  }
-
   val hypothesis(const Vocabulary& vocab, const std::vector<int>& ids, double score, double normalized, bool finished,
                  int node) const {
     val h = val::object();
@@ -374,8 +369,15 @@ class SessionHandle {
     return out;
   }
 
+  val stepped(const StepRecord& r) const {
+    val out = record(r);
+    out.set("state", status());
+    return out;
+  }
+
   val record(const StepRecord& r) const {
     const Vocabulary& vocab = session().model().tgt_vocab;
+    const SiteTable& sites = session().model().sites();
     val expansions = val::array();
     for (std::size_t i = 0; i < r.expansions.size(); ++i) {
       const Expansion& e = r.expansions[i];
@@ -396,6 +398,14 @@ class SessionHandle {
       x.set("prefixTokens", tokens_of(vocab, e.prefix));
       x.set("score", e.score);
       x.set("top", top);
+      if (!e.trace.attention.empty()) {  // captured: {site name: {shape, data}} for the per-step sites
+        val attention = val::object();
+        for (std::size_t k = 0; k < sites.size(); ++k) {
+          const Tensor& t = site_attention(e.trace.attention, static_cast<int>(k));
+          if (sites[k].per_step && !t.empty()) attention.set(sites[k].name, tensor(t));
+        }
+        x.set("attention", attention);
+      }
       expansions.set(i, x);
     }
     val out = val::object();
@@ -441,8 +451,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("state", &SessionHandle::state)
       .function("source", &SessionHandle::source)
       .function("history", &SessionHandle::history)
-      .function("encoderAttention", &SessionHandle::encoder_attention)
-      .function("stepAttention", &SessionHandle::step_attention)
+      .function("attention", &SessionHandle::attention)
       .function("logits", &SessionHandle::logits)
       .function("tree", &SessionHandle::tree)
       .function("rollout", &SessionHandle::rollout)

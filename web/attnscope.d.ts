@@ -25,6 +25,8 @@ export function loadModel(
 ): Promise<Model>;
 
 export interface ModelConfig {
+  /** The model family (absent from older files: 'transformer'). */
+  architecture: string;
   d_model: number; n_heads: number; d_ff: number;
   n_encoder_layers: number; n_decoder_layers: number;
   activation: 'relu' | 'gelu'; norm: 'post' | 'pre'; positions: 'sinusoidal' | 'learned';
@@ -39,6 +41,28 @@ export interface ModelInfo {
   srcVocabSize: number; tgtVocabSize: number;
   /** Loaded with `int8: true`. */
   int8: boolean;
+  /** The model family, as config.architecture. */
+  architecture: string;
+  /** The model's attention sites, from its family's table, in table order. */
+  sites: readonly AttentionSiteInfo[];
+}
+
+/**
+ * One attention site of a model: where attention weights are computed. Everything that
+ * shows attention iterates over `model.info.sites` instead of naming sites.
+ */
+export interface AttentionSiteInfo {
+  /** What to pass as `site` (a transformer has 'encoder', 'self' and 'cross'). */
+  name: string;
+  /** A title for it, e.g. "Cross-attention". */
+  label: string;
+  /** Whose tokens the rows (queries) and columns (keys) are. */
+  queries: 'source' | 'target';
+  keys: 'source' | 'target';
+  layers: number;
+  heads: number;
+  /** true: one map per decoding step ([layers, heads, keys]); false: once per source ([layers, heads, queries, keys]). */
+  perStep: boolean;
 }
 
 export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] }
@@ -59,7 +83,8 @@ export interface DecodeOptions {
   interventions?: Interventions;
 }
 
-export type AttentionSite = 'encoder' | 'self' | 'cross';
+/** A site name from `model.info.sites`. */
+export type AttentionSite = string;
 
 export interface Interventions {
   /** Replace attention weights; layer/head '*' (or omitted) = all. */
@@ -104,8 +129,19 @@ export interface Alternative { id: number; token: string; logit: number; logProb
 
 export interface StepRecord {
   step: number;
-  expansions: { hypothesis: number; node: number; prefix: number[]; prefixTokens: string[]; score: number; top: Alternative[] }[];
+  expansions: {
+    hypothesis: number; node: number; prefix: number[]; prefixTokens: string[]; score: number; top: Alternative[];
+    /** With capture.attention: this hypothesis' attention at this step, per per-step site name. */
+    attention?: Record<string, AttentionTensor>;
+  }[];
   forced: boolean; forcedToken?: number; forcedLogProb?: number;
+  /** From step() and force() (not history()): the session after the step, as `state()` gives it. */
+  state?: SessionState;
+}
+
+export interface SessionState {
+  done: boolean; hitMaxLength: boolean; steps: number; maxLength: number;
+  live: Hypothesis[]; finished: Hypothesis[]; nbest: Hypothesis[];
 }
 
 /** A copy, owned by the caller. */
@@ -124,6 +160,8 @@ export class Session {
   run(): this;
   back(): this;
   force(token: number | string, hypothesis?: number): StepRecord;
+  /** The state returned by the last step, force, back or run (no engine call; so are the getters below). */
+  state(): SessionState;
   readonly done: boolean;
   readonly hitMaxLength: boolean;
   readonly steps: number;
@@ -134,8 +172,17 @@ export class Session {
   finished(): Hypothesis[];
   nbest(): Hypothesis[];
   history(step: number): StepRecord;
+  /**
+   * One site's attention. Per-step site: at `step` for `hypothesis`, [layers, heads, keys] (one
+   * head: [keys]). Once-per-source site: `step` ignored, [layers, heads, queries, keys].
+   * An unknown site is an AttnscopeError listing the model's sites.
+   */
+  attention(site: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
+  /** Thin wrapper: attention('encoder', 0, select). */
   encoderAttention(select?: HeadSelector): AttentionTensor;
+  /** Thin wrapper: attention('cross', step, select). */
   crossAttention(step: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
+  /** Thin wrapper: attention('self', step, select). */
   selfAttention(step: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
   logits(step: number, options?: { hypothesis?: number; logProbs?: boolean }): Float32Array;
   beamTree(): BeamNode[];

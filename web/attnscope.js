@@ -207,12 +207,19 @@ export class Model {
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
+      architecture: info.architecture,
+      // The model's attention sites, from its family's table: everything that shows attention
+      // iterates over this list rather than naming sites.
+      sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),
     });
   }
 
   #live() { return handleOf(this, 'model'); }
 
-  /** Name, description, config (dims, layers, heads, ...), tokenizer and vocabulary sizes. */
+  /**
+   * Name, description, config (dims, layers, heads, ...), tokenizer, vocabulary sizes, and
+   * `sites`: the attention sites in table order, [{name, label, queries, keys, layers, heads, perStep}].
+   */
   get info() { return this.#info; }
   get config() { return this.#info.config; }
 
@@ -284,13 +291,14 @@ export class Model {
       opts.prefix = ints(prefix, 'prefix token id');
     }
     const handle = new this.#runtime.SessionHandle();
+    let state;
     try {
-      check(handle.start(this.#live(), text(sentence), json(opts, 'decoding option')));
+      state = check(handle.start(this.#live(), text(sentence), json(opts, 'decoding option')));
     } catch (e) {
       handle.delete();
       throw e;
     }
-    return new Session(this, handle);
+    return new Session(this, handle, state);
   }
 
   /** Frees the model's WASM memory (sessions still running keep what they need). */
@@ -315,34 +323,78 @@ function pickHead(tensor, layer, head, what) {
   return { shape: tensor.shape.slice(2), data: tensor.data.slice(offset, offset + size) };
 }
 
+// The site called `name` in the model's table, or an AttnscopeError listing the table's names.
+function siteOf(model, name) {
+  const sites = model.info.sites;
+  const site = sites.find((s) => s.name === name);
+  if (!site) {
+    throw new AttnscopeError(`unknown attention site '${String(name)}' (this model has ${sites.map((s) => s.name).join(', ')})`);
+  }
+  return site;
+}
+
 export class Session {
   #model;
+  #status;  // the engine's state after the last call that changed it; getters read only this
+  #source;
 
-  constructor(model, handle) {
+  constructor(model, handle, state) {
     this.#model = model;
     own(this, handle);
+    this.#status = state;
   }
 
   #live() { return handleOf(this, 'session'); }
 
   get model() { return this.#model; }
-  #state() { return check(this.#live().state()); }
+  #state() { handleOf(this, 'session'); return this.#status; }
 
-  /** Generates the next token of every live hypothesis; returns what the step saw. */
-  step() { return check(this.#live().step()); }
+  // Calls the engine for something that changes the session. A failed call may still have
+  // moved it (run() can stop half-way): then, and only then, the state is asked for again.
+  #change(call) {
+    const handle = this.#live();
+    try {
+      return check(call(handle));
+    } catch (e) {
+      if (e instanceof AttnscopeError) this.#status = check(handle.state());
+      throw e;
+    }
+  }
+
+  // A step record carries the state after it: keep that, hand the record on.
+  #stepped(record) {
+    this.#status = record.state;
+    return record;
+  }
+
+  /**
+   * Generates the next token of every live hypothesis; returns what the step computed: for
+   * each hypothesis extended, its top alternatives and (capture.attention) its attention per
+   * per-step site, `expansions[i].attention[site] = {shape, data}`; and `state`, the session
+   * after the step (as state() gives it).
+   */
+  step() { return this.#stepped(this.#change((h) => h.step())); }
 
   /** Steps until the end. */
-  run() { check(this.#live().run()); return this; }
+  run() { this.#status = this.#change((h) => h.run()); return this; }
 
   /** Undoes the last step (cheap: the caches are truncated, nothing is recomputed). */
-  back() { check(this.#live().back()); return this; }
+  back() { this.#status = this.#change((h) => h.back()); return this; }
+
+  /**
+   * {done, hitMaxLength, steps, maxLength, live, finished, nbest}: what the last step, force,
+   * back or run returned (no call into the engine).
+   */
+  state() { return this.#state(); }
 
   /** Chooses the next token (id or token string) of one live hypothesis, then goes on from it. */
   force(token, hypothesis = 0) {
     const id = typeof token === 'string' ? this.#model.tokenId(token) : token;
     if (typeof token === 'string' && id < 0) throw new AttnscopeError(`'${token}' is not in the target vocabulary`);
     if (!Number.isInteger(id)) throw new AttnscopeError(`token must be an integer id or a token string, got ${token}`);
-    return check(this.#live().force(int(id, 'token id'), int(hypothesis, 'hypothesis')));
+    const tokenId = int(id, 'token id');
+    const which = int(hypothesis, 'hypothesis');
+    return this.#stepped(this.#change((h) => h.force(tokenId, which)));
   }
 
   get done() { return this.#state().done; }
@@ -359,27 +411,35 @@ export class Session {
   /** The best finished translation's text, or '' while none has finished. */
   get translation() { return this.nbest()[0]?.text ?? ''; }
   /** The source as the encoder saw it: {pieces, ids, unknown}. */
-  get source() { return check(this.#live().source()); }
+  get source() {
+    this.#source ??= check(this.#live().source());
+    return this.#source;
+  }
 
   /** Step `step`: for each hypothesis extended, its prefix, score and top alternatives. */
   history(step) { return check(this.#live().history(int(step, 'step'))); }
 
-  /** Encoder self-attention: {shape: [layers, heads, src, src], data}, or one head's [src, src]. */
-  encoderAttention({ layer, head } = {}) {
-    return pickHead(check(this.#live().encoderAttention()), layer, head, 'encoder attention');
+  /**
+   * The attention of one site (a name from model.info.sites). A per-step site: at `step`, for
+   * the hypothesis extended as `hypothesis`, {shape: [layers, heads, keys], data} (one head:
+   * [keys]). A once-per-source site (perStep false): `step` is ignored, the shape is
+   * [layers, heads, queries, keys] (one head: [queries, keys]).
+   */
+  attention(site, step, { layer, head, hypothesis = 0 } = {}) {
+    const info = siteOf(this.#model, site);
+    const at = info.perStep ? int(step, 'step') : 0;
+    return pickHead(check(this.#live().attention(info.name, at, int(hypothesis, 'hypothesis'))), layer, head,
+      `${info.name} attention`);
   }
 
-  /** Cross-attention of a step: {shape: [layers, heads, src], data}, or one head's [src]. */
-  crossAttention(step, { hypothesis = 0, layer, head } = {}) {
-    return pickHead(check(this.#live().stepAttention(int(step, 'step'), int(hypothesis, 'hypothesis'), 'cross')), layer, head,
-      'cross attention');
-  }
+  /** Thin wrapper: attention('encoder', 0, select), the encoder's self-attention [layers, heads, src, src]. */
+  encoderAttention(select = {}) { return this.attention('encoder', 0, select); }
 
-  /** Decoder self-attention of a step: {shape: [layers, heads, step + 1], data}, or one head's. */
-  selfAttention(step, { hypothesis = 0, layer, head } = {}) {
-    return pickHead(check(this.#live().stepAttention(int(step, 'step'), int(hypothesis, 'hypothesis'), 'self')), layer, head,
-      'self attention');
-  }
+  /** Thin wrapper: attention('cross', step, select), a step's cross-attention [layers, heads, src]. */
+  crossAttention(step, select = {}) { return this.attention('cross', step, select); }
+
+  /** Thin wrapper: attention('self', step, select), a step's decoder self-attention [layers, heads, step + 1]. */
+  selfAttention(step, select = {}) { return this.attention('self', step, select); }
 
   /** The logits (or log-probabilities) over the target vocabulary at a step. */
   logits(step, { hypothesis = 0, logProbs = false } = {}) {
@@ -391,7 +451,7 @@ export class Session {
 
   /**
    * ‖α·f(x)‖ (Kobayashi et al. 2020) instead of the raw weights, same shapes as the attention
-   * getters. kind: 'encoder' | 'self' | 'cross'. Needs capture.vectors.
+   * getters. kind: a site name from model.info.sites. Needs capture.vectors.
    */
   valueWeightedAttention(kind, step = 0, { hypothesis = 0, layer, head } = {}) {
     return pickHead(check(this.#live().valueWeighted(String(kind), int(step, 'step'), int(hypothesis, 'hypothesis'))), layer,
@@ -400,8 +460,9 @@ export class Session {
 
   /**
    * One head's scores for one query before the softmax, q·kᵀ/sqrt(d_head) (the "factor" row).
-   * kind 'encoder': `query` is a source position; 'self' / 'cross': the query is the position
-   * generated at `step` by `hypothesis`. Needs capture.vectors.
+   * kind: a site name from model.info.sites. For a once-per-source site `query` is a source
+   * position; for a per-step site the query is the position generated at `step` by
+   * `hypothesis`. Needs capture.vectors.
    */
   attentionLogits(kind, { layer = 0, head = 0, query = 0, step = 0, hypothesis = 0 } = {}) {
     return check(this.#live().attentionLogits(String(kind), int(layer, 'layer'), int(head, 'head'), int(query, 'query'),

@@ -38,18 +38,15 @@ static double greedy_bleu(const Model& model, const std::vector<DevPair>& dev, c
 HeadSweep head_importance_sweep(const Model& model, const std::vector<DevPair>& dev, const HeadSweepOptions& options,
                                 const std::function<void(int, int)>& progress) {
   if (dev.empty()) throw InputError("the head-importance sweep needs at least one sentence pair");
-  const ModelConfig& c = model.config;
   HeadSweep sweep;
   sweep.base_log_likelihood = mean_log_likelihood(model, dev, {}, &sweep.tokens);
   sweep.has_bleu = options.bleu;
   if (options.bleu) sweep.base_bleu = greedy_bleu(model, dev, {});
 
   std::vector<HeadMask> heads;
-  for (AttentionSite site : {AttentionSite::Encoder, AttentionSite::DecoderSelf, AttentionSite::Cross}) {
-    const int layers = site == AttentionSite::Encoder ? c.n_encoder_layers : c.n_decoder_layers;
-    for (int layer = 0; layer < layers; ++layer)
-      for (int head = 0; head < c.n_heads; ++head) heads.push_back({site, layer, head});
-  }
+  for (const AttentionSiteInfo& site : model.sites())
+    for (int layer = 0; layer < site.layers; ++layer)
+      for (int head = 0; head < site.heads; ++head) heads.push_back({site.name, layer, head});
   const int total = static_cast<int>(heads.size());
   if (progress) progress(0, total);
   for (int i = 0; i < total; ++i) {

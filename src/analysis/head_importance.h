@@ -17,7 +17,7 @@ struct DevPair {
 };
 
 struct HeadImportance {
-  AttentionSite site;
+  std::string site;  // a name from the model's site table
   int layer, head;
   double delta_log_likelihood;  // per reference token: masked minus unmasked (negative = the head helps)
   double delta_bleu = 0.0;      // greedy corpus BLEU, masked minus unmasked (when asked for)
@@ -28,7 +28,7 @@ struct HeadSweep {
   int tokens = 0;
   bool has_bleu = false;
   double base_bleu = 0.0;             // greedy corpus BLEU, nothing masked
-  std::vector<HeadImportance> heads;  // every site x layer x head, in that order
+  std::vector<HeadImportance> heads;  // every site (table order) x layer x head, in that order
 };
 
 struct HeadSweepOptions {

@@ -3,11 +3,6 @@
 namespace attnscope {
 namespace {
 
-const Tensor& captured(const Tensor& t) {
-  if (t.empty()) throw Error("attention was not captured: create the session with capture.attention = true");
-  return t;
-}
-
 const Matrix& vector_named(const NamedVectors& vectors, const std::string& name) {
   auto it = vectors.find(name);
   if (it == vectors.end())
@@ -15,76 +10,83 @@ const Matrix& vector_named(const NamedVectors& vectors, const std::string& name)
   return it->second;
 }
 
-const Expansion& expansion_at(const DecodeSession& s, int step, int expansion) {
-  const auto& history = s.history();
-  if (step < 0 || step >= static_cast<int>(history.size()))
-    throw IndexError("step " + std::to_string(step) + " is out of range: " + std::to_string(history.size()) +
-                     " steps taken");
-  const auto& expansions = history[step].expansions;
-  if (expansion < 0 || expansion >= static_cast<int>(expansions.size()))
-    throw IndexError("hypothesis " + std::to_string(expansion) + " is out of range: step " + std::to_string(step) +
-                     " extended " + std::to_string(expansions.size()));
-  return expansions[expansion];
+const MultiHeadAttention& attention_layer(const DecodeSession& s, int site, int layer) {
+  const MultiHeadAttention* a = s.model().family->attention_layer(site, layer);
+  if (!a) throw Error("the " + s.model().sites()[site].name + " attention of this model has no query/key projections");
+  return *a;
 }
 
-// The expansions that built the hypothesis of `last`, one per step 0..step: its ancestors in
-// the beam tree, each found in its step's history.
-std::vector<const Expansion*> lineage(const DecodeSession& s, int step, const Expansion& last) {
-  std::vector<const Expansion*> chain(step + 1, nullptr);
-  chain[step] = &last;
-  int node = last.node;
-  for (int k = step - 1; k >= 0; --k) {
-    node = s.tree()[node].parent;
-    for (const Expansion& e : s.history()[k].expansions)
-      if (e.node == node) chain[k] = &e;
-    if (!chain[k]) throw Error("the hypothesis' history is incomplete at step " + std::to_string(k));
-  }
-  return chain;
+// The site a source-to-source, once-per-source analysis reads (the encoder's self-attention).
+int encoder_site(const DecodeSession& s) {
+  const SiteTable& sites = s.model().sites();
+  for (std::size_t i = 0; i < sites.size(); ++i)
+    if (!sites[i].per_step && sites[i].queries == Side::Source && sites[i].keys == Side::Source)
+      return static_cast<int>(i);
+  throw Error("this model has no self-attention over the source");
 }
 
 }  // namespace
 
-Matrix encoder_rollout(const DecodeSession& session) {
-  return attention_rollout(captured(session.encoder_trace().self_attn));
+const Tensor& session_attention(const DecodeSession& s, int site, int step, int hypothesis) {
+  const SiteTable& sites = s.model().sites();
+  if (site < 0 || site >= static_cast<int>(sites.size()))
+    throw IndexError("attention site " + std::to_string(site) + " is out of range");
+  const Tensor& t = sites[site].per_step ? site_attention(s.expansion(step, hypothesis).trace.attention, site)
+                                         : site_attention(s.encoder_trace().attention, site);
+  if (t.empty()) throw Error("attention was not captured: create the session with capture.attention = true");
+  return t;
 }
 
-Tensor value_weighted_attention(const DecodeSession& session, AttentionSite site, int step, int expansion) {
-  const Model& model = session.model();
-  const NamedVectors& enc = session.encoder_trace().vectors;
+SiteInputs site_inputs(const DecodeSession& s, int site, int layer, int step, int hypothesis) {
+  const AttentionSiteInfo& info = s.model().sites()[site];
+  const std::string p = "layers." + std::to_string(layer) + "." + info.vectors;
+  const NamedVectors& enc = s.encoder_trace().vectors;
+  SiteInputs in;
+  if (!info.per_step) {  // computed once, over the source: the encoder trace has all three
+    in.q = vector_named(enc, p + "q");
+    in.k = vector_named(enc, p + "k");
+    in.v = vector_named(enc, p + "v");
+    return in;
+  }
+  in.q = vector_named(s.expansion(step, hypothesis).trace.vectors, p + "q").row(0);
+  if (info.keys == Side::Source) {
+    // Keys and values are this layer's projections of the encoder output.
+    const Matrix& memory = vector_named(enc, "output");
+    const MultiHeadAttention& a = attention_layer(s, site, layer);
+    in.k = a.k_proj(memory);
+    in.v = a.v_proj(memory);
+    return in;
+  }
+  // Attention over the target reads every position so far, from this hypothesis' own steps.
+  const auto chain = s.lineage(step, hypothesis);
+  const Eigen::Index d = in.q.cols();
+  in.k.resize(step + 1, d);
+  in.v.resize(step + 1, d);
+  for (int k = 0; k <= step; ++k) {
+    in.k.row(k) = vector_named(chain[k]->trace.vectors, p + "k").row(0);
+    in.v.row(k) = vector_named(chain[k]->trace.vectors, p + "v").row(0);
+  }
+  return in;
+}
+
+Matrix encoder_rollout(const DecodeSession& session) {
+  return attention_rollout(session_attention(session, encoder_site(session)));
+}
+
+Tensor value_weighted_attention(const DecodeSession& session, const std::string& site_name, int step, int expansion) {
+  const int site = find_site(session.model().sites(), site_name);
+  const Tensor& attention = session_attention(session, site, step, expansion);
   std::vector<Matrix> values;
   std::vector<const Matrix*> out_proj;
-  if (site == AttentionSite::Encoder) {
-    for (std::size_t l = 0; l < model.encoder_layers.size(); ++l) {
-      values.push_back(vector_named(enc, "layers." + std::to_string(l) + ".v"));
-      out_proj.push_back(&model.encoder_layers[l].self_attn.out_proj.weight);
-    }
-    return value_weighted_attention(captured(session.encoder_trace().self_attn), values, out_proj);
+  for (int l = 0; l < session.model().sites()[site].layers; ++l) {
+    values.push_back(site_inputs(session, site, l, step, expansion).v);
+    out_proj.push_back(&attention_layer(session, site, l).out_proj.weight);
   }
-  const Expansion& e = expansion_at(session, step, expansion);
-  if (site == AttentionSite::Cross) {
-    // What the cross-attention reads: each layer's value projection of the encoder output.
-    const Matrix& memory = vector_named(enc, "output");
-    for (const DecoderLayer& layer : model.decoder_layers) {
-      values.push_back(layer.cross_attn.v_proj(memory));
-      out_proj.push_back(&layer.cross_attn.out_proj.weight);
-    }
-    return value_weighted_attention(captured(e.trace.cross_attn), values, out_proj);
-  }
-  // Decoder self-attention reads the values of every position so far, from this hypothesis'
-  // own earlier steps.
-  const auto chain = lineage(session, step, e);
-  for (std::size_t l = 0; l < model.decoder_layers.size(); ++l) {
-    Matrix v(step + 1, model.config.d_model);
-    for (int k = 0; k <= step; ++k)
-      v.row(k) = vector_named(chain[k]->trace.vectors, "layers." + std::to_string(l) + ".self_v").row(0);
-    values.push_back(std::move(v));
-    out_proj.push_back(&model.decoder_layers[l].self_attn.out_proj.weight);
-  }
-  return value_weighted_attention(captured(e.trace.self_attn), values, out_proj);
+  return value_weighted_attention(attention, values, out_proj);
 }
 
 std::vector<std::string> encoder_patterns(const DecodeSession& session) {
-  const Tensor& a = captured(session.encoder_trace().self_attn);
+  const Tensor& a = session_attention(session, encoder_site(session));
   const int layers = a.shape[0], heads = a.shape[1], S = a.shape[2];
   std::vector<std::string> out;
   for (int l = 0; l < layers; ++l)

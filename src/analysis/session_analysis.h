@@ -1,24 +1,38 @@
 #pragma once
-// The analyses of attention_maps.h applied to what a decode session captured.
+// The analyses of attention_maps.h applied to what a decode session captured. Sites are
+// named as in the model's site table (model/sites.h).
 #include <string>
 #include <vector>
 
 #include "analysis/attention_maps.h"
 #include "decoding/session.h"
-#include "model/interventions.h"
 
 namespace attnscope {
 
-// Attention rollout through the encoder, [S, S]. Needs capture.attention.
+// The attention tensor one site captured: for a once-per-source site [layer][head][Q][K]
+// (`step` and `hypothesis` are ignored), for a per-step site the step's [layer][head][K] for
+// the hypothesis extended as `hypothesis`. Throws for an unknown site, a bad step or
+// hypothesis, or attention that was not captured.
+const Tensor& session_attention(const DecodeSession& session, int site, int step = 0, int hypothesis = 0);
+
+// Attention rollout through the first once-per-source site whose queries and keys are the
+// source (the encoder's self-attention), [S, S]. Needs capture.attention.
 Matrix encoder_rollout(const DecodeSession& session);
 
-// ‖α·f(x)‖ for one attention map of the session: the encoder's ([layer][head][S][S]; `step`
-// and `expansion` are ignored), or a step's decoder self-attention ([layer][head][t+1]) or
-// cross-attention ([layer][head][S]) for the hypothesis extended as `expansion`.
+// ‖α·f(x)‖ for one attention map of the session (shapes as session_attention).
 // Needs capture.attention and capture.vectors.
-Tensor value_weighted_attention(const DecodeSession& session, AttentionSite site, int step = 0, int expansion = 0);
+Tensor value_weighted_attention(const DecodeSession& session, const std::string& site, int step = 0, int expansion = 0);
 
-// The pattern class of every encoder head, [layer * n_heads + head]. Needs capture.attention.
+// The pattern class of every head of the encoder's self-attention, [layer * n_heads + head].
+// Needs capture.attention.
 std::vector<std::string> encoder_patterns(const DecodeSession& session);
+
+// What one head of one site read, recovered from the captured vectors: the queries (one row
+// for a per-step site, else one per source position), keys and values [K, d], of layer
+// `layer`. Needs capture.vectors. Shared by the analyses that recompute attention.
+struct SiteInputs {
+  Matrix q, k, v;
+};
+SiteInputs site_inputs(const DecodeSession& session, int site, int layer, int step, int hypothesis);
 
 }  // namespace attnscope

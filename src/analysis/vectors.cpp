@@ -1,5 +1,7 @@
 #include "analysis/vectors.h"
 
+#include "analysis/session_analysis.h"
+
 #include <Eigen/Eigenvalues>
 #include <cmath>
 
@@ -34,65 +36,21 @@ Matrix cosine_similarity(const Matrix& a, const Matrix& b) {
   return unit(a) * unit(b).transpose();
 }
 
-namespace {
-
-const Matrix& named(const NamedVectors& v, const std::string& name) {
-  auto it = v.find(name);
-  if (it == v.end()) throw Error("intermediate vectors were not captured: create the session with capture.vectors = true");
-  return it->second;
-}
-
-}  // namespace
-
-RowVector attention_logits(const DecodeSession& session, AttentionSite site, int layer, int head, int query, int step,
-                           int expansion) {
-  const Model& model = session.model();
-  const ModelConfig& c = model.config;
-  const int layers = site == AttentionSite::Encoder ? c.n_encoder_layers : c.n_decoder_layers;
-  if (layer < 0 || layer >= layers)
-    throw IndexError("layer " + std::to_string(layer) + " is out of range [0, " + std::to_string(layers) + ")");
-  if (head < 0 || head >= c.n_heads)
-    throw IndexError("head " + std::to_string(head) + " is out of range [0, " + std::to_string(c.n_heads) + ")");
-  const int d_head = c.d_head();
-  const std::string p = "layers." + std::to_string(layer) + ".";
-  const NamedVectors& enc = session.encoder_trace().vectors;
-
-  RowVector q;
-  Matrix k;
-  if (site == AttentionSite::Encoder) {
-    const Matrix& queries = named(enc, p + "q");
-    if (query < 0 || query >= queries.rows())
-      throw IndexError("query " + std::to_string(query) + " is out of range [0, " + std::to_string(queries.rows()) + ")");
-    q = queries.row(query);
-    k = named(enc, p + "k");
-  } else {
-    const auto& history = session.history();
-    if (step < 0 || step >= static_cast<int>(history.size()))
-      throw IndexError("step " + std::to_string(step) + " is out of range: " + std::to_string(history.size()) + " steps taken");
-    const auto& expansions = history[step].expansions;
-    if (expansion < 0 || expansion >= static_cast<int>(expansions.size()))
-      throw IndexError("hypothesis " + std::to_string(expansion) + " is out of range at step " + std::to_string(step));
-    const Expansion& e = expansions[expansion];
-    if (site == AttentionSite::Cross) {
-      q = named(e.trace.vectors, p + "cross_q").row(0);
-      k = model.decoder_layers[layer].cross_attn.k_proj(named(enc, "output"));
-    } else {
-      q = named(e.trace.vectors, p + "self_q").row(0);
-      // Keys of this hypothesis' positions 0..step: walk up its beam-tree ancestors.
-      k.resize(step + 1, c.d_model);
-      int node = e.node;
-      for (int s = step; s >= 0; --s) {
-        const Expansion* at = nullptr;
-        for (const Expansion& x : history[s].expansions)
-          if (x.node == node) at = &x;
-        if (!at) throw Error("the hypothesis' history is incomplete at step " + std::to_string(s));
-        k.row(s) = named(at->trace.vectors, p + "self_k").row(0);
-        node = session.tree()[node].parent;
-      }
-    }
-  }
-  return (q.segment(head * d_head, d_head) * k.middleCols(head * d_head, d_head).transpose()) /
-         std::sqrt(static_cast<float>(d_head));
+RowVector attention_logits(const DecodeSession& session, const std::string& site_name, int layer, int head, int query,
+                           int step, int expansion) {
+  const int site = find_site(session.model().sites(), site_name);
+  const AttentionSiteInfo& info = session.model().sites()[site];
+  if (layer < 0 || layer >= info.layers)
+    throw IndexError("layer " + std::to_string(layer) + " is out of range [0, " + std::to_string(info.layers) + ")");
+  if (head < 0 || head >= info.heads)
+    throw IndexError("head " + std::to_string(head) + " is out of range [0, " + std::to_string(info.heads) + ")");
+  const SiteInputs in = site_inputs(session, site, layer, step, expansion);
+  if (!info.per_step && (query < 0 || query >= in.q.rows()))
+    throw IndexError("query " + std::to_string(query) + " is out of range [0, " + std::to_string(in.q.rows()) + ")");
+  const Eigen::Index d_head = in.q.cols() / info.heads;
+  const Matrix scores = attention_scores(in.q.block(info.per_step ? 0 : query, head * d_head, 1, d_head),
+                                         in.k.middleCols(head * d_head, d_head));
+  return scores.row(0);
 }
 
 }  // namespace attnscope

@@ -1,7 +1,6 @@
 #pragma once
 // Looking at the vectors themselves: embedding geometry and the raw query-key scores.
 #include "decoding/session.h"
-#include "model/interventions.h"
 
 namespace attnscope {
 
@@ -16,7 +15,8 @@ Matrix cosine_similarity(const Matrix& a, const Matrix& b);
 // every key (softmax of it is the attention row the session captured, before interventions).
 // Encoder: `query` is the source position. Decoder self / cross: the query is the position
 // generated at `step` by the hypothesis extended as `expansion`. Needs capture.vectors.
-RowVector attention_logits(const DecodeSession& session, AttentionSite site, int layer, int head, int query,
+// `site` is a name from the model's site table; the scores come from layers/attention.h.
+RowVector attention_logits(const DecodeSession& session, const std::string& site, int layer, int head, int query,
                            int step = 0, int expansion = 0);
 
 }  // namespace attnscope

@@ -25,14 +25,28 @@ static std::vector<std::string> tokens_of(const Model& model, const std::vector<
   return out;
 }
 
+// Attention per site of the model's table: {"<site name>": tensor} for the sites `trace`
+// holds, and each also under the key the CLI has always used for it ("cross_attn", ...).
+static void add_attention(json& out, const Model& model, const std::vector<Tensor>& trace, bool per_step) {
+  json by_name = json::object();
+  const SiteTable& sites = model.sites();
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    if (sites[i].per_step != per_step) continue;
+    json t = tensor_to_json(site_attention(trace, static_cast<int>(i)));
+    out[sites[i].json_key] = t;
+    by_name[sites[i].name] = std::move(t);
+  }
+  out["attention"] = std::move(by_name);
+}
+
 static json expansion_json(const Model& model, const Expansion& e) {
   json top = json::array();
   for (const Alternative& a : e.top)
     top.push_back({{"id", a.token}, {"token", model.tgt_vocab.token(a.token)}, {"logit", a.logit},
                    {"log_prob", a.log_prob}, {"prob", a.prob}});
-  return {{"hypothesis", e.hypothesis}, {"prefix", tokens_of(model, e.prefix)}, {"score", e.score},
-          {"top_k", top}, {"self_attn", tensor_to_json(e.trace.self_attn)},
-          {"cross_attn", tensor_to_json(e.trace.cross_attn)}};
+  json out = {{"hypothesis", e.hypothesis}, {"prefix", tokens_of(model, e.prefix)}, {"score", e.score}, {"top_k", top}};
+  add_attention(out, model, e.trace.attention, true);
+  return out;
 }
 
 json beam_tree_to_json(const DecodeSession& session) {
@@ -73,8 +87,8 @@ json session_to_json(const DecodeSession& session, bool with_tree) {
               {"strategy", to_string(session.options().strategy)},
               {"hit_max_length", session.hit_max_length()},
               {"nbest", nbest},
-              {"encoder_self_attn", tensor_to_json(session.encoder_trace().self_attn)},
               {"steps", steps}};
+  add_attention(out, model, session.encoder_trace().attention, false);
   if (!nbest.empty()) {
     out["translation"] = nbest[0]["translation"];
     out["output_tokens"] = nbest[0]["tokens"];

@@ -202,8 +202,7 @@ void print_head_sweep(const Model& model, const Args& args) {
   });
   nlohmann::json heads = nlohmann::json::array();
   for (const HeadImportance& h : sweep.heads) {
-    const char* site = h.site == AttentionSite::Encoder ? "encoder" : h.site == AttentionSite::DecoderSelf ? "self" : "cross";
-    heads.push_back({{"site", site}, {"layer", h.layer}, {"head", h.head}, {"delta_log_likelihood", h.delta_log_likelihood}});
+    heads.push_back({{"site", h.site}, {"layer", h.layer}, {"head", h.head}, {"delta_log_likelihood", h.delta_log_likelihood}});
     if (sweep.has_bleu) heads.back()["delta_bleu"] = h.delta_bleu;
   }
   nlohmann::json out{{"sentences", dev.size()}, {"tokens", sweep.tokens},

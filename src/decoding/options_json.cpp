@@ -64,7 +64,9 @@ Interventions interventions_from_json(const json& j) {
       if (!v.is_array()) throw InputError("interventions." + key + " must be an array");
       for (const json& e : v) {
         if (!e.is_object()) throw InputError("interventions." + key + " entries must be objects");
-        const AttentionSite site = parse_attention_site(e.contains("site") ? string(e["site"], "site") : "cross");
+        // A site name from the model's table, checked when a session starts; none: the default
+        // site (model/interventions.h).
+        const std::string site = e.contains("site") ? string(e["site"], "site") : std::string();
         const int layer = e.contains("layer") ? index_or_all(e["layer"], "layer") : -1;
         const int head = e.contains("head") ? index_or_all(e["head"], "head") : -1;
         if (key == "maskHeads") {

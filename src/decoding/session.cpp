@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "model/encoder.h"
 
 namespace attnscope {
 namespace {
@@ -62,13 +61,16 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
     throw InputError("the forced prefix has " + std::to_string(options_.prefix.size()) +
                      " tokens but at most " + std::to_string(limit_) + " can be generated");
 
-  options_.interventions.validate(c);
+  model_->decoder();  // throws for a family without one
+  const SiteTable& sites = model_->sites();
+  options_.interventions = options_.interventions.resolved(sites);
   for (const AttentionOverride& o : options_.interventions.attention) {
     if (o.pattern != HeadEdit::Pattern::Custom) continue;
-    // A custom row has one weight per source position, so it fits encoder and cross attention;
-    // decoder self-attention grows by one position per step.
-    if (o.site == AttentionSite::DecoderSelf)
-      throw InputError("custom attention weights need a fixed length: use them on encoder or cross attention");
+    // A custom row has one weight per source position, so it fits sites whose keys are the
+    // source; attention over the target grows by one position per step.
+    if (sites[find_site(sites, o.site)].keys != Side::Source)
+      throw InputError("custom attention weights need a fixed length: use them on a site whose keys are the source, not '" +
+                       o.site + "'");
     const HeadEdit edit{false, true, o.pattern, o.custom};
     for (size_t r = 0; r < std::max<size_t>(o.custom.size(), 1); ++r) {
       if (r < o.custom.size() && o.custom[r].size() != source_.ids.size())
@@ -92,6 +94,34 @@ std::vector<Hypothesis> DecodeSession::live() const {
   std::vector<Hypothesis> out;
   for (const Live& l : beam_) out.push_back(l.hyp);
   return out;
+}
+
+const StepRecord& DecodeSession::record(int step) const {
+  if (step < 0 || step >= static_cast<int>(history_.size()))
+    throw IndexError("step " + std::to_string(step) + " is out of range: " + std::to_string(history_.size()) +
+                     " steps taken");
+  return history_[step];
+}
+
+const Expansion& DecodeSession::expansion(int step, int hypothesis) const {
+  const StepRecord& r = record(step);
+  if (hypothesis < 0 || hypothesis >= static_cast<int>(r.expansions.size()))
+    throw IndexError("hypothesis " + std::to_string(hypothesis) + " is out of range: step " + std::to_string(step) +
+                     " extended " + std::to_string(r.expansions.size()));
+  return r.expansions[hypothesis];
+}
+
+std::vector<const Expansion*> DecodeSession::lineage(int step, int hypothesis) const {
+  std::vector<const Expansion*> chain(step + 1, nullptr);
+  chain[step] = &expansion(step, hypothesis);
+  int node = chain[step]->node;
+  for (int k = step - 1; k >= 0; --k) {
+    node = nodes_[node].parent;
+    for (const Expansion& e : history_[k].expansions)
+      if (e.node == node) chain[k] = &e;
+    if (!chain[k]) throw Error("the hypothesis' history is incomplete at step " + std::to_string(k));
+  }
+  return chain;
 }
 
 std::string DecodeSession::detokenize(const std::vector<int>& ids) const {
@@ -155,7 +185,7 @@ void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, 
     std::vector<StepTrace*> trace_ptrs;
     for (std::size_t k = 0; k < which.size(); ++k) {
       Live& live = beam_[which[k]];
-      states.push_back(&live.state);
+      states.push_back(live.state.get());
       tokens.push_back(live.hyp.tokens.empty() ? model_->config.special.bos : live.hyp.tokens.back());
       trace_ptrs.push_back(&traces[k]);
     }
@@ -170,7 +200,7 @@ void DecodeSession::expand_all(StepRecord& record, std::vector<Scores>& scores, 
                                          scores[which[k]], std::move(traces[k])));
   } catch (...) {
     // Leave the session as it was: drop whatever this step appended to the caches.
-    for (Live& l : beam_) l.state.truncate(static_cast<int>(l.hyp.tokens.size()));
+    for (Live& l : beam_) l.state->truncate(static_cast<int>(l.hyp.tokens.size()));
     throw;
   }
   undo_.push_back(Undo{live(), finished_, nodes_.size(), sampler_.draws()});
@@ -257,9 +287,9 @@ void DecodeSession::choose_beam(StepRecord& record, const std::vector<Scores>& s
   for (int r : taken) {
     const Candidate& c = candidates[r];
     Live& parent = beam_[c.hyp];
-    Live child{Hypothesis{parent.hyp.tokens, c.total, 0}, DecoderState{}};
+    Live child{Hypothesis{parent.hyp.tokens, c.total, 0}, nullptr};
     if (--uses[c.hyp] == 0) child.state = std::move(parent.state);  // its last child takes it over
-    else child.state = parent.state;
+    else child.state = parent.state->clone();
     child.hyp.tokens.push_back(c.token);
     child.hyp.node = add_node(parent.hyp.node, record.step, c.token, c.log_prob, c.total, NodeStatus::Live);
     admit(next, std::move(child));
@@ -349,11 +379,11 @@ void DecodeSession::run() {
   while (!done_) step();
 }
 
-DecoderState DecodeSession::replay(const std::vector<int>& tokens) const {
+std::unique_ptr<DecoderState> DecodeSession::replay(const std::vector<int>& tokens) const {
   // A hypothesis of n tokens has fed <s> and its first n - 1 tokens.
-  DecoderState state = start_decoder(*model_, memory_);
+  std::unique_ptr<DecoderState> state = start_decoder(*model_, memory_);
   for (std::size_t i = 0; i < tokens.size(); ++i)
-    decode_step(*model_, state, i == 0 ? model_->config.special.bos : tokens[i - 1], Capture{}, nullptr,
+    decode_step(*model_, *state, i == 0 ? model_->config.special.bos : tokens[i - 1], Capture{}, nullptr,
                 options_.interventions);
   return state;
 }
@@ -374,8 +404,8 @@ void DecodeSession::back() {
     Live* child = nullptr;
     for (Live* c : children)
       if (nodes_[c->hyp.node].parent == h.node) child = c;
-    DecoderState state = child ? child->state : replay(h.tokens);
-    state.truncate(static_cast<int>(h.tokens.size()));
+    std::unique_ptr<DecoderState> state = child ? child->state->clone() : replay(h.tokens);
+    state->truncate(static_cast<int>(h.tokens.size()));
     restored.push_back(Live{h, std::move(state)});
   }
   beam_ = std::move(restored);

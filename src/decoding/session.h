@@ -10,7 +10,7 @@
 #include "decoding/options.h"
 #include "decoding/sampler.h"
 #include "decoding/source.h"
-#include "model/decoder.h"
+#include "model/seq2seq.h"
 
 namespace attnscope {
 
@@ -41,7 +41,7 @@ struct Expansion {
   double score = 0.0;        // its score before the step
   std::vector<Alternative> top;          // the most probable next tokens
   std::vector<float> logits, log_probs;  // when capture.logits
-  StepTrace trace;                       // when capture.attention / capture.vectors
+  StepTrace trace;                       // when capture.attention / capture.vectors (sites: model().sites())
 };
 
 struct StepRecord {
@@ -94,6 +94,14 @@ class DecodeSession {
   const std::vector<StepRecord>& history() const { return history_; }
   const std::vector<BeamNode>& tree() const { return nodes_; }
 
+  // The one bounds check for "step s, hypothesis h": history()[step], and the expansion of the
+  // hypothesis extended as `hypothesis` there. Throw IndexError saying what is out of range.
+  const StepRecord& record(int step) const;
+  const Expansion& expansion(int step, int hypothesis) const;
+  // The one beam-lineage walk: the expansions that built that hypothesis, one per step
+  // 0..step (its ancestors in the beam tree, each found in its step's history).
+  std::vector<const Expansion*> lineage(int step, int hypothesis) const;
+
   // Finished (and, after a length cut, cut) hypotheses, best first, at most options.nbest.
   std::vector<FinishedHypothesis> nbest() const;
   // The text of some target ids, specials removed.
@@ -102,7 +110,7 @@ class DecodeSession {
  private:
   struct Live {
     Hypothesis hyp;
-    DecoderState state;  // fed <s> and all tokens but the last
+    std::unique_ptr<DecoderState> state;  // fed <s> and all tokens but the last
   };
   struct Undo {
     std::vector<Hypothesis> beam;
@@ -129,7 +137,7 @@ class DecodeSession {
   // Moves `hyp` (with its state) into the next beam, or into finished_ if it ended.
   void admit(std::vector<Live>& next, Live&& child);
   void finish_step(std::vector<Live>&& next);
-  DecoderState replay(const std::vector<int>& tokens) const;
+  std::unique_ptr<DecoderState> replay(const std::vector<int>& tokens) const;
   int add_node(int parent, int step, int token, float log_prob, double score, NodeStatus status);
 
   std::shared_ptr<const Model> model_;

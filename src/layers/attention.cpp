@@ -4,11 +4,15 @@
 
 namespace attnscope {
 
+Matrix attention_scores(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(q_h.cols()));
+  return (q_h * k_h.transpose()) * scale;
+}
+
 Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
                                   const ops::MatrixRef& v, std::vector<Matrix>* attn,
                                   const AttentionEdits& edits, int first_query) const {
   const Eigen::Index d_head = q.cols() / n_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   Matrix heads(q.rows(), q.cols());
   if (attn) attn->assign(n_heads, Matrix());
 
@@ -17,7 +21,7 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
     const auto k_h = k.middleCols(h * d_head, d_head);
     const auto v_h = v.middleCols(h * d_head, d_head);
 
-    Matrix scores = (q_h * k_h.transpose()) * scale;
+    Matrix scores = attention_scores(q_h, k_h);
     ops::softmax_rows(scores);  // scores now holds the attention weights
     const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;
     if (edit && edit->replaced)

@@ -7,6 +7,10 @@
 
 namespace attnscope {
 
+// The one place q·kᵀ / sqrt(d_head) is computed: one head's scores before the softmax,
+// [rows(q), rows(k)]. q_h, k_h: that head's columns of the queries and keys.
+Matrix attention_scores(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h);
+
 struct MultiHeadAttention {
   Linear q_proj, k_proj, v_proj, out_proj;
   int n_heads = 1;

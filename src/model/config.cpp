@@ -66,6 +66,12 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   if (!j.is_object()) throw ModelFileError("config metadata is not a JSON object");
 
   ModelConfig c;
+  if (j.contains("architecture")) {
+    const json& a = j.at("architecture");
+    if (!a.is_string() || a.get<std::string>().empty())
+      throw ModelFileError("config field 'architecture' must be a non-empty string, got " + a.dump());
+    c.architecture = a.get<std::string>();  // the loader checks that some family reads it
+  }
   c.d_model = int_field(j, "d_model", 1, kMaxWidth);
   c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
   if (c.d_model % c.n_heads != 0)
@@ -97,6 +103,7 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
 
 std::string ModelConfig::to_json() const {
   json j = {
+      {"architecture", architecture},
       {"d_model", d_model},
       {"n_heads", n_heads},
       {"d_ff", d_ff},

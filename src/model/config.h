@@ -2,10 +2,10 @@
 // The architecture hyper-parameters stored in a model file's metadata (models/FORMAT.md).
 #include <string>
 
+#include "core/architecture.h"
+
 namespace attnscope {
 
-enum class Activation { ReLU, GELU };
-enum class NormPosition { Post, Pre };  // LN(x + f(x))  vs  x + f(LN(x))
 enum class Positions { Sinusoidal, Learned };
 
 struct SpecialTokens {
@@ -13,6 +13,9 @@ struct SpecialTokens {
 };
 
 struct ModelConfig {
+  // The model family (models/FORMAT.md): picks the loader and the forward pass. Absent from
+  // a file: "transformer".
+  std::string architecture = "transformer";
   int d_model = 0;
   int n_heads = 0;
   int d_ff = 0;

@@ -9,33 +9,32 @@ bool Interventions::empty() const {
          !skip_cross_attention && !skip_ffn && !skip_layer_norm && !copy_source_encoding;
 }
 
-static int layers_at(AttentionSite site, const ModelConfig& c) {
-  return site == AttentionSite::Encoder ? c.n_encoder_layers : c.n_decoder_layers;
+static void check_index(const AttentionSiteInfo& site, int layer, int head, bool allow_all) {
+  if (layer < (allow_all ? -1 : 0) || layer >= site.layers)
+    throw IndexError(site.name + " attention layer " + std::to_string(layer) + " is out of range [0, " +
+                     std::to_string(site.layers) + ")");
+  if (head < (allow_all ? -1 : 0) || head >= site.heads)
+    throw IndexError(site.name + " attention head " + std::to_string(head) + " is out of range [0, " +
+                     std::to_string(site.heads) + ")");
 }
 
-static const char* name_of(AttentionSite site) {
-  return site == AttentionSite::Encoder ? "encoder" : site == AttentionSite::DecoderSelf ? "decoder self" : "cross";
+static void resolve(std::string& site_name, const SiteTable& sites, int layer, int head, bool allow_all) {
+  const int site = site_name.empty() ? default_intervention_site(sites) : find_site(sites, site_name);
+  site_name = sites[site].name;
+  check_index(sites[site], layer, head, allow_all);
 }
 
-static void check_index(AttentionSite site, int layer, int head, bool allow_all, const ModelConfig& c) {
-  const int layers = layers_at(site, c);
-  if (layer < (allow_all ? -1 : 0) || layer >= layers)
-    throw IndexError(std::string(name_of(site)) + " attention layer " + std::to_string(layer) + " is out of range [0, " +
-                     std::to_string(layers) + ")");
-  if (head < (allow_all ? -1 : 0) || head >= c.n_heads)
-    throw IndexError(std::string(name_of(site)) + " attention head " + std::to_string(head) + " is out of range [0, " +
-                     std::to_string(c.n_heads) + ")");
+Interventions Interventions::resolved(const SiteTable& sites) const {
+  Interventions out = *this;
+  for (AttentionOverride& o : out.attention) resolve(o.site, sites, o.layer, o.head, true);
+  for (HeadMask& m : out.masked_heads) resolve(m.site, sites, m.layer, m.head, false);
+  return out;
 }
 
-void Interventions::validate(const ModelConfig& c) const {
-  for (const AttentionOverride& o : attention) check_index(o.site, o.layer, o.head, true, c);
-  for (const HeadMask& m : masked_heads) check_index(m.site, m.layer, m.head, false, c);
-}
-
-static AttentionEdits edits_at(const Interventions& iv, AttentionSite site, int layer, bool skip, int n_heads) {
+AttentionEdits Interventions::attention_edits(const std::string& site, int layer, bool skip, int n_heads) const {
   AttentionEdits e;
   e.skip = skip;
-  for (const AttentionOverride& o : iv.attention) {
+  for (const AttentionOverride& o : attention) {
     if (o.site != site || (o.layer != -1 && o.layer != layer)) continue;
     if (e.heads.empty()) e.heads.resize(n_heads);
     for (int h = 0; h < n_heads; ++h) {
@@ -45,39 +44,12 @@ static AttentionEdits edits_at(const Interventions& iv, AttentionSite site, int 
       e.heads[h].custom = o.custom;
     }
   }
-  for (const HeadMask& m : iv.masked_heads) {
+  for (const HeadMask& m : masked_heads) {
     if (m.site != site || m.layer != layer) continue;
     if (e.heads.empty()) e.heads.resize(n_heads);
     e.heads[m.head].masked = true;
   }
   return e;
-}
-
-LayerEdits Interventions::encoder_layer(int layer, const ModelConfig& c) const {
-  LayerEdits e;
-  if (empty()) return e;
-  e.self_attn = edits_at(*this, AttentionSite::Encoder, layer, skip_encoder_self_attention, c.n_heads);
-  e.skip_ffn = skip_ffn;
-  e.skip_layer_norm = skip_layer_norm;
-  return e;
-}
-
-LayerEdits Interventions::decoder_layer(int layer, const ModelConfig& c) const {
-  LayerEdits e;
-  if (empty()) return e;
-  e.self_attn = edits_at(*this, AttentionSite::DecoderSelf, layer, skip_decoder_self_attention, c.n_heads);
-  e.cross_attn = edits_at(*this, AttentionSite::Cross, layer, skip_cross_attention, c.n_heads);
-  e.skip_ffn = skip_ffn;
-  e.skip_layer_norm = skip_layer_norm;
-  e.copy_source_encoding = copy_source_encoding;
-  return e;
-}
-
-AttentionSite parse_attention_site(const std::string& name) {
-  if (name == "encoder") return AttentionSite::Encoder;
-  if (name == "self") return AttentionSite::DecoderSelf;
-  if (name == "cross") return AttentionSite::Cross;
-  throw InputError("unknown attention site '" + name + "' (use encoder, self or cross)");
 }
 
 HeadEdit::Pattern parse_attention_pattern(const std::string& name) {

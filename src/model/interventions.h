@@ -17,14 +17,13 @@
 #include <vector>
 
 #include "layers/edits.h"
-#include "model/config.h"
+#include "model/sites.h"
 
 namespace attnscope {
 
-enum class AttentionSite { Encoder, DecoderSelf, Cross };
-
+// Sites are named as in the model's site table (model/sites.h); resolved() checks the names.
 struct AttentionOverride {
-  AttentionSite site = AttentionSite::Cross;
+  std::string site;  // empty: the model's attention from the target to the source
   int layer = -1;  // -1: every layer
   int head = -1;   // -1: every head
   HeadEdit::Pattern pattern = HeadEdit::Pattern::Uniform;
@@ -32,7 +31,7 @@ struct AttentionOverride {
 };
 
 struct HeadMask {
-  AttentionSite site = AttentionSite::Cross;
+  std::string site;  // empty: as for AttentionOverride
   int layer = 0, head = 0;
 };
 
@@ -50,13 +49,14 @@ struct Interventions {
   bool copy_source_encoding = false;
 
   bool empty() const;
-  // Throws IndexError for a layer or head the model does not have.
-  void validate(const ModelConfig& config) const;
-  LayerEdits encoder_layer(int layer, const ModelConfig& config) const;
-  LayerEdits decoder_layer(int layer, const ModelConfig& config) const;
+  // A copy whose every site is a name of `sites` (an empty name becomes the default site).
+  // Throws InputError for an unknown site, IndexError for a layer or head it does not have.
+  Interventions resolved(const SiteTable& sites) const;
+  // What the sub-layer of site `site` (a resolved name) in layer `layer` does differently;
+  // `skip` is the family's skip flag for that sub-layer.
+  AttentionEdits attention_edits(const std::string& site, int layer, bool skip, int n_heads) const;
 };
 
-AttentionSite parse_attention_site(const std::string& name);   // "encoder" | "self" | "cross"
 HeadEdit::Pattern parse_attention_pattern(const std::string& name);  // "uniform" | "beginning" | "end" | "custom"
 
 }  // namespace attnscope

@@ -1,15 +1,15 @@
 #pragma once
-// A loaded model: configuration, vocabularies, tokenizer and weights. Immutable after load,
-// so one Model can serve any number of sessions at once.
+// A loaded model, whatever its family: configuration, metadata, tokenizer, vocabularies, and
+// the family object that holds the weights and runs the forward pass (model/family.h).
+// Immutable after load, so one Model can serve any number of sessions at once.
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "layers/decoder_layer.h"
-#include "layers/encoder_layer.h"
 #include "model/config.h"
+#include "model/family.h"
 #include "text/tokenizer.h"
 
 namespace attnscope {
@@ -19,21 +19,13 @@ struct Model {
   std::map<std::string, std::string> metadata;  // everything in the file's __metadata__
   std::shared_ptr<const Tokenizer> tokenizer;
   Vocabulary src_vocab, tgt_vocab;
-
-  Matrix src_embed;                               // [V_src, d]
-  Matrix encoder_positions, decoder_positions;    // [max_positions, d]: learned or sinusoidal
-  std::vector<EncoderLayer> encoder_layers;
-  std::vector<DecoderLayer> decoder_layers;
-  LayerNorm encoder_final_norm, decoder_final_norm;  // used with pre-norm only
-  RowVector output_bias;                          // [V_tgt]
-  // output_weight() in its decoder-step forms (ops::StepWeights): the largest product of a step.
-  ops::StepWeights output_step;
   // Loaded with LoadOptions::int8: the decoder-step products run on int8 weights.
   bool int8 = false;
+  std::unique_ptr<const ModelFamily> family;  // chosen by config.architecture
 
-  // Shared with src_embed / tgt_embed when the config says so, hence accessors.
-  const Matrix& tgt_embed() const { return config.shared_embeddings ? src_embed : tgt_embed_; }
-  const Matrix& output_weight() const { return config.tied_output ? tgt_embed() : output_weight_; }
+  const SiteTable& sites() const { return family->sites(); }
+  // The family's decoder; throws Error for an encoder-only model.
+  const Decoder& decoder() const;
 
   // How to hold the weights once loaded.
   struct LoadOptions {
@@ -50,9 +42,6 @@ struct Model {
   static std::shared_ptr<const Model> load_bytes(const std::uint8_t* data, std::size_t size) {
     return load_bytes(data, size, LoadOptions{});
   }
-
-  Matrix tgt_embed_;       // empty when shared_embeddings
-  Matrix output_weight_;   // empty when tied_output
 };
 
 // Sinusoidal position encodings (Vaswani et al. 2017, §3.5): [positions, d].

@@ -2,7 +2,7 @@
 // Stateless math on row-per-position matrices. Kept apart from the layers so that a faster
 // kernel (e.g. hand-written WASM SIMD) can replace one function and be tested against it.
 #include "core/tensor.h"
-#include "model/config.h"
+#include "core/architecture.h"
 #include "ops/gemm_int8.h"
 #include "ops/gemm_simd.h"
 

@@ -215,6 +215,13 @@ void check_session(const DecodeSession& s) {
 }
 
 // One API call chosen by the input; attnscope::Error is an allowed answer.
+// A site name of the model's table, or sometimes one it does not have.
+std::string site_name(Input& in, const DecodeSession& s) {
+  const SiteTable& sites = s.model().sites();
+  const int k = in.range(0, static_cast<int>(sites.size()));
+  return k < static_cast<int>(sites.size()) ? sites[k].name : std::string("no such site");
+}
+
 void act(Input& in, DecodeSession& s) {
   const int i = in.range(0, 2 * std::max(1, s.steps_taken())) - 1;  // sometimes out of range
   const int h = in.range(0, 3) - 1;
@@ -226,9 +233,9 @@ void act(Input& in, DecodeSession& s) {
       case 5: s.run(); break;
       case 6: s.nbest(); break;
       case 7: encoder_rollout(s); break;
-      case 8: value_weighted_attention(s, static_cast<AttentionSite>(in.range(0, 2)), i, h); break;
+      case 8: value_weighted_attention(s, site_name(in, s), i, h); break;
       case 9: encoder_patterns(s); break;
-      case 10: attention_logits(s, static_cast<AttentionSite>(in.range(0, 2)), in.range(-1, 2), in.range(-1, 3), in.range(-1, 9), i, h); break;
+      case 10: attention_logits(s, site_name(in, s), in.range(-1, 2), in.range(-1, 3), in.range(-1, 9), i, h); break;
       case 11: score_target(s.model(), s.source(), s.live().empty() ? std::vector<int>{} : s.live()[0].tokens); break;
     }
   } catch (const Error&) {

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "decoding/session.h"
+#include "families/transformer/transformer.h"
 #include "fuzz_check.h"
 #include "model/model.h"
 #include "text/tokenizer.h"
@@ -29,9 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Model& m = *model;
   const ModelConfig& c = m.config;
   FUZZ_CHECK(m.src_vocab.size() > 0 && m.tgt_vocab.size() > 0);
-  FUZZ_CHECK(static_cast<int>(m.encoder_layers.size()) == c.n_encoder_layers);
-  FUZZ_CHECK(static_cast<int>(m.decoder_layers.size()) == c.n_decoder_layers);
-  FUZZ_CHECK(m.encoder_positions.rows() == c.max_positions && m.encoder_positions.cols() == c.d_model);
+  const transformer::Weights& w = transformer::of(m).weights();
+  FUZZ_CHECK(static_cast<int>(w.encoder_layers.size()) == c.n_encoder_layers);
+  FUZZ_CHECK(static_cast<int>(w.decoder_layers.size()) == c.n_decoder_layers);
+  FUZZ_CHECK(w.encoder_positions.rows() == c.max_positions && w.encoder_positions.cols() == c.d_model);
+  for (const AttentionSiteInfo& site : m.sites()) FUZZ_CHECK(site.layers > 0 && site.heads == c.n_heads);
 
   // The model's own tokenizer on its vocabulary and on text it has never seen.
   std::string text;

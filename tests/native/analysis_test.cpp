@@ -51,7 +51,7 @@ TEST(Analysis, HeadSweepOnTheToyModel) {
   EXPECT_EQ(sweep.tokens, 5 + 4 + 5);
   EXPECT_GT(sweep.base_log_likelihood, -0.01) << "the toy model is sure of its training pairs";
   const HeadImportance& cross = sweep.heads[2];
-  EXPECT_EQ(cross.site, AttentionSite::Cross);
+  EXPECT_EQ(cross.site, "cross");
   EXPECT_LT(cross.delta_log_likelihood, -1.0) << "without its only cross-attention head it cannot translate";
   ASSERT_TRUE(sweep.has_bleu);
   EXPECT_DOUBLE_EQ(sweep.base_bleu, 100.0) << "greedy output equals the references";

@@ -62,6 +62,7 @@ TEST(AttentionMaps, PatternRules) {
 #include <nlohmann/json.hpp>
 
 #include "analysis/session_analysis.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
 namespace {
@@ -96,26 +97,26 @@ TEST(AttentionMaps, SessionValueWeightingUsesTheCapturedValues) {
     for (int r = 0; r < S; ++r)
       for (int k = 0; k < 64; ++k) v(r, k) = rows[r][k].get<float>();
     golden_v.push_back(v);
-    w_o.push_back(&model->encoder_layers[l].self_attn.out_proj.weight);
+    w_o.push_back(&transformer::of(*model).weights().encoder_layers[l].self_attn.out_proj.weight);
   }
   const Tensor want = value_weighted_attention(golden_attn, golden_v, w_o);
-  const Tensor got = value_weighted_attention(s, AttentionSite::Encoder);
+  const Tensor got = value_weighted_attention(s, "encoder");
   ASSERT_EQ(got.shape, want.shape);
   for (std::size_t k = 0; k < got.data.size(); ++k) ASSERT_NEAR(got.data[k], want.data[k], 1e-4) << k;
 
-  EXPECT_EQ(value_weighted_attention(s, AttentionSite::Cross, 2, 1).shape, (std::vector<int>{2, 8, S}));
-  const Tensor self = value_weighted_attention(s, AttentionSite::DecoderSelf, 2, 1);
+  EXPECT_EQ(value_weighted_attention(s, "cross", 2, 1).shape, (std::vector<int>{2, 8, S}));
+  const Tensor self = value_weighted_attention(s, "self", 2, 1);
   EXPECT_EQ(self.shape, (std::vector<int>{2, 8, 3}));
   for (float x : self.data) EXPECT_GE(x, 0.0f);
   EXPECT_EQ(encoder_patterns(s).size(), 3u * 8u);
   EXPECT_EQ(encoder_rollout(s).rows(), S);
-  EXPECT_THROW(value_weighted_attention(s, AttentionSite::Cross, 9, 0), IndexError);
+  EXPECT_THROW(value_weighted_attention(s, "cross", 9, 0), IndexError);
 
   DecodeOptions no_vectors;
   no_vectors.capture.attention = true;
   DecodeSession plain(model, "A dog runs.", no_vectors);
   plain.step();
-  EXPECT_THROW(value_weighted_attention(plain, AttentionSite::Encoder), Error);
+  EXPECT_THROW(value_weighted_attention(plain, "encoder"), Error);
 }
 
 }  // namespace

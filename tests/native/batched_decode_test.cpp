@@ -1,20 +1,28 @@
-// A beam steps all its hypotheses in one batched decoder step (model/decoder.h decode_steps).
+// A beam steps all its hypotheses in one batched decoder step (Decoder::step, model/seq2seq.h decode_steps).
 // These tests pin down that batching changes nothing: each hypothesis gets, bit for bit, the
 // logits and attention it gets when stepped alone, and hypotheses share the projections of
 // the encoder output instead of copying them.
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
-#include "model/decoder.h"
-#include "model/encoder.h"
+#include "model/seq2seq.h"
 #include "ops/ops.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 std::shared_ptr<const Model> load(const std::string& name) {
   return Model::load_file(testing::golden_path(name + ".safetensors"));
+}
+
+// A fresh decoder state as its concrete type, so tests can copy it as a beam does (clone()).
+transformer::State started(const Model& model, const Matrix& memory) {
+  return static_cast<const transformer::State&>(*start_decoder(model, memory));
 }
 
 // Three hypotheses with different histories (so different positions and caches), fed in a batch
@@ -24,10 +32,10 @@ TEST(BatchedDecode, EachRowEqualsTheHypothesisSteppedAlone) {
     const auto model = load(name);
     const Matrix memory = encode(*model, prepare_source(*model, "i can eat an apple").ids, {}, nullptr);
     const int bos = model->config.special.bos;
-    std::vector<DecoderState> batch(3, start_decoder(*model, memory));
+    std::vector<transformer::State> batch(3, started(*model, memory));
     for (int i = 0; i < 3; ++i)
       for (int t = 0; t < i; ++t) decode_step(*model, batch[i], 4 + t + i, {}, nullptr);  // histories of 0, 1, 2 tokens
-    std::vector<DecoderState> alone = batch;
+    std::vector<transformer::State> alone = batch;
 
     Capture capture;
     capture.attention = true;
@@ -40,9 +48,9 @@ TEST(BatchedDecode, EachRowEqualsTheHypothesisSteppedAlone) {
       for (int i = 0; i < 3; ++i) {
         const Matrix one = decode_step(*model, alone[i], tokens[i], capture, &alone_traces[i]);
         EXPECT_TRUE(logits.row(i) == one) << name << " step " << step << " hypothesis " << i;
-        EXPECT_EQ(batch_traces[i].self_attn.data, alone_traces[i].self_attn.data) << name << " hypothesis " << i;
-        EXPECT_EQ(batch_traces[i].self_attn.shape, alone_traces[i].self_attn.shape);
-        EXPECT_EQ(batch_traces[i].cross_attn.data, alone_traces[i].cross_attn.data) << name << " hypothesis " << i;
+        EXPECT_EQ(batch_traces[i].attention[kDecoderSelf].data, alone_traces[i].attention[kDecoderSelf].data) << name << " hypothesis " << i;
+        EXPECT_EQ(batch_traces[i].attention[kDecoderSelf].shape, alone_traces[i].attention[kDecoderSelf].shape);
+        EXPECT_EQ(batch_traces[i].attention[kCross].data, alone_traces[i].attention[kCross].data) << name << " hypothesis " << i;
         EXPECT_EQ(batch[i].length(), alone[i].length());
       }
     }
@@ -52,8 +60,8 @@ TEST(BatchedDecode, EachRowEqualsTheHypothesisSteppedAlone) {
 TEST(BatchedDecode, NamedVectorsAreRecordedPerHypothesis) {
   const auto model = load("small_pre_learned");
   const Matrix memory = encode(*model, prepare_source(*model, "i eat").ids, {}, nullptr);
-  std::vector<DecoderState> batch(2, start_decoder(*model, memory));
-  std::vector<DecoderState> alone = batch;
+  std::vector<transformer::State> batch(2, started(*model, memory));
+  std::vector<transformer::State> alone = batch;
   Capture capture;
   capture.vectors = true;
   std::vector<StepTrace> batch_traces(2), alone_traces(2);
@@ -69,20 +77,20 @@ TEST(BatchedDecode, NamedVectorsAreRecordedPerHypothesis) {
 TEST(BatchedDecode, HypothesesShareTheCrossAttentionMemory) {
   const auto model = load("deep_pre_sin_bpe");
   const Matrix memory = encode(*model, prepare_source(*model, "i can eat an apple").ids, {}, nullptr);
-  DecoderState state = start_decoder(*model, memory);
+  transformer::State state = started(*model, memory);
   decode_step(*model, state, model->config.special.bos, {}, nullptr);
-  const DecoderState copy = state;  // what a beam does when a hypothesis has two children
+  const transformer::State copy = state;  // what a beam does when a hypothesis has two children
   ASSERT_FALSE(state.layers.empty());
   for (std::size_t l = 0; l < state.layers.size(); ++l) {
     EXPECT_EQ(copy.layers[l].cross.get(), state.layers[l].cross.get());  // a pointer, not a copy
-    EXPECT_TRUE(state.layers[l].cross->k == model->decoder_layers[l].cross_attn.k_proj(memory));
+    EXPECT_TRUE(state.layers[l].cross->k == transformer::of(*model).weights().decoder_layers[l].cross_attn.k_proj(memory));
   }
 }
 
 TEST(BatchedDecode, MismatchedArgumentsAreErrors) {
   const auto model = load("tiny_post_sin");
   const Matrix memory = encode(*model, prepare_source(*model, "i eat").ids, {}, nullptr);
-  DecoderState state = start_decoder(*model, memory);
+  transformer::State state = started(*model, memory);
   EXPECT_THROW(decode_steps(*model, {&state}, {2, 3}, {}, {nullptr}), Error);
   EXPECT_THROW(decode_steps(*model, {&state}, {2}, {}, {}), Error);
   EXPECT_EQ(state.length(), 0);

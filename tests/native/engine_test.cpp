@@ -2,11 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
-#include "model/decoder.h"
-#include "model/encoder.h"
+#include "model/seq2seq.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 std::shared_ptr<const Model> load(const std::string& name) {
@@ -63,12 +66,12 @@ TEST(Engine, OutputNeverExceedsPositions) {
 
 TEST(Engine, DecoderRejectsBadTokenAndPositionPastTheEnd) {
   const auto model = load("tiny_post_sin");
-  DecoderState state = start_decoder(*model, encode(*model, prepare_source(*model, "i eat").ids, {}, nullptr));
-  EXPECT_THROW(decode_step(*model, state, model->tgt_vocab.size(), {}, nullptr), IndexError);
-  EXPECT_THROW(decode_step(*model, state, -1, {}, nullptr), IndexError);
-  EXPECT_EQ(state.length(), 0) << "a rejected token must not enter the cache";
-  for (int t = 0; t < model->config.max_positions; ++t) decode_step(*model, state, model->config.special.bos, {}, nullptr);
-  EXPECT_THROW(decode_step(*model, state, model->config.special.bos, {}, nullptr), InputError);
+  std::unique_ptr<DecoderState> state = start_decoder(*model, encode(*model, prepare_source(*model, "i eat").ids, {}, nullptr));
+  EXPECT_THROW(decode_step(*model, *state, model->tgt_vocab.size(), {}, nullptr), IndexError);
+  EXPECT_THROW(decode_step(*model, *state, -1, {}, nullptr), IndexError);
+  EXPECT_EQ(state->length(), 0) << "a rejected token must not enter the cache";
+  for (int t = 0; t < model->config.max_positions; ++t) decode_step(*model, *state, model->config.special.bos, {}, nullptr);
+  EXPECT_THROW(decode_step(*model, *state, model->config.special.bos, {}, nullptr), InputError);
 }
 
 // Stepping back is truncating the self-attention caches; the next step must then equal the
@@ -77,14 +80,14 @@ TEST(Engine, TruncatedCacheReproducesEarlierStepsExactly) {
   for (const char* name : {"tiny_post_sin", "deep_pre_sin_bpe"}) {
     const auto model = load(name);
     const Source src = prepare_source(*model, "we want to drink beer");
-    DecoderState state = start_decoder(*model, encode(*model, src.ids, {}, nullptr));
+    std::unique_ptr<DecoderState> state = start_decoder(*model, encode(*model, src.ids, {}, nullptr));
     std::vector<int> tokens = {model->config.special.bos, 5, 7, 6};
     std::vector<Matrix> first;
-    for (int tok : tokens) first.push_back(decode_step(*model, state, tok, {}, nullptr));
-    state.truncate(2);
-    EXPECT_EQ(state.length(), 2);
+    for (int tok : tokens) first.push_back(decode_step(*model, *state, tok, {}, nullptr));
+    state->truncate(2);
+    EXPECT_EQ(state->length(), 2);
     for (std::size_t t = 2; t < tokens.size(); ++t)
-      EXPECT_EQ(decode_step(*model, state, tokens[t], {}, nullptr), first[t]) << name << " step " << t;
+      EXPECT_EQ(decode_step(*model, *state, tokens[t], {}, nullptr), first[t]) << name << " step " << t;
   }
 }
 
@@ -95,7 +98,7 @@ TEST(Engine, AttentionRowsAreDistributions) {
   options.max_length = 4;
   DecodeSession session(model, "we can read book", options);
   session.run();
-  const Tensor& enc = session.encoder_trace().self_attn;
+  const Tensor& enc = session.encoder_trace().attention[kEncoderSelf];
   const int rows = enc.shape[0] * enc.shape[1] * enc.shape[2];
   for (int r = 0; r < rows; ++r) {
     float sum = 0;
@@ -104,8 +107,8 @@ TEST(Engine, AttentionRowsAreDistributions) {
   }
   for (const StepRecord& r : session.history()) {
     const StepTrace& trace = r.expansions.at(0).trace;
-    EXPECT_EQ(trace.cross_attn.shape[2], static_cast<int>(session.source().ids.size()));
-    EXPECT_THROW(trace.cross_attn.at({model->config.n_decoder_layers, 0, 0}), IndexError);
+    EXPECT_EQ(trace.attention[kCross].shape[2], static_cast<int>(session.source().ids.size()));
+    EXPECT_THROW(trace.attention[kCross].at({model->config.n_decoder_layers, 0, 0}), IndexError);
   }
 }
 

@@ -4,8 +4,12 @@
 
 #include "decoding/session.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 using testing::expect_close;
@@ -60,9 +64,9 @@ TEST_P(GoldenTest, GreedyDecodeMatchesPyTorchReference) {
     const int L_enc = model->config.n_encoder_layers, L_dec = model->config.n_decoder_layers;
     const int H = model->config.n_heads;
     const EncoderTrace& enc = session.encoder_trace();
-    expect_close(c["encoder"]["self_attn"], enc.self_attn.data.data(), enc.self_attn.numel(), {L_enc, H, S, S},
+    expect_close(c["encoder"]["self_attn"], enc.attention[kEncoderSelf].data.data(), enc.attention[kEncoderSelf].numel(), {L_enc, H, S, S},
                  "encoder self_attn");
-    ASSERT_EQ(enc.self_attn.shape, (std::vector<int>{L_enc, H, S, S}));
+    ASSERT_EQ(enc.attention[kEncoderSelf].shape, (std::vector<int>{L_enc, H, S, S}));
     expect_vectors(c["encoder"], enc.vectors, "encoder");
 
     ASSERT_EQ(output_ids, c["output_ids"].get<std::vector<int>>()) << "greedy output differs";
@@ -81,9 +85,9 @@ TEST_P(GoldenTest, GreedyDecodeMatchesPyTorchReference) {
       EXPECT_EQ(s.top.at(0).token, g["output_id"].get<int>()) << at;
       expect_close(g["logits"], s.logits.data(), s.logits.size(), {V}, at + " logits");
       expect_close(g["log_probs"], s.log_probs.data(), s.log_probs.size(), {V}, at + " log_probs");
-      expect_close(g["self_attn"], s.trace.self_attn.data.data(), s.trace.self_attn.numel(),
+      expect_close(g["self_attn"], s.trace.attention[kDecoderSelf].data.data(), s.trace.attention[kDecoderSelf].numel(),
                    {L_dec, H, static_cast<int>(i) + 1}, at + " self_attn");
-      expect_close(g["cross_attn"], s.trace.cross_attn.data.data(), s.trace.cross_attn.numel(), {L_dec, H, S},
+      expect_close(g["cross_attn"], s.trace.attention[kCross].data.data(), s.trace.attention[kCross].numel(), {L_dec, H, S},
                    at + " cross_attn");
       expect_vectors(g, s.trace.vectors, at);
     }
@@ -101,12 +105,12 @@ TEST_P(GoldenTest, CaptureOffGivesSameTranslationAndRecordsNothing) {
     DecodeSession session(model, c["source"].get<std::string>(), options);
     session.run();
     EXPECT_EQ(session.nbest().at(0).tokens, c["output_ids"].get<std::vector<int>>());
-    EXPECT_TRUE(session.encoder_trace().self_attn.empty());
+    EXPECT_TRUE(session.encoder_trace().attention.empty());
     EXPECT_TRUE(session.encoder_trace().vectors.empty());
     for (const StepRecord& r : session.history()) {
       const Expansion& s = r.expansions.at(0);
       EXPECT_TRUE(s.logits.empty());
-      EXPECT_TRUE(s.trace.self_attn.empty());
+      EXPECT_TRUE(s.trace.attention.empty());
       EXPECT_TRUE(s.trace.vectors.empty());
     }
   }

@@ -6,10 +6,14 @@
 
 #include "decoding/options_json.h"
 #include "decoding/session.h"
-#include "model/encoder.h"
+#include "model/seq2seq.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 const std::string kToy = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/toy-en-de.safetensors";
@@ -34,7 +38,7 @@ std::string text_of(const DecodeSession& s) { return s.detokenize(s.nbest().at(0
 
 Interventions cross(HeadEdit::Pattern p, std::vector<std::vector<float>> custom = {}) {
   Interventions iv;
-  iv.attention.push_back({AttentionSite::Cross, -1, -1, p, std::move(custom)});
+  iv.attention.push_back({"cross", -1, -1, p, std::move(custom)});
   return iv;
 }
 
@@ -47,7 +51,7 @@ TEST(Interventions, SeedTableOnTheToyModel) {
   only_decoder_self.skip_cross_attention = only_decoder_self.skip_encoder_self_attention = true;
   no_ffn.skip_ffn = true;
   no_layer_norm.skip_layer_norm = true;
-  masked.masked_heads.push_back({AttentionSite::Cross, 0, 0});
+  masked.masked_heads.push_back({"cross", 0, 0});
   copy_source.copy_source_encoding = true;
   Interventions layer_norm_only = only_decoder_self;  // every sub-layer skipped, LayerNorms kept
   layer_norm_only.skip_decoder_self_attention = layer_norm_only.skip_ffn = true;
@@ -82,12 +86,12 @@ TEST(Interventions, UniformCrossChangesCrossAttentionAndNothingUpstream) {
   const DecodeSession plain = run(model, "we can drink water", {});
   const DecodeSession uniform = run(model, "we can drink water", cross(HeadEdit::Pattern::Uniform));
   const int S = static_cast<int>(plain.source().ids.size());
-  EXPECT_EQ(uniform.encoder_trace().self_attn.data, plain.encoder_trace().self_attn.data) << "the encoder is upstream";
+  EXPECT_EQ(uniform.encoder_trace().attention[kEncoderSelf].data, plain.encoder_trace().attention[kEncoderSelf].data) << "the encoder is upstream";
   // At step 0 the decoder self-attention (before cross-attention) is identical too.
-  EXPECT_EQ(uniform.history()[0].expansions[0].trace.self_attn.data,
-            plain.history()[0].expansions[0].trace.self_attn.data);
+  EXPECT_EQ(uniform.history()[0].expansions[0].trace.attention[kDecoderSelf].data,
+            plain.history()[0].expansions[0].trace.attention[kDecoderSelf].data);
   for (const StepRecord& r : uniform.history())
-    for (float w : r.expansions[0].trace.cross_attn.data) EXPECT_FLOAT_EQ(w, 1.0f / S);
+    for (float w : r.expansions[0].trace.attention[kCross].data) EXPECT_FLOAT_EQ(w, 1.0f / S);
   EXPECT_NE(uniform.history()[0].expansions[0].logits, plain.history()[0].expansions[0].logits);
 }
 
@@ -113,9 +117,9 @@ TEST(Interventions, CopiedSourceEncodingReplacesTheCrossAttentionOutput) {
   }
   // Upstream of the cross-attention output nothing moves: encoder, and step 0's self-attention
   // and cross-attention weights (the attention still runs; only its output is replaced).
-  EXPECT_EQ(copied.encoder_trace().self_attn.data, plain.encoder_trace().self_attn.data);
-  EXPECT_EQ(copied.history()[0].expansions[0].trace.self_attn.data, plain.history()[0].expansions[0].trace.self_attn.data);
-  EXPECT_EQ(copied.history()[0].expansions[0].trace.cross_attn.data, plain.history()[0].expansions[0].trace.cross_attn.data);
+  EXPECT_EQ(copied.encoder_trace().attention[kEncoderSelf].data, plain.encoder_trace().attention[kEncoderSelf].data);
+  EXPECT_EQ(copied.history()[0].expansions[0].trace.attention[kDecoderSelf].data, plain.history()[0].expansions[0].trace.attention[kDecoderSelf].data);
+  EXPECT_EQ(copied.history()[0].expansions[0].trace.attention[kCross].data, plain.history()[0].expansions[0].trace.attention[kCross].data);
   EXPECT_NE(copied.history()[0].expansions[0].logits, plain.history()[0].expansions[0].logits);
   EXPECT_TRUE(decode_options_from_json(R"({"interventions": {"copySourceEncoding": true}})").interventions.copy_source_encoding);
   EXPECT_THROW(decode_options_from_json(R"({"interventions": {"copySourceEncoding": 1}})"), InputError);
@@ -127,15 +131,15 @@ TEST(Interventions, CustomMatrixGivesEachQueryItsRow) {
   // position 2 onwards keeps the last row.
   const DecodeSession s = run(model, "i eat apple", cross(HeadEdit::Pattern::Custom, {{1, 0, 0, 0}, {0, 0, 3, 1}}));
   ASSERT_GE(s.history().size(), 3u);
-  EXPECT_EQ(s.history()[0].expansions[0].trace.cross_attn.data, (std::vector<float>{1, 0, 0, 0}));
-  EXPECT_EQ(s.history()[1].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
-  EXPECT_EQ(s.history()[2].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
+  EXPECT_EQ(s.history()[0].expansions[0].trace.attention[kCross].data, (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(s.history()[1].expansions[0].trace.attention[kCross].data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
+  EXPECT_EQ(s.history()[2].expansions[0].trace.attention[kCross].data, (std::vector<float>{0, 0, 0.75f, 0.25f}));
   // The encoder takes a square matrix: row i for source position i.
   Interventions enc;
-  enc.attention.push_back({AttentionSite::Encoder, 0, 0, HeadEdit::Pattern::Custom,
+  enc.attention.push_back({"encoder", 0, 0, HeadEdit::Pattern::Custom,
                            {{1, 0, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}});
   const DecodeSession e = run(model, "i eat apple", enc);
-  EXPECT_EQ(e.encoder_trace().self_attn.data,
+  EXPECT_EQ(e.encoder_trace().attention[kEncoderSelf].data,
             (std::vector<float>{1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}));
   const DecodeOptions parsed = decode_options_from_json(
       R"({"interventions": {"attention": [{"site": "cross", "pattern": "custom", "weights": [[1, 2], [3, 4]]}]}})");
@@ -148,32 +152,32 @@ TEST(Interventions, PatternsAreTheDocumentedRows) {
   const auto model = toy();
   const DecodeSession beginning = run(model, "we want to read book", cross(HeadEdit::Pattern::Beginning));  // 6 keys
   const std::vector<float> want = {0.5f, 0.25f, 0.15f, 0.1f / 3, 0.1f / 3, 0.1f / 3};
-  const auto& row = beginning.history()[0].expansions[0].trace.cross_attn.data;
+  const auto& row = beginning.history()[0].expansions[0].trace.attention[kCross].data;
   ASSERT_EQ(row.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(row[i], want[i]);
 
   const DecodeSession end = run(model, "i eat apple", cross(HeadEdit::Pattern::End));
-  EXPECT_EQ(end.history()[0].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0, 0, 1}));
+  EXPECT_EQ(end.history()[0].expansions[0].trace.attention[kCross].data, (std::vector<float>{0, 0, 0, 1}));
 
   const DecodeSession custom = run(model, "i eat apple", cross(HeadEdit::Pattern::Custom, {{0, 2, 2, 0}}));
-  EXPECT_EQ(custom.history()[1].expansions[0].trace.cross_attn.data, (std::vector<float>{0, 0.5f, 0.5f, 0}));
+  EXPECT_EQ(custom.history()[1].expansions[0].trace.attention[kCross].data, (std::vector<float>{0, 0.5f, 0.5f, 0}));
 
   Interventions self_end;
-  self_end.attention.push_back({AttentionSite::DecoderSelf, 0, 0, HeadEdit::Pattern::End, {}});
+  self_end.attention.push_back({"self", 0, 0, HeadEdit::Pattern::End, {}});
   const DecodeSession s = run(model, "i eat apple", self_end);
-  EXPECT_EQ(s.history()[2].expansions[0].trace.self_attn.data, (std::vector<float>{0, 0, 1}));
+  EXPECT_EQ(s.history()[2].expansions[0].trace.attention[kDecoderSelf].data, (std::vector<float>{0, 0, 1}));
 }
 
 TEST(Interventions, MaskedHeadStillAttendsButContributesNothing) {
   const auto model = Model::load_file(testing::golden_path("deep_pre_sin_bpe.safetensors"));
   Interventions iv;
-  iv.masked_heads.push_back({AttentionSite::Encoder, 2, 5});
+  iv.masked_heads.push_back({"encoder", 2, 5});
   const DecodeSession plain = run(model, "A dog runs.", {});
   const DecodeSession masked = run(model, "A dog runs.", iv);
-  EXPECT_EQ(masked.encoder_trace().self_attn.data, plain.encoder_trace().self_attn.data)
+  EXPECT_EQ(masked.encoder_trace().attention[kEncoderSelf].data, plain.encoder_trace().attention[kEncoderSelf].data)
       << "the masked head's own weights are still reported, and layers 0-2 attend as before";
-  EXPECT_NE(masked.history()[0].expansions[0].trace.cross_attn.data,
-            plain.history()[0].expansions[0].trace.cross_attn.data)
+  EXPECT_NE(masked.history()[0].expansions[0].trace.attention[kCross].data,
+            plain.history()[0].expansions[0].trace.attention[kCross].data)
       << "the encoder output changed, so the decoder looks elsewhere";
 }
 
@@ -218,10 +222,10 @@ TEST(Interventions, BadIndicesAndRowsAreClearErrors) {
     return std::string("(no error)");
   };
   Interventions iv;
-  iv.masked_heads.push_back({AttentionSite::Cross, 1, 0});
+  iv.masked_heads.push_back({"cross", 1, 0});
   EXPECT_EQ(error(iv), "cross attention layer 1 is out of range [0, 1)");
   iv = {};
-  iv.attention.push_back({AttentionSite::Encoder, 0, 4, HeadEdit::Pattern::Uniform, {}});
+  iv.attention.push_back({"encoder", 0, 4, HeadEdit::Pattern::Uniform, {}});
   EXPECT_EQ(error(iv), "encoder attention head 4 is out of range [0, 1)");
   EXPECT_NE(error(cross(HeadEdit::Pattern::Custom, {{1, 1}})).find("custom attention row 0 has 2 weights but the source has 4"),
             std::string::npos);
@@ -232,9 +236,9 @@ TEST(Interventions, BadIndicesAndRowsAreClearErrors) {
       R"({"interventions": {"attention": [{"site": "encoder", "layer": "*", "head": 0, "pattern": "end"}],
                             "maskHeads": [{"site": "self", "layer": 0, "head": 0}], "skip": ["ffn", "layerNorm"]}})");
   ASSERT_EQ(parsed.interventions.attention.size(), 1u);
-  EXPECT_EQ(parsed.interventions.attention[0].site, AttentionSite::Encoder);
+  EXPECT_EQ(parsed.interventions.attention[0].site, "encoder");
   EXPECT_EQ(parsed.interventions.attention[0].layer, -1);
-  EXPECT_EQ(parsed.interventions.masked_heads[0].site, AttentionSite::DecoderSelf);
+  EXPECT_EQ(parsed.interventions.masked_heads[0].site, "self");
   EXPECT_TRUE(parsed.interventions.skip_ffn && parsed.interventions.skip_layer_norm);
 }
 

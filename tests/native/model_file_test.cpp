@@ -81,7 +81,7 @@ TEST(ModelFile, GoodFileLoadsFromPathAndFromMemory) {
   const auto from_memory = Model::load_bytes(b.data(), b.size());
   const auto from_path = Model::load_file(testing::golden_path(kGood));
   EXPECT_EQ(from_memory->config.to_json(), from_path->config.to_json());
-  EXPECT_TRUE(from_memory->src_embed.isApprox(from_path->src_embed));
+  EXPECT_TRUE(from_memory->family->token_embeddings(Side::Source).isApprox(from_path->family->token_embeddings(Side::Source)));
 }
 
 TEST(ModelFile, MissingFileNamesThePath) {
@@ -215,6 +215,23 @@ TEST(ModelFile, AbsurdConfig) {
   // A config that disagrees with the tensors (2 layers declared, 1 stored).
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["n_encoder_layers"] = 2; }), "missing tensor 'encoder.layers.1.");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["d_ff"] = 33; }), "has shape");
+}
+
+// config.architecture picks the model family: absent means the transformer (every file written
+// before the field existed), and a family this engine lacks is named in the error.
+TEST(ModelFile, ArchitectureSelectsTheFamily) {
+  const Bytes plain = with_config([](json& c) { c.erase("architecture"); });
+  const auto absent = Model::load_bytes(plain.data(), plain.size());
+  EXPECT_EQ(absent->config.architecture, "transformer");
+  const Bytes named = with_config([](json& c) { c["architecture"] = "transformer"; });
+  const auto explicit_ = Model::load_bytes(named.data(), named.size());
+  EXPECT_EQ(explicit_->sites().size(), absent->sites().size());
+  std::vector<std::string> names;
+  for (const AttentionSiteInfo& site : absent->sites()) names.push_back(site.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"encoder", "self", "cross"}));
+  EXPECT_LOAD_ERROR(with_config([](json& c) { c["architecture"] = "rnn-bahdanau"; }),
+                    "config architecture 'rnn-bahdanau' is not supported (this engine reads transformer)");
+  EXPECT_LOAD_ERROR(with_config([](json& c) { c["architecture"] = 7; }), "'architecture' must be a non-empty string");
 }
 
 // Files that load but are hostile to decoding; both were found by fuzz_decode (their inputs are

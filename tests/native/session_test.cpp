@@ -6,8 +6,12 @@
 
 #include "decoding/session.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 std::shared_ptr<const Model> load(const std::string& path) {
@@ -79,8 +83,8 @@ void expect_back_then_step_repeats(const std::shared_ptr<const Model>& model, De
     ASSERT_EQ(again.expansions.size(), first.expansions.size());
     for (std::size_t e = 0; e < first.expansions.size(); ++e) {
       EXPECT_EQ(again.expansions[e].logits, first.expansions[e].logits) << "step " << first.step;
-      EXPECT_EQ(again.expansions[e].trace.cross_attn.data, first.expansions[e].trace.cross_attn.data);
-      EXPECT_EQ(again.expansions[e].trace.self_attn.data, first.expansions[e].trace.self_attn.data);
+      EXPECT_EQ(again.expansions[e].trace.attention[kCross].data, first.expansions[e].trace.attention[kCross].data);
+      EXPECT_EQ(again.expansions[e].trace.attention[kDecoderSelf].data, first.expansions[e].trace.attention[kDecoderSelf].data);
     }
   }
   ASSERT_TRUE(s.done());

@@ -5,8 +5,12 @@
 
 #include "analysis/vectors.h"
 #include "test_support.h"
+#include "families/transformer/transformer.h"
 
 namespace attnscope {
+using transformer::kCross;
+using transformer::kDecoderSelf;
+using transformer::kEncoderSelf;
 namespace {
 
 TEST(Vectors, PcaOfPointsOnALine) {
@@ -46,14 +50,14 @@ TEST(Vectors, AttentionLogitsSoftmaxToTheCapturedRow) {
     return RowVector(x / x.sum());
   };
   const int S = static_cast<int>(s.source().ids.size());
-  const RowVector enc = softmax(attention_logits(s, AttentionSite::Encoder, 2, 5, 3));
-  for (int k = 0; k < S; ++k) EXPECT_NEAR(enc[k], s.encoder_trace().self_attn.at({2, 5, 3, k}), 1e-5);
-  const RowVector cross = softmax(attention_logits(s, AttentionSite::Cross, 1, 7, 0, 2, 1));
-  for (int k = 0; k < S; ++k) EXPECT_NEAR(cross[k], s.history()[2].expansions[1].trace.cross_attn.at({1, 7, k}), 1e-5);
-  const RowVector self = softmax(attention_logits(s, AttentionSite::DecoderSelf, 0, 2, 0, 2, 1));
-  for (int k = 0; k < 3; ++k) EXPECT_NEAR(self[k], s.history()[2].expansions[1].trace.self_attn.at({0, 2, k}), 1e-5);
-  EXPECT_THROW(attention_logits(s, AttentionSite::Encoder, 3, 0, 0), IndexError);
-  EXPECT_THROW(attention_logits(s, AttentionSite::Cross, 0, 8, 0, 0, 0), IndexError);
+  const RowVector enc = softmax(attention_logits(s, "encoder", 2, 5, 3));
+  for (int k = 0; k < S; ++k) EXPECT_NEAR(enc[k], s.encoder_trace().attention[kEncoderSelf].at({2, 5, 3, k}), 1e-5);
+  const RowVector cross = softmax(attention_logits(s, "cross", 1, 7, 0, 2, 1));
+  for (int k = 0; k < S; ++k) EXPECT_NEAR(cross[k], s.history()[2].expansions[1].trace.attention[kCross].at({1, 7, k}), 1e-5);
+  const RowVector self = softmax(attention_logits(s, "self", 0, 2, 0, 2, 1));
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(self[k], s.history()[2].expansions[1].trace.attention[kDecoderSelf].at({0, 2, k}), 1e-5);
+  EXPECT_THROW(attention_logits(s, "encoder", 3, 0, 0), IndexError);
+  EXPECT_THROW(attention_logits(s, "cross", 0, 8, 0, 0, 0), IndexError);
 }
 
 }  // namespace

@@ -26,8 +26,15 @@
 #endif
 
 #include "decoding/session.h"
-#include "model/decoder.h"
 #include "ops/ops.h"
+// The transformer's weights: in their family's folder since the model-family seam, on the
+// Model itself before it (so that BASE=<older revision> still builds).
+#if __has_include("families/transformer/transformer.h")
+#include "families/transformer/transformer.h"
+#define TRANSFORMER_WEIGHTS(model) attnscope::transformer::of(*(model)).weights()
+#else
+#define TRANSFORMER_WEIGHTS(model) (*(model))
+#endif
 
 // Checkouts with the hand-written kernel can also time Eigen's path in the same process.
 #if __has_include("ops/gemm_simd.h")
@@ -187,6 +194,7 @@ int main(int argc, char** argv) {
 
   // (2) The pieces of one decoder step, on the real weights, at the decode's mean lengths.
   const ModelConfig& c = model->config;
+  const auto& tw = TRANSFORMER_WEIGHTS(model);
   const int d = c.d_model, vocab = model->tgt_vocab.size();
   const int src_len = static_cast<int>(shape.source_tokens / static_cast<long>(sentences.size()));
   const int self_len = std::max<int>(1, static_cast<int>(shape.target_tokens_sum_of_positions / shape.tokens));
@@ -196,7 +204,7 @@ int main(int argc, char** argv) {
   const Matrix memory = random_matrix(src_len, d, 3);
   const Matrix self_k = random_matrix(self_len, d, 4), self_v = random_matrix(self_len, d, 5);
   std::vector<Matrix> cross_k, cross_v;
-  for (const DecoderLayer& layer : model->decoder_layers) {
+  for (const DecoderLayer& layer : tw.decoder_layers) {
     cross_k.push_back(layer.cross_attn.k_proj(memory));
     cross_v.push_back(layer.cross_attn.v_proj(memory));
   }
@@ -213,37 +221,37 @@ int main(int argc, char** argv) {
   };
   // Every layer's weights in turn, as a real step touches them (so the caches see the same traffic).
   time_piece("self-attn q,k,v projections", [&] {
-    for (const DecoderLayer& l : model->decoder_layers)
+    for (const DecoderLayer& l : tw.decoder_layers)
       sink = sink + l.self_attn.q_proj(x)(0, 0) + l.self_attn.k_proj(x)(0, 0) + l.self_attn.v_proj(x)(0, 0);
   });
   time_piece("self-attn out projection", [&] {
-    for (const DecoderLayer& l : model->decoder_layers) sink = sink + l.self_attn.out_proj(x)(0, 0);
+    for (const DecoderLayer& l : tw.decoder_layers) sink = sink + l.self_attn.out_proj(x)(0, 0);
   });
   time_piece("cross-attn q + out projections", [&] {
-    for (const DecoderLayer& l : model->decoder_layers) sink = sink + l.cross_attn.q_proj(x)(0, 0) + l.cross_attn.out_proj(x)(0, 0);
+    for (const DecoderLayer& l : tw.decoder_layers) sink = sink + l.cross_attn.q_proj(x)(0, 0) + l.cross_attn.out_proj(x)(0, 0);
   });
   time_piece("self attention (scores, softmax, mix)", [&] {
-    for (const DecoderLayer& l : model->decoder_layers) sink = sink + l.self_attn.attend(x, self_k, self_v, nullptr)(0, 0);
+    for (const DecoderLayer& l : tw.decoder_layers) sink = sink + l.self_attn.attend(x, self_k, self_v, nullptr)(0, 0);
   });
   time_piece("cross attention (scores, softmax, mix)", [&] {
-    for (std::size_t i = 0; i < model->decoder_layers.size(); ++i)
-      sink = sink + model->decoder_layers[i].cross_attn.attend(x, cross_k[i], cross_v[i], nullptr)(0, 0);
+    for (std::size_t i = 0; i < tw.decoder_layers.size(); ++i)
+      sink = sink + tw.decoder_layers[i].cross_attn.attend(x, cross_k[i], cross_v[i], nullptr)(0, 0);
   });
   time_piece("ffn fc1 + relu + fc2", [&] {
-    for (const DecoderLayer& l : model->decoder_layers) {
+    for (const DecoderLayer& l : tw.decoder_layers) {
       Matrix h = l.ffn.fc1(x);
       ops::activate(h, l.ffn.activation);
       sink = sink + l.ffn.fc2(h)(0, 0);
     }
   });
   time_piece("layer norms (3 per layer + final)", [&] {
-    for (const DecoderLayer& l : model->decoder_layers)
+    for (const DecoderLayer& l : tw.decoder_layers)
       sink = sink + l.self_attn_norm(x)(0, 0) + l.cross_attn_norm(x)(0, 0) + l.ffn_norm(x)(0, 0);
-    sink = sink + model->decoder_final_norm(x)(0, 0);
+    sink = sink + tw.decoder_final_norm(x)(0, 0);
   });
   Matrix logits;
   time_piece("output logits (vocab x d GEMV)", [&] {
-    logits = ops::linear(x, model->output_weight(), model->output_bias);
+    logits = ops::linear(x, tw.output_weight(), tw.output_bias);
     sink = sink + logits(0, 0);
   });
   time_piece("log_softmax over the vocabulary", [&] { sink = sink + ops::log_softmax_rows(logits)(0, 0); });
@@ -262,7 +270,7 @@ int main(int argc, char** argv) {
     for (auto& f : work) f();
   });
   std::printf("\nper-token breakdown (%zu decoder layers, self length %d, source length %d, vocab %d):\n",
-              model->decoder_layers.size(), self_len, src_len, vocab);
+              tw.decoder_layers.size(), self_len, src_len, vocab);
   for (const Piece& p : pieces) std::printf("  %-40s %8.4f ms  %5.1f%%\n", p.name, p.ms, 100.0 * p.ms / sum);
   std::printf("  %-40s %8.4f ms\n", "sum of pieces", sum);
   std::printf("  %-40s %8.4f ms (a whole step in a decode: %.4f ms)\n", "the pieces in sequence", sequence_ms,
@@ -270,11 +278,11 @@ int main(int argc, char** argv) {
 
   // (3) GEMV throughput on one d x d and the vocab x d matrix (the roofline's "peak" is the
   // first, hot in cache; the second streams 8 MB of weights).
-  const Matrix& w = model->decoder_layers[0].self_attn.q_proj.weight;
-  const RowVector& b = model->decoder_layers[0].self_attn.q_proj.bias;
+  const Matrix& w = tw.decoder_layers[0].self_attn.q_proj.weight;
+  const RowVector& b = tw.decoder_layers[0].self_attn.q_proj.bias;
   const double t_small = median_time(std::max(repeats, 5), 2000, [&] { sink = sink + ops::linear(x, w, b)(0, 0); });
   const double t_vocab = median_time(std::max(repeats, 5), 50, [&] {
-    sink = sink + ops::linear(x, model->output_weight(), model->output_bias)(0, 0);
+    sink = sink + ops::linear(x, tw.output_weight(), tw.output_bias)(0, 0);
   });
   std::printf("\nGEMV %dx%d: %.2f GFLOP/s; GEMV %dx%d: %.2f GFLOP/s\n", d, d, 2.0 * d * d / t_small / 1e9, vocab, d,
               2.0 * vocab * d / t_vocab / 1e9);
@@ -282,7 +290,7 @@ int main(int argc, char** argv) {
   ops::set_matmul_path(ops::MatmulPath::Eigen);
   const double e_small = median_time(std::max(repeats, 5), 2000, [&] { sink = sink + ops::linear(x, w, b)(0, 0); });
   const double e_vocab = median_time(std::max(repeats, 5), 50, [&] {
-    sink = sink + ops::linear(x, model->output_weight(), model->output_bias)(0, 0);
+    sink = sink + ops::linear(x, tw.output_weight(), tw.output_bias)(0, 0);
   });
   ops::set_matmul_path(ops::MatmulPath::Kernel);
   std::printf("Eigen's product: GEMV %dx%d: %.2f GFLOP/s; GEMV %dx%d: %.2f GFLOP/s\n", d, d, 2.0 * d * d / e_small / 1e9,

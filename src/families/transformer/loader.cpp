@@ -1,0 +1,58 @@
+// The transformer's tensors (models/FORMAT.md), each checked against the config.
+#include "families/transformer/transformer.h"
+
+namespace attnscope::transformer {
+
+std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::LoadOptions& options) {
+  const ModelConfig& c = m.config;
+  const int d = c.d_model;
+  const float eps = static_cast<float>(c.layer_norm_eps);
+  Weights t;
+  t.shared_embeddings = c.shared_embeddings;
+  t.tied_output = c.tied_output;
+  t.src_embed = w.matrix("src_embed.weight", m.src_vocab.size(), d);
+  if (!c.shared_embeddings) t.tgt_embed_ = w.matrix("tgt_embed.weight", m.tgt_vocab.size(), d);
+  if (c.positions == Positions::Learned) {
+    t.encoder_positions = w.matrix("encoder.pos_embed.weight", c.max_positions, d);
+    t.decoder_positions = w.matrix("decoder.pos_embed.weight", c.max_positions, d);
+  } else {
+    t.encoder_positions = t.decoder_positions = sinusoidal_positions(c.max_positions, d);
+  }
+
+  for (int i = 0; i < c.n_encoder_layers; ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i) + ".";
+    t.encoder_layers.push_back(EncoderLayer{w.attention(p + "self_attn", d, c.n_heads),
+                                            w.layer_norm(p + "self_attn_norm", d, eps),
+                                            w.ffn(p + "ffn", d, c.d_ff, c.activation),
+                                            w.layer_norm(p + "ffn_norm", d, eps), c.norm});
+  }
+  for (int i = 0; i < c.n_decoder_layers; ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i) + ".";
+    t.decoder_layers.push_back(DecoderLayer{
+        w.attention(p + "self_attn", d, c.n_heads), w.layer_norm(p + "self_attn_norm", d, eps),
+        w.attention(p + "cross_attn", d, c.n_heads), w.layer_norm(p + "cross_attn_norm", d, eps),
+        w.ffn(p + "ffn", d, c.d_ff, c.activation), w.layer_norm(p + "ffn_norm", d, eps), c.norm});
+  }
+  if (c.norm == NormPosition::Pre) {
+    t.encoder_final_norm = w.layer_norm("encoder.final_norm", d, eps);
+    t.decoder_final_norm = w.layer_norm("decoder.final_norm", d, eps);
+  }
+  if (!c.tied_output) t.output_weight_ = w.matrix("output.weight", m.tgt_vocab.size(), d);
+  t.output_bias = w.vector("output.bias", m.tgt_vocab.size());
+
+  // A decoder step multiplies one row by each of these, streaming megabytes of weights for few
+  // FLOPs; the kernel reads them faster rearranged, and in half the bytes when they are binary16
+  // values, as an F16 file's are (ops/gemm_simd.h; same results either way), or, if asked, in
+  // int8 (ops/gemm_int8.h; approximate). The cost is a second copy: 8 MB for Multi30k in
+  // binary16 (16 MB from an F32 file, 4 MB in int8). The encoder's products, many rows at a
+  // time, do not need it.
+  for (DecoderLayer& layer : t.decoder_layers)
+    for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
+                      &layer.self_attn.out_proj, &layer.cross_attn.q_proj, &layer.cross_attn.out_proj, &layer.ffn.fc1,
+                      &layer.ffn.fc2})
+      l->prepare_for_steps(options.int8);
+  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8);
+  return std::make_unique<Transformer>(c, std::move(t));
+}
+
+}  // namespace attnscope::transformer

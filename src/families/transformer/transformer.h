@@ -1,0 +1,87 @@
+#pragma once
+// The encoder-decoder transformer (Vaswani et al. 2017), post- or pre-norm: one model family
+// behind the seam of model/family.h. Its attention sites are encoder self-attention, decoder
+// self-attention and cross-attention (transformer.cpp holds the table).
+#include <memory>
+#include <vector>
+
+#include "layers/decoder_layer.h"
+#include "layers/encoder_layer.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "model/weight_reader.h"
+
+namespace attnscope::transformer {
+
+// Rows of the site table.
+enum Site : int { kEncoderSelf = 0, kDecoderSelf = 1, kCross = 2 };
+
+struct Weights {
+  Matrix src_embed;                               // [V_src, d]
+  Matrix tgt_embed_;                              // [V_tgt, d]; empty when shared_embeddings
+  Matrix encoder_positions, decoder_positions;    // [max_positions, d]: learned or sinusoidal
+  std::vector<EncoderLayer> encoder_layers;
+  std::vector<DecoderLayer> decoder_layers;
+  LayerNorm encoder_final_norm, decoder_final_norm;  // used with pre-norm only
+  Matrix output_weight_;                          // [V_tgt, d]; empty when tied_output
+  RowVector output_bias;                          // [V_tgt]
+  // output_weight() in its decoder-step forms (ops::StepWeights): the largest product of a step.
+  ops::StepWeights output_step;
+  bool shared_embeddings = false, tied_output = false;
+
+  // Shared with src_embed / tgt_embed when the config says so, hence accessors.
+  const Matrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
+  const Matrix& output_weight() const { return tied_output ? tgt_embed() : output_weight_; }
+};
+
+// What the decoder carries from one step to the next for one hypothesis.
+class State : public DecoderState {
+ public:
+  std::vector<DecoderLayerState> layers;
+  int source_length = 0;
+
+  std::unique_ptr<DecoderState> clone() const override { return std::make_unique<State>(*this); }
+  int length() const override { return layers.empty() ? 0 : layers[0].self.length(); }
+  void truncate(int length) override {
+    for (DecoderLayerState& layer : layers) layer.self.truncate(length);
+  }
+};
+
+class Transformer : public ModelFamily, public Decoder {
+ public:
+  Transformer(const ModelConfig& config, Weights weights);
+
+  const SiteTable& sites() const override { return sites_; }
+  Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
+                const Interventions& interventions) const override;
+  const Decoder* decoder() const override { return this; }
+  const Matrix& token_embeddings(Side side) const override {
+    return side == Side::Source ? weights_.src_embed : weights_.tgt_embed();
+  }
+  const Matrix& positional_encoding() const override { return weights_.encoder_positions; }
+  const MultiHeadAttention* attention_layer(int site, int layer) const override;
+
+  // Decoder: projects the memory into every layer's cross-attention keys and values (once).
+  std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
+  Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
+              const std::vector<StepTrace*>& traces, const Interventions& interventions) const override;
+
+  const Weights& weights() const { return weights_; }
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  LayerEdits encoder_edits(int layer, const Interventions& iv) const;
+  LayerEdits decoder_edits(int layer, const Interventions& iv) const;
+
+  ModelConfig config_;
+  Weights weights_;
+  SiteTable sites_;
+};
+
+// Reads a transformer's tensors (models/FORMAT.md); registered in src/families/registry.cpp.
+std::unique_ptr<ModelFamily> load(const Model& model, WeightReader& weights, const Model::LoadOptions& options);
+
+// The transformer behind `model`; throws Error when the model is of another family.
+const Transformer& of(const Model& model);
+
+}  // namespace attnscope::transformer

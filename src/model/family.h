@@ -1,0 +1,66 @@
+#pragma once
+// The seam between a decoding session and a model family (after CTranslate2's Decoder /
+// DecoderState and make_encoder / make_decoder, kept small). A family encodes a source into a
+// memory; its decoder starts one state per hypothesis and steps a batch of states to logits
+// and a trace; a state can be copied (a beam keeps two children of one hypothesis) and
+// truncated (back()). An encoder-only family has no decoder. Each family lives in its own
+// folder under src/families/ and registers itself in src/families/registry.cpp.
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "layers/attention.h"
+#include "model/interventions.h"
+#include "model/sites.h"
+#include "model/trace.h"
+
+namespace attnscope {
+
+// Everything a decoder carries from one step to the next for one hypothesis.
+class DecoderState {
+ public:
+  virtual ~DecoderState() = default;
+  virtual std::unique_ptr<DecoderState> clone() const = 0;
+  virtual int length() const = 0;         // target positions fed so far
+  virtual void truncate(int length) = 0;  // forget every position from `length` on
+};
+
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  // A state that has fed nothing yet, attending to `memory` (what the encoder returned).
+  virtual std::unique_ptr<DecoderState> start(const Matrix& memory) const = 0;
+  // Feeds tokens[i] to states[i] at its next position and returns the logits [n, V], row i for
+  // hypothesis i; traces[i] (may be null) receives what `capture` asks for. A batch gives each
+  // row the bits a batch of one would. Throws IndexError for a bad token id and InputError past
+  // the model's positions.
+  virtual Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
+                      const std::vector<StepTrace*>& traces, const Interventions& interventions) const = 0;
+};
+
+class ModelFamily {
+ public:
+  virtual ~ModelFamily() = default;
+
+  // The attention sites this model has, in the order traces list them.
+  virtual const SiteTable& sites() const = 0;
+
+  // Encodes source ids into the memory a decoder (or a task head) reads, [source length, d].
+  // `trace` may be null; otherwise it receives what `capture` asks for.
+  virtual Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
+                        const Interventions& interventions) const = 0;
+
+  // Null for an encoder-only family.
+  virtual const Decoder* decoder() const = 0;
+
+  // For the embedding views: the token embeddings of one side, [V, d] (empty where the family
+  // has none), and the positions the encoder adds, [max positions, d] (empty if none).
+  virtual const Matrix& token_embeddings(Side side) const = 0;
+  virtual const Matrix& positional_encoding() const = 0;
+
+  // For analyses that look inside scaled dot-product attention: layer `layer` of site `site`,
+  // or null where that site is not q·kᵀ attention.
+  virtual const MultiHeadAttention* attention_layer(int site, int layer) const = 0;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,38 @@
+#pragma once
+// Reads a family's tensors out of a validated safetensors container, checking each one's
+// shape and values, so that a wrong file fails at load, with a name, rather than later
+// inside a matmul.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+#include "layers/attention.h"
+#include "layers/basic.h"
+#include "layers/feed_forward.h"
+
+namespace attnscope {
+
+class WeightReader {
+ public:
+  explicit WeightReader(const SafetensorsFile& file) : file_(file) {}
+
+  Matrix matrix(const std::string& name, int rows, int cols);
+  RowVector vector(const std::string& name, int size);
+  Linear linear(const std::string& name, int out, int in);
+  LayerNorm layer_norm(const std::string& name, int d, float eps);
+  MultiHeadAttention attention(const std::string& name, int d, int n_heads);
+  FeedForward ffn(const std::string& name, int d, int d_ff, Activation activation);
+
+  // Every tensor in the file must have been asked for: a stray one means the file was made
+  // for a different architecture than its config describes.
+  void check_all_used() const;
+
+ private:
+  std::vector<float> load(const std::string& name, const std::vector<int>& shape);
+
+  const SafetensorsFile& file_;
+  std::set<std::string> used_;
+};
+
+}  // namespace attnscope
