@@ -55,10 +55,9 @@ it('makes the same Embind calls for a press of Next at step 1 and at step 30 of 
   expect(await steps(page)).toBe(31);
   console.log(`Embind calls per press of Next: at step 1 ${JSON.stringify(first)}, at step 30 ${JSON.stringify(thirtieth)}`);
   expect(thirtieth).toEqual(first);
-  // One step of the engine per press, and no earlier step asked for again.
-  expect(first['SessionHandle.step']).toBe(1);
-  expect(first['SessionHandle.history']).toBeUndefined();
-  expect(Object.values(first).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16);
+  // One call per press: step(), whose record carries the step's attention and the session's
+  // state; no earlier step asked for again, no state rebuilt.
+  expect(first).toEqual({ 'SessionHandle.step': 1 });
 
   // The page holds every step it was sent, and shows the engine's translation so far.
   expect(await page.evaluate(() => window.attnscope.storedSteps)).toBe(31);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { StepStore } from '../../web/app/step-store.js';
-import { growsWithSteps, mainSite, siteTable, skipOf, tabOrder } from '../../web/app/sites.js';
+import { growsWithSteps, mainSite, skipOf, tabOrder } from '../../web/app/sites.js';
 import { formatState, normalizeInterventions, parseState } from '../../web/app/state.js';
 import { root } from './helpers.js';
 
@@ -16,22 +16,21 @@ let sites;
 
 beforeAll(async () => {
   model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
-  sites = siteTable(model.info);
+  sites = model.info.sites;
 });
 afterAll(() => model?.dispose());
 
-/** A step as the worker stores it: the record with each expansion's per-step attention. */
-function entry(session, record) {
+/** A step as the worker stores it: the record, each expansion with the attention it carries. */
+function entry(record) {
   return {
     step: record.step, forced: record.forced, forcedToken: record.forcedToken,
-    expansions: record.expansions.map((x, e) => ({
-      hypothesis: x.hypothesis, node: x.node, prefix: x.prefix, score: x.score, top: x.top, chosen: {},
-      attention: Object.fromEntries(sites.filter((s) => s.perStep).map((s) => [s.name, session[`${s.name}Attention`](record.step, { hypothesis: e })])),
+    expansions: record.expansions.map((x) => ({
+      hypothesis: x.hypothesis, node: x.node, prefix: x.prefix, score: x.score, top: x.top, chosen: {}, attention: x.attention,
     })),
   };
 }
 
-const stateOf = (s) => ({ done: s.done, hitMaxLength: s.hitMaxLength, steps: s.steps, maxLength: s.maxLength, live: s.hypotheses(), finished: s.finished(), nbest: s.nbest() });
+const stateOf = (s) => s.state();
 const pathOf = (state) => {
   const ids = (state.done ? state.nbest[0] : state.live[0])?.ids ?? [];
   return { ids, tokens: ids.map((id) => model.vocab('target')[id]), text: '', selected: false };
@@ -45,16 +44,16 @@ describe('the step store', () => {
     const encoder = sites.find((s) => !s.perStep);
     const opened = {
       fresh: true, sid: 7, url: 'toy', options: {}, source: session.source, bos: vocab[model.config.special_tokens.bos],
-      eos: vocab[model.config.special_tokens.eos], sites, attention: { [encoder.name]: session[`${encoder.name}Attention`]() },
+      eos: vocab[model.config.special_tokens.eos], sites, attention: { [encoder.name]: session.attention(encoder.name, 0) },
       vectors: false, rollout: session.rollout().data, patterns: session.encoderPatterns(),
     };
-    const steps = [entry(session, session.step())];
+    const steps = [entry(session.step())];
     let state = stateOf(session);
     let snap = store.apply({ ...opened, keep: 0, steps, state, tree: session.beamTree(), path: pathOf(state), forcedSteps: [] });
     expect(snap.rows.map((r) => r.output)).toEqual(['ich']);
     // Two more steps arrive, one at a time: the store appends them.
     for (let k = 0; k < 2; k++) {
-      const added = entry(session, session.step());
+      const added = entry(session.step());
       state = stateOf(session);
       snap = store.apply({ sid: 7, keep: store.size, steps: [added], state, tree: session.beamTree(), path: pathOf(state), forcedSteps: [] });
     }
@@ -63,7 +62,7 @@ describe('the step store', () => {
     expect(snap.rows.map((r) => r.input)).toEqual(['<s>', 'ich', 'konnen']);
     // Back one step, forward with a forced token: the worker keeps 2 steps and sends the new third.
     session.back();
-    const forced = entry(session, session.force('brot'));
+    const forced = entry(session.force('brot'));
     state = stateOf(session);
     snap = store.apply({ sid: 7, keep: 2, steps: [forced], state, tree: session.beamTree(), path: pathOf(state), forcedSteps: [2] });
     expect(store.size).toBe(3);
@@ -73,10 +72,10 @@ describe('the step store', () => {
     for (const site of sites) {
       const map = snap.attention(site.name);
       if (site.perStep) {
-        expect(map.rows.map((t) => Array.from(t.data))).toEqual([0, 1, 2].map((k) => Array.from(session[`${site.name}Attention`](k).data)));
+        expect(map.rows.map((t) => Array.from(t.data))).toEqual([0, 1, 2].map((k) => Array.from(session.attention(site.name, k).data)));
         expect(map.queries.labels).toEqual(['1) ich', '2) konnen', '3) brot']);
       } else {
-        expect(Array.from(map.tensor.data)).toEqual(Array.from(session[`${site.name}Attention`]().data));
+        expect(Array.from(map.tensor.data)).toEqual(Array.from(session.attention(site.name, 0).data));
         expect(map.queries.labels).toEqual(session.source.pieces);
       }
       expect(map.keys.labels).toEqual(site.keys === 'source' ? session.source.pieces : ['<s>', 'ich', 'konnen']);

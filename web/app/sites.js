@@ -1,27 +1,9 @@
-// The attention sites of a model, as the engine describes them: one table per model, in the
-// engine's order, each {name, label, queries: 'source'|'target', keys: 'source'|'target', layers,
-// heads, perStep}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
+// The attention sites of a model, as the engine describes them (web/attnscope.js
+// `model.info.sites`, the model family's table): in the engine's order, each {name, label,
+// queries: 'source'|'target', keys: 'source'|'target', layers, heads, perStep}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
 // panel, the widget, the worker) iterates over that table; no list of site names is written
 // anywhere in web/. What a site is *for* is read from its roles (what its queries and keys are),
 // never from its name.
-
-/**
- * The site table of a model (web/attnscope.js Model.info).
- *
- * THE ONE PLACE TO SWITCH: until the engine publishes `info.sites` (issue 14, branch `seam`),
- * the table is derived here from the transformer's config, in the order and with the labels the
- * engine will use. Once every model carries `info.sites`, this function is `info.sites`.
- */
-export function siteTable(info) {
-  if (Array.isArray(info.sites)) return info.sites.map((s) => ({ ...s }));
-  const c = info.config;
-  const site = (name, label, queries, keys, layers, perStep) => ({ name, label, queries, keys, layers, heads: c.n_heads, perStep });
-  return [
-    site('encoder', 'Encoder self-attention', 'source', 'source', c.n_encoder_layers, false),
-    site('self', 'Decoder self-attention', 'target', 'target', c.n_decoder_layers, true),
-    site('cross', 'Cross-attention', 'target', 'source', c.n_decoder_layers, true),
-  ];
-}
 
 /** The site called `name`, or undefined. */
 export const siteNamed = (sites, name) => sites?.find((s) => s.name === name);

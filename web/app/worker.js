@@ -24,9 +24,9 @@
 // session.step() / force() returned, with the attention of every expansion on each per-step
 // site (and ‖α·f(x)‖ when the session keeps vectors), the raw logit and log-probability of any
 // token taken outside the top alternatives; web/app/step-store.js puts the steps back together.
-// The worker keeps the same steps (s.steps), so a press of Next costs the same few Embind calls
-// at step 1 and at step 30: one step() and, until the engine's step records carry them (branch
-// `seam`), the state and the attention of the new step.
+// The worker keeps the same steps (s.steps), so a press of Next costs the same Embind calls at
+// step 1 and at step 30: one step(), whose record carries the new step's attention and the
+// session's state.
 //
 // Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
@@ -39,7 +39,7 @@
 //              site's attention (web/app/sites.js mainSite)
 // No numbers are computed here: everything comes from web/attnscope.js as it is.
 import { init, loadModel } from '../attnscope.js';
-import { mainSite, siteNamed, siteTable } from './sites.js';
+import { mainSite, siteNamed } from './sites.js';
 
 const models = new Map(); // url -> {promise, listeners}
 const sessions = new Map(); // sid -> session entry (see open)
@@ -85,9 +85,7 @@ function getModel(url, onProgress) {
         throw new Error(`cannot fetch model '${url}': ${e.message}`);
       }
       if (!response.ok) throw new Error(`cannot fetch model '${url}': HTTP ${response.status}`);
-      const model = await loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
-      model.sites = siteTable(model.info);
-      return model;
+      return loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
     })();
     entry.promise.catch(() => { if (models.get(url) === entry) models.delete(url); }); // a failed load can be retried
     models.set(url, entry);
@@ -99,7 +97,7 @@ function getModel(url, onProgress) {
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
-    name, description, config, srcVocabSize, tgtVocabSize, sites: model.sites,
+    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -114,40 +112,20 @@ function live(sid) {
 
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-// ------------------------------------------------------------------- the engine, before `seam`
-// Until the engine's step records carry the attention and the state (branch `seam`), these two
-// ask for them; both read what the record has first, so nothing changes here once it does.
-
-/** One site's attention: per-step sites at (step, expansion), other sites once per source. */
-function attentionOf(session, site, step, hypothesis) {
-  if (session.attention) return session.attention(site.name, site.perStep ? step : 0, { hypothesis });
-  return session[`${site.name}Attention`](...(site.perStep ? [step, { hypothesis }] : [])); // crossAttention, selfAttention, encoderAttention
-}
-
-/** The session's state after a move: what the move returned, or (older engines) the getters. */
-function stateAfter(session, returned) {
-  if (returned?.state) return returned.state;
-  if (returned && 'live' in returned && 'done' in returned) return returned;
-  return {
-    done: session.done, hitMaxLength: session.hitMaxLength, steps: session.steps, maxLength: session.maxLength,
-    live: session.hypotheses(), finished: session.finished(), nbest: session.nbest(),
-  };
-}
-
 // ----------------------------------------------------------------------------------- steps
 
-/** A step record as the page stores it: each expansion with its per-step attention. */
+/**
+ * A step record as the page stores it: each expansion with the per-step attention the record
+ * carries (capture.attention) and, when the session keeps vectors, ‖α·f(x)‖.
+ */
 function entryOf(s, record) {
   const { session, model } = s;
-  const perStep = model.sites.filter((site) => site.perStep);
+  const perStep = model.info.sites.filter((site) => site.perStep);
   return {
     step: record.step, forced: record.forced, forcedToken: record.forcedToken,
     expansions: record.expansions.map((x, e) => {
       const out = { hypothesis: x.hypothesis, node: x.node, prefix: x.prefix, score: x.score, top: x.top, chosen: {} };
-      if (s.attention) {
-        out.attention = {};
-        for (const site of perStep) out.attention[site.name] = x.attention?.[site.name] ?? attentionOf(session, site, record.step, e);
-      }
+      if (x.attention) out.attention = x.attention;
       if (s.vectors) {
         out.vnorm = {};
         for (const site of perStep) out.vnorm[site.name] = session.valueWeightedAttention(site.name, record.step, { hypothesis: e });
@@ -164,14 +142,14 @@ function forward(s) {
   const record = forced ? session.force(forced.token, forced.hypothesis) : session.step();
   const entry = entryOf(s, record);
   s.steps.push(entry);
-  s.state = stateAfter(session, record);
+  s.state = record.state;
   // The tokens this step took: the last of every hypothesis it made (live, or finished now).
   const made = [...s.state.live, ...s.state.finished].filter((h) => h.ids.length === entry.step + 1);
   entry.expansions.forEach((x, e) => noteChosen(s, entry.step, e, made.filter((h) => same(h.ids.slice(0, entry.step), x.prefix)).map((h) => h.ids[entry.step])));
 }
 
 function backward(s) {
-  s.state = stateAfter(s.session, s.session.back());
+  s.state = s.session.back().state();
   s.steps.pop();
 }
 
@@ -244,14 +222,14 @@ function fixedParts(s) {
   const { session, model } = s;
   const fixed = {};
   const vfixed = {};
-  for (const site of model.sites.filter((x) => !x.perStep)) {
-    if (s.attention) fixed[site.name] = attentionOf(session, site, 0, 0);
+  for (const site of model.info.sites.filter((x) => !x.perStep)) {
+    if (s.attention) fixed[site.name] = session.attention(site.name, 0);
     if (s.vectors) vfixed[site.name] = session.valueWeightedAttention(site.name, 0);
   }
   s.fixed = fixed;
   return {
     sid: s.sid, url: s.url, options: s.options, source: s.source, bos: s.vocab[model.config.special_tokens.bos],
-    eos: s.vocab[model.config.special_tokens.eos], sites: model.sites, attention: fixed,
+    eos: s.vocab[model.config.special_tokens.eos], sites: model.info.sites, attention: fixed,
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
     rollout: session.rollout().data, patterns: session.encoderPatterns(),
   };
@@ -273,7 +251,7 @@ const handlers = {
     if (replace !== undefined) handlers.close({ sid: replace });
     const s = {
       sid: nextSession++, session, url, model, options, script: new Map(), path: null, steps: [],
-      vocab: model.vocab('target'), source: session.source, state: stateAfter(session, null),
+      vocab: model.vocab('target'), source: session.source, state: session.state(),
       attention: options.capture?.attention !== false, logits: options.capture?.logits !== false, vectors: !!options.capture?.vectors,
     };
     sessions.set(s.sid, s);
@@ -361,16 +339,16 @@ const handlers = {
 
   factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
     const s = live(sid);
-    const site = siteNamed(s.model.sites, name);
-    if (!site) throw new Error(`this model has no attention site '${name}' (it has: ${s.model.sites.map((x) => x.name).join(', ')})`);
+    const site = siteNamed(s.model.info.sites, name);
+    if (!site) throw new Error(`this model has no attention site '${name}' (it has: ${s.model.info.sites.map((x) => x.name).join(', ')})`);
     const logits = s.session.attentionLogits(site.name, { layer, head, query, step, hypothesis });
     let weights;
     if (site.perStep) {
-      const t = s.steps[step]?.expansions[hypothesis]?.attention?.[site.name] ?? attentionOf(s.session, site, step, hypothesis);
+      const t = s.steps[step]?.expansions[hypothesis]?.attention?.[site.name] ?? s.session.attention(site.name, step, { hypothesis });
       const size = t.shape[2];
       weights = t.data.slice((layer * t.shape[1] + head) * size, (layer * t.shape[1] + head + 1) * size);
     } else {
-      const t = s.fixed[site.name] ?? attentionOf(s.session, site, 0, 0);
+      const t = s.fixed[site.name] ?? s.session.attention(site.name, 0);
       const [, H, Q, K] = t.shape;
       const offset = ((layer * H + head) * Q + query) * K;
       weights = t.data.slice(offset, offset + K);
@@ -385,15 +363,15 @@ const handlers = {
 
   async timeline({ url, text }, progress) {
     const model = await getModel(url, progress);
-    const site = mainSite(model.sites);
+    const site = mainSite(model.info.sites);
     const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
     try {
-      let state = stateAfter(session, null);
+      let state = session.state();
       const attention = [];
       while (!state.done) {
         const record = session.step();
-        attention.push(record.expansions[0].attention?.[site.name] ?? attentionOf(session, site, record.step, 0));
-        state = stateAfter(session, record);
+        attention.push(record.expansions[0].attention[site.name]);
+        state = record.state;
       }
       const ids = state.nbest[0]?.ids ?? state.live[0]?.ids ?? [];
       const vocab = model.vocab('target');
