@@ -10,7 +10,7 @@ const SHELL = [
   'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'app/custom-weights.js', 'app/analyses.js',
   'app/importance-tab.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
   'app/requests.js', 'app/form.js', 'app/stepper.js', 'app/output-panel.js', 'app/logits-panel.js', 'app/attention-view.js',
-  'app/model-view.js', 'app/beam-view.js', 'app/modified-banner.js', 'widget/attn-scope.js',
+  'app/model-view.js', 'app/beam-view.js', 'app/modified-banner.js', 'app/worker-session.js', 'widget/attn-scope.js',
   '../models/toy-en-de.safetensors',
 ];
 
