@@ -6,9 +6,10 @@
 import { Heatmap } from './heatmap.js';
 import { ImportanceTab } from './importance-tab.js';
 import { largest, rolloutSpec } from './views.js';
+import { shortLabel, siteNamed } from './sites.js';
 import { findModel, modelUrl, models } from '../models.js';
+import { esc } from './html.js';
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** The toy model's snapshots in training order, the trained model last. */
 export const TIMELINE = [
@@ -217,8 +218,17 @@ export class AnalysesPanel {
   async #renderFactor() {
     const snap = this.#snap;
     const $ = this.$;
-    const kind = $('#fq-kind').value;
-    const L = kind === 'encoder' ? snap.dims.encoderLayers : snap.dims.decoderLayers;
+    const picker = $('#fq-kind');
+    const names = snap.sites.map((x) => x.name).join(',');
+    if (picker.dataset.sites !== names) {
+      const keep = picker.value;
+      picker.replaceChildren(...snap.sites.map((x) => new Option(shortLabel(x).toLowerCase(), x.name)));
+      picker.dataset.sites = names;
+      if (siteNamed(snap.sites, keep)) picker.value = keep;
+    }
+    const site = siteNamed(snap.sites, picker.value);
+    const kind = site.name;
+    const L = site.layers;
     const fill = (select, n, label) => {
       const want = `${n}`;
       if (select.dataset.n !== want) {
@@ -229,7 +239,7 @@ export class AnalysesPanel {
       }
     };
     fill($('#fq-layer'), L, (i) => `${i + 1} of ${L}`);
-    fill($('#fq-head'), snap.dims.heads, (i) => `${i + 1} of ${snap.dims.heads}`);
+    fill($('#fq-head'), site.heads, (i) => `${i + 1} of ${site.heads}`);
     const q = $('#fq-query');
     const srcKey = snap.source.pieces.join('\u0001');
     if (q.dataset.key !== srcKey) {
@@ -238,12 +248,12 @@ export class AnalysesPanel {
       q.dataset.key = srcKey;
       q.value = String(Math.min(keep, snap.source.pieces.length - 1));
     }
-    $('#fq-query-field').hidden = kind !== 'encoder';
+    $('#fq-query-field').hidden = site.perStep;
     const body = $('#factor-body');
     const row = snap.rows.at(-1);
-    $('#fq-step').hidden = kind === 'encoder';
+    $('#fq-step').hidden = !site.perStep;
     $('#fq-step').textContent = row ? `query: step ${row.step + 1} (input “${row.input}”, producing “${row.output}”)` : '';
-    if (kind !== 'encoder' && !row) {
+    if (site.perStep && !row) {
       body.innerHTML = '<p class="placeholder">No step yet: press Next (or →).</p>';
       return;
     }
@@ -252,7 +262,7 @@ export class AnalysesPanel {
       this.#o.needVectors();
       return;
     }
-    const args = { sid: snap.sid, kind, layer: Number($('#fq-layer').value), head: Number($('#fq-head').value),
+    const args = { sid: snap.sid, site: kind, layer: Number($('#fq-layer').value), head: Number($('#fq-head').value),
       query: Number(q.value), step: row?.step ?? 0, hypothesis: row?.expansion ?? 0 };
     const key = JSON.stringify(args);
     if (key === this.#factorKey) return;
@@ -260,7 +270,7 @@ export class AnalysesPanel {
     try {
       const { logits, weights } = await this.#o.engine.request('factor', args);
       if (this.#factorKey !== key) return;
-      const keys = kind === 'self' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces;
+      const keys = site.keys === 'target' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces;
       const m = Math.max(...Array.from(logits, Math.abs)) || 1;
       const bars = (values, cls, span) => Array.from(values, (v, i) => {
         const w = (Math.abs(v) / span) * 50;
@@ -293,15 +303,16 @@ export class AnalysesPanel {
     try {
       const r = await this.#o.engine.request('timeline', { url: modelUrl(findModel(entry.id)), text: st.s });
       if (this.#timelineKey !== key) return;
-      const { heads, src } = r.dims;
+      const { heads } = r.site;
       const source = r.source.pieces;
+      const src = source.length;
       $('#tl-output').textContent = r.text || r.tokens.join(' ');
       $('#tl-output').dataset.tokens = r.tokens.join(' ');
       this.#map('timeline', $('#tl-body')).set({
-        values: r.cross.map((d) => d.subarray(0, src)), // layer 1, head 1 (the toy model has one of each)
+        values: r.attention.map((d) => d.subarray(0, src)), // layer 1, head 1 (the toy model has one of each)
         rowLabels: r.tokens.map((t, k) => `${k + 1}) ${t}`), colLabels: source, highlightRow: -1, maxCell: 36,
         describe: (row, c) => `${entry.label}: step ${row + 1}, producing “${r.tokens[row]}”, attends to “${source[c]}”`,
-        ariaLabel: `Cross-attention of the toy model at ${entry.label}, layer 1, head 1${heads > 1 ? ` of ${heads}` : ''}`,
+        ariaLabel: `${r.site.label} of the toy model at ${entry.label}, layer 1, head 1${heads > 1 ? ` of ${heads}` : ''}`,
       });
       pane.dataset.ready = 'true';
       pane.dataset.model = entry.id;

@@ -2,8 +2,8 @@
 // by step, with its score; live, finished, pruned and cut candidates styled apart; the path
 // the other views follow drawn in orange. Clicking a node selects its path.
 import { FONT_FAMILY, svgDocument } from './heatmap.js';
+import { esc } from './html.js';
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 export const STATUS_STYLE = {
   live: { fill: '#ddf4ff', stroke: '#0969da', text: '#0a3069', dash: '' },

@@ -39,7 +39,7 @@ export function parseWeights(text) {
 
 /** Which query each row of the matrix is for, said for the site (rows from 0, as the engine says them). */
 function rowsHint(site, source) {
-  if (site === 'encoder') {
+  if (!site.perStep) {
     const words = source.slice(0, 3).map((p, i) => `row ${i}: “${p}”`);
     return `Rows from 0: row i is the query at source position i (${words.join(', ')}${source.length > 3 ? ', …' : ''}); later positions reuse the last row.`;
   }
@@ -47,7 +47,8 @@ function rowsHint(site, source) {
 }
 
 /**
- * The editor of override `index` (0-based) with weights `weights` on `site`, for a sentence of
+ * The editor of override `index` (0-based) with weights `weights` on `site` (the engine's
+ * description of it, web/app/sites.js), for a sentence of
  * source tokens `source`. onChange(weights) gets every valid edit.
  */
 export function customWeightsEditor({ index, site, weights, source, onChange }) {

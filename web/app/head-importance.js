@@ -1,12 +1,11 @@
 // Draws a head-importance sweep (Model.headImportance, or a sweep precomputed with
 // models/head_sweep.py and shipped as models/analysis/<model>.heads.json): one layer × head
-// heatmap per site (encoder self, decoder self, cross), a switch between Δ log-likelihood and
+// heatmap per attention site (in the order the sweep lists them, titled by the model's site table), a switch between Δ log-likelihood and
 // Δ BLEU, and the three most and least important heads. Every number is the engine's; this file
 // only lays them out (and orders them for the lists).
 import { Heatmap } from './heatmap.js';
-
-const SITES = ['encoder', 'self', 'cross'];
-const SITE_TITLE = { encoder: 'Encoder self-attention', self: 'Decoder self-attention', cross: 'Cross-attention' };
+import { esc } from './html.js';
+import { siteNamed } from './sites.js';
 
 /** The metrics a sweep may hold: the field of each head, how it is said, how it is printed. */
 export const METRICS = {
@@ -15,7 +14,6 @@ export const METRICS = {
 };
 
 const signed = (v, digits) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /**
  * A models/analysis/*.heads.json file (snake_case, as the CLI writes it) in the shape of
@@ -48,6 +46,7 @@ export class SweepView {
   #id;
   #maps = [];
   #result = null;
+  #sites = [];
   #metric = 'll';
 
   /** `box`: the element to fill; `id`: prefix of the element ids (hi → #hi-cross, #hi-most, …). */
@@ -59,9 +58,13 @@ export class SweepView {
   /** The metric shown ('ll' or 'bleu'). */
   get metric() { return this.#metric; }
 
-  /** Shows `result` (Model.headImportance's shape) under the caption `caption` (a node or text). */
-  show(result, caption) {
+  /**
+   * Shows `result` (Model.headImportance's shape) under the caption `caption` (a node or text);
+   * `sites`: the model's site table (web/app/sites.js), for the sites' labels.
+   */
+  show(result, caption, sites = []) {
     this.#result = result;
+    this.#sites = sites;
     const hasBleu = result.heads.length > 0 && result.heads.every((h) => Number.isFinite(h.deltaBleu));
     if (!hasBleu) this.#metric = 'll';
     this.#box.replaceChildren();
@@ -99,7 +102,8 @@ export class SweepView {
     const grid = this.#box.querySelector('.hi-grid');
     grid.replaceChildren();
     const extent = Math.max(...heads.map((h) => Math.abs(value(h)))) || 1;
-    for (const site of SITES) {
+    const title = (name) => siteNamed(this.#sites, name)?.label ?? name;
+    for (const site of new Set(heads.map((h) => h.site))) {
       const mine = heads.filter((h) => h.site === site);
       if (!mine.length) continue;
       const L = Math.max(...mine.map((h) => h.layer)) + 1;
@@ -109,15 +113,15 @@ export class SweepView {
       const fig = document.createElement('figure');
       fig.className = 'hi-site';
       fig.dataset.site = site;
-      fig.innerHTML = `<figcaption>${SITE_TITLE[site]}</figcaption>`;
+      fig.append(Object.assign(document.createElement('figcaption'), { textContent: title(site) }));
       grid.append(fig);
       const map = new Heatmap(fig);
       map.root.id = `${this.#id}-${site}`;
       map.set({
         values, rowLabels: values.map((_, l) => `layer ${l + 1}`), colLabels: Array.from({ length: H }, (_, h) => `head ${h + 1}`),
         highlightRow: -1, maxCell: 46, scale: { min: -extent, max: extent, diverging: true }, legendLabel: m.label,
-        describe: (r, c) => `${SITE_TITLE[site]}, layer ${r + 1}, head ${c + 1} masked: ${m.label}`,
-        ariaLabel: `Head importance by ${m.short}, ${SITE_TITLE[site]}: ${L} layers × ${H} heads`,
+        describe: (r, c) => `${title(site)}, layer ${r + 1}, head ${c + 1} masked: ${m.label}`,
+        ariaLabel: `Head importance by ${m.short}, ${title(site)}: ${L} layers × ${H} heads`,
       });
       this.#maps.push(map);
     }
@@ -126,7 +130,7 @@ export class SweepView {
     const other = METRICS[this.#metric === 'll' ? 'bleu' : 'll'];
     const item = (h) => {
       const also = Number.isFinite(h[other.field]) ? ` <span class="muted">(${other.short} ${signed(h[other.field], other.digits)})</span>` : '';
-      return `<li data-site="${h.site}" data-layer="${h.layer}" data-head="${h.head}" data-value="${value(h)}">${SITE_TITLE[h.site]}, layer ${h.layer + 1}, head ${h.head + 1}: <b>${esc(signed(value(h), m.digits))}</b>${also}</li>`;
+      return `<li data-site="${esc(h.site)}" data-layer="${h.layer}" data-head="${h.head}" data-value="${value(h)}">${esc(title(h.site))}, layer ${h.layer + 1}, head ${h.head + 1}: <b>${esc(signed(value(h), m.digits))}</b>${also}</li>`;
     };
     const k = Math.min(3, sorted.length);
     this.#box.querySelector('.hi-lists').innerHTML = `<div><h4>Most important by ${m.short} (masking hurts most)</h4><ol id="${this.#id}-most">${sorted.slice(0, k).map(item).join('')}</ol></div>

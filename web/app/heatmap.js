@@ -11,6 +11,7 @@
 // unless the spec has `scale: {min, max, diverging}`: values that are not weights (‖α·f(x)‖,
 // Δ log-likelihood, cosines, positional encodings) get a sequential scale over [min, max] or a
 // diverging one (red below 0, blue above, white at 0) over [-max(|min|, |max|), +that].
+import { esc } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
@@ -54,12 +55,6 @@ function lutOf(stops) {
 }
 const LUT = lutOf(STOPS);
 const DIVERGING_LUT = lutOf(DIVERGING);
-
-/** The colour of a weight in [0, 1]. */
-export function colourOf(v) {
-  const i = Math.round(Math.min(1, Math.max(0, v || 0)) * 255);
-  return LUT[i];
-}
 
 const tick = (v) => {
   if (v === 0) return '0';
@@ -209,7 +204,6 @@ function draw(ctx, spec, L) {
   }
 }
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** The SVG elements of a map laid out at (dx, dy); used by heatmapSVG and composite exports. */
 export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {

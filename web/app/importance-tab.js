@@ -71,7 +71,7 @@ export class ImportanceTab {
   #running = false;
   #devFor = null;
 
-  /** `el`: the tab's pane (#an-importance); opts: engine, state() (the page state). */
+  /** `el`: the tab's pane (#an-importance); opts: engine, state() (the page state), sites() (the model's site table). */
   constructor(el, opts) {
     this.#el = el;
     this.#o = opts;
@@ -142,7 +142,7 @@ export class ImportanceTab {
       const { result, meta } = await this.#precomputedOf(url);
       if (this.#preShown !== url) return;
       this.#preView ??= new SweepView(box, 'pre');
-      this.#preView.show(result, precomputedCaption(result, meta));
+      this.#preView.show(result, precomputedCaption(result, meta), this.#o.sites?.() ?? []);
       section.dataset.state = 'done';
       section.dataset.model = entry.id;
     } catch (e) {
@@ -178,7 +178,7 @@ export class ImportanceTab {
       this.#sweep ??= new SweepView($('#hi-results'), 'hi');
       this.#sweep.show(result, `${pairs.length} pairs, ${result.tokens} reference tokens; with nothing masked: log-likelihood `
         + `${result.baseLogLikelihood.toPrecision(4)} per token${Number.isFinite(result.baseBleu) ? `, BLEU ${result.baseBleu.toFixed(2)}` : ''}. `
-        + 'Each cell: how much that changes when that head alone is masked (negative = the model needs the head).');
+        + 'Each cell: how much that changes when that head alone is masked (negative = the model needs the head).', this.#o.sites?.() ?? []);
       pane.dataset.state = 'done';
     } catch (e) {
       pane.dataset.state = 'error';

@@ -4,12 +4,13 @@
 // off. It edits a plain interventions object ({attention, maskHeads, skip, copySourceEncoding},
 // as in the engine's DecodeOptions) and reports every change; main.js re-translates with it.
 // Nothing is computed here: the engine does the breaking.
-import { SITES, SKIPS, hasInterventions, isMatrix, normalizeInterventions, noInterventions } from './state.js';
+// The attention sites are the model's (web/app/sites.js): every list of sites here is its table.
+import { SKIPS, hasInterventions, isMatrix, normalizeInterventions, noInterventions } from './state.js';
 import { customWeightsEditor } from './custom-weights.js';
+import { copiedBySourceEncoding, growsWithSteps, mainSite, shortLabel, siteNamed, skipOf } from './sites.js';
 
-export const SITE_LABEL = { encoder: 'encoder self-attention', self: 'decoder self-attention', cross: 'cross-attention' };
-const SITE_SHORT = { encoder: 'Encoder self', self: 'Decoder self', cross: 'Cross' };
-const SITE_SKIP = { encoder: 'encoderSelfAttention', self: 'decoderSelfAttention', cross: 'crossAttention' };
+/** How the page names a site in a sentence: "cross-attention", "encoder self-attention". */
+const siteLabel = (sites, name) => siteNamed(sites, name)?.label.toLowerCase() ?? name;
 
 export const PATTERN_LABEL = { uniform: 'uniform', beginning: 'on the beginning', end: 'on the end', custom: 'custom' };
 const PATTERN_HELP = {
@@ -34,7 +35,9 @@ const SKIP_SHORT = {
   layerNorm: 'no LayerNorm',
 };
 
-const allCross = (pattern) => ({ attention: [{ site: 'cross', layer: '*', head: '*', pattern }], maskHeads: [], skip: [] });
+// MAIN: the model's main site (sites.js mainSite, where generated tokens look at the source).
+const MAIN = Symbol('main site');
+const allCross = (pattern) => ({ attention: [{ site: MAIN, layer: '*', head: '*', pattern }], maskHeads: [], skip: [] });
 const skipping = (...skip) => ({ attention: [], maskHeads: [], skip });
 
 export const COPY_SOURCE_LABEL = 'Copy the source encoding into the decoder';
@@ -57,10 +60,17 @@ export const PRESETS = [
     iv: skipping('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm') },
 ];
 
+/** A preset's interventions for a model of `sites` (its main site named). */
+export function presetInterventions(preset, sites) {
+  const iv = structuredClone({ ...preset.iv, attention: [] });
+  iv.attention = preset.iv.attention.map((a) => ({ ...a, site: a.site === MAIN ? mainSite(sites)?.name : a.site }));
+  return iv;
+}
+
 const same = (a, b) => JSON.stringify(normalizeInterventions(a)) === JSON.stringify(normalizeInterventions(b));
 
 /** The preset `iv` is exactly, or undefined. */
-export const presetOf = (iv) => (hasInterventions(iv) ? PRESETS.find((p) => same(p.iv, iv)) : undefined);
+export const presetOf = (iv, sites) => (hasInterventions(iv) ? PRESETS.find((p) => same(presetInterventions(p, sites), iv)) : undefined);
 
 const where = (a) => {
   const layer = a.layer === '*' ? 'all layers' : `layer ${a.layer + 1}`;
@@ -71,18 +81,18 @@ const fmtWeight = (w) => String(Number(w.toFixed(4)));
 const fmtRow = (row) => row.map(fmtWeight).join(', ');
 const fmtCustom = (w) => (isMatrix(w) ? `custom matrix, ${w.length} rows [${w.map(fmtRow).join('; ')}]` : `custom [${fmtRow(w)}]`);
 
-/** What `iv` switches off or replaces, one short phrase per item (for the banner). */
-export function describeInterventions(iv) {
+/** What `iv` switches off or replaces on a model of `sites`, one short phrase per item (for the banner). */
+export function describeInterventions(iv, sites) {
   const out = [];
   for (const a of iv.attention) {
     const pattern = a.pattern === 'custom' ? fmtCustom(a.weights) : PATTERN_LABEL[a.pattern];
-    out.push({ kind: 'attention', text: `${SITE_LABEL[a.site]} ${pattern} (${where(a)})` });
+    out.push({ kind: 'attention', text: `${siteLabel(sites, a.site)} ${pattern} (${where(a)})` });
   }
   if (iv.maskHeads.length > 6) {
-    const per = SITES.map((s) => [s, iv.maskHeads.filter((m) => m.site === s).length]).filter(([, n]) => n);
-    out.push({ kind: 'mask', text: `${iv.maskHeads.length} heads masked (${per.map(([s, n]) => `${SITE_SHORT[s].toLowerCase()} ${n}`).join(', ')})` });
+    const per = sites.map((s) => [s, iv.maskHeads.filter((m) => m.site === s.name).length]).filter(([, n]) => n);
+    out.push({ kind: 'mask', text: `${iv.maskHeads.length} heads masked (${per.map(([s, n]) => `${shortLabel(s).toLowerCase()} ${n}`).join(', ')})` });
   } else {
-    for (const m of iv.maskHeads) out.push({ kind: 'mask', text: `${SITE_LABEL[m.site]} layer ${m.layer + 1} head ${m.head + 1} masked` });
+    for (const m of iv.maskHeads) out.push({ kind: 'mask', text: `${siteLabel(sites, m.site)} layer ${m.layer + 1} head ${m.head + 1} masked` });
   }
   for (const k of iv.skip) out.push({ kind: 'skip', text: SKIP_SHORT[k] });
   if (iv.copySourceEncoding) out.push({ kind: 'copy', text: 'source encoding copied into the decoder (cross-attention outputs the encoder mean)' });
@@ -90,37 +100,39 @@ export function describeInterventions(iv) {
 }
 
 /**
- * What the interventions do to one attention map: skipped (its sub-layer adds nothing), the
- * pattern its weights were replaced by (the last matching override wins, as in the engine),
- * whether the head is masked, and whether its output is replaced by the copied source encoding
- * (cross-attention only). `head` may be 'mean' (any head of the layer).
+ * What the interventions do to one attention map of `site` (the engine's description of it):
+ * skipped (its sub-layer adds nothing), the pattern its weights were replaced by (the last
+ * matching override wins, as in the engine), whether the head is masked, and whether its output
+ * is replaced by the copied source encoding. `head` may be 'mean' (any head of the layer).
  */
 export function editsOf(iv, site, layer, head) {
-  if (!iv) return { skipped: false, pattern: null, masked: false, copied: false };
+  if (!iv || !site) return { skipped: false, pattern: null, masked: false, copied: false };
   const hit = (h) => head === 'mean' || h === '*' || h === head;
   let pattern = null;
-  for (const a of iv.attention ?? []) if (a.site === site && (a.layer === '*' || a.layer === layer) && hit(a.head)) pattern = a.pattern;
+  for (const a of iv.attention ?? []) if (a.site === site.name && (a.layer === '*' || a.layer === layer) && hit(a.head)) pattern = a.pattern;
   return {
-    skipped: (iv.skip ?? []).includes(SITE_SKIP[site]),
+    skipped: (iv.skip ?? []).includes(skipOf(site)),
     pattern,
-    masked: (iv.maskHeads ?? []).some((m) => m.site === site && m.layer === layer && hit(m.head)),
-    copied: site === 'cross' && iv.copySourceEncoding === true,
+    masked: (iv.maskHeads ?? []).some((m) => m.site === site.name && m.layer === layer && hit(m.head)),
+    copied: copiedBySourceEncoding(site) && iv.copySourceEncoding === true,
   };
 }
 
 /**
- * `iv` made to fit a model and a source: overrides and masks of layers or heads the model does
- * not have are dropped (a link made with a bigger model), a custom row takes the source's length
- * (cut, or padded with 1s), and custom weights never sit on decoder self-attention (its length
- * grows with every step, so the engine refuses them). A custom matrix is left as typed: the
- * engine says which row does not fit, and the page shows it.
+ * `iv` made to fit a model (its site table) and a source: overrides and masks of sites, layers
+ * or heads the model does not have are dropped (a link made with a bigger model), a custom row
+ * takes the source's length (cut, or padded with 1s), and custom weights never sit on a site
+ * whose keys grow with every step (decoder self-attention: the engine refuses them). A custom
+ * matrix is left as typed: the engine says which row does not fit, and the page shows it.
  */
-export function fitInterventions(iv, config, sourceLength) {
-  const layers = (site) => (site === 'encoder' ? config.n_encoder_layers : config.n_decoder_layers);
-  const ok = (site, layer, head) => (layer === '*' || layer < layers(site)) && (head === '*' || head < config.n_heads);
+export function fitInterventions(iv, sites, sourceLength) {
+  const ok = (name, layer, head) => {
+    const site = siteNamed(sites, name);
+    return !!site && (layer === '*' || layer < site.layers) && (head === '*' || head < site.heads);
+  };
   const attention = [];
   for (const a of iv.attention) {
-    if (!ok(a.site, a.layer, a.head) || (a.pattern === 'custom' && a.site === 'self')) continue;
+    if (!ok(a.site, a.layer, a.head) || (a.pattern === 'custom' && growsWithSteps(siteNamed(sites, a.site)))) continue;
     if (a.pattern !== 'custom' || !sourceLength || isMatrix(a.weights) || a.weights.length === sourceLength) {
       attention.push(a);
       continue;
@@ -129,7 +141,7 @@ export function fitInterventions(iv, config, sourceLength) {
     if (!weights.some((w) => w > 0)) weights = weights.map(() => 1);
     attention.push({ ...a, weights });
   }
-  return normalizeInterventions({ ...iv, attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)) });
+  return normalizeInterventions({ ...iv, attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)) }, sites);
 }
 
 const el = (tag, props = {}, ...children) => {
@@ -144,7 +156,7 @@ export class InterventionsPanel {
   #root;
   #onChange;
   #iv = noInterventions();
-  #dims = null; // {encoderLayers, decoderLayers, heads}
+  #sites = null; // the model's site table (web/app/sites.js)
   #source = [];
   #key = '';
 
@@ -156,7 +168,7 @@ export class InterventionsPanel {
     this.overrides = root.querySelector('#overrides');
     this.masks = root.querySelector('#masks');
     root.querySelector('#add-override').addEventListener('click', () => {
-      this.#change((iv) => iv.attention.push({ site: 'cross', layer: '*', head: '*', pattern: 'uniform' }));
+      this.#change((iv) => iv.attention.push({ site: mainSite(this.#sites).name, layer: '*', head: '*', pattern: 'uniform' }));
       this.overrides.querySelector('li:last-child select')?.focus();
     });
     for (const k of SKIPS) {
@@ -179,7 +191,7 @@ export class InterventionsPanel {
       const b = el('button', { type: 'button', className: 'preset', title: p.help, textContent: p.label });
       b.dataset.preset = p.id;
       b.setAttribute('aria-pressed', 'false');
-      b.addEventListener('click', () => this.#set(structuredClone(p.iv)));
+      b.addEventListener('click', () => this.#set(presetInterventions(p, this.#sites)));
       this.presets.append(b);
     }
     const reset = el('button', { type: 'button', className: 'preset reset', id: 'reset-interventions', textContent: 'Reset', title: 'Back to the trained model, unmodified' });
@@ -199,27 +211,27 @@ export class InterventionsPanel {
     if (message) this.open = true;
   }
 
-  /** Shows `iv` for a model of `dims` ({encoderLayers, decoderLayers, heads}) and a source. */
-  render(iv, dims, sourcePieces = []) {
-    const key = JSON.stringify([iv, dims, sourcePieces]);
+  /** Shows `iv` for a model of `sites` (its site table) and a source. */
+  render(iv, sites, sourcePieces = []) {
+    const key = JSON.stringify([iv, sites, sourcePieces]);
     if (key === this.#key) return;
     this.#key = key;
-    this.#iv = normalizeInterventions(iv);
-    this.#dims = dims;
+    this.#iv = normalizeInterventions(iv, sites);
+    this.#sites = sites;
     this.#source = sourcePieces;
     // Rebuilding moves focus away: put it back on the control with the same key.
     const focused = this.#root.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
 
-    const preset = presetOf(this.#iv);
+    const preset = presetOf(this.#iv, this.#sites);
     for (const b of this.presets.querySelectorAll('[data-preset]')) b.setAttribute('aria-pressed', String(b.dataset.preset === preset?.id));
     this.presets.querySelector('.reset').disabled = !hasInterventions(this.#iv);
     for (const box of this.skips.querySelectorAll('input')) box.checked = this.#iv.skip.includes(box.value);
     this.copySource.checked = this.#iv.copySourceEncoding === true;
     const count = this.#root.querySelector('#break-count');
-    const n = describeInterventions(this.#iv).length;
+    const n = describeInterventions(this.#iv, this.#sites ?? []).length;
     count.hidden = n === 0;
     count.textContent = `${n} active`;
-    if (dims) {
+    if (sites) {
       this.#renderOverrides();
       this.#renderMasks();
     }
@@ -227,8 +239,8 @@ export class InterventionsPanel {
   }
 
   #set(iv) {
-    const next = normalizeInterventions(iv);
-    this.render(next, this.#dims, this.#source); // at once, before the engine answers
+    const next = normalizeInterventions(iv, this.#sites);
+    this.render(next, this.#sites, this.#source); // at once, before the engine answers
     this.#onChange(next);
   }
 
@@ -239,14 +251,14 @@ export class InterventionsPanel {
     this.#set(iv);
   }
 
-  #layers(site) { return site === 'encoder' ? this.#dims.encoderLayers : this.#dims.decoderLayers; }
+  #site(name) { return siteNamed(this.#sites, name); }
 
   #renderOverrides() {
     const items = this.#iv.attention.map((a, i) => {
       const update = (patch) => this.#change((iv) => {
         const rule = { ...iv.attention[i], ...patch };
-        if (rule.site === 'self' && rule.pattern === 'custom') rule.pattern = 'uniform';
-        if (rule.layer !== '*' && rule.layer >= this.#layers(rule.site)) rule.layer = '*';
+        if (growsWithSteps(this.#site(rule.site)) && rule.pattern === 'custom') rule.pattern = 'uniform';
+        if (rule.layer !== '*' && rule.layer >= this.#site(rule.site).layers) rule.layer = '*';
         if (rule.pattern === 'custom' && !rule.weights) rule.weights = this.#source.map(() => 1);
         if (rule.pattern !== 'custom') delete rule.weights;
         iv.attention[i] = rule;
@@ -260,16 +272,18 @@ export class InterventionsPanel {
         s.addEventListener('change', () => onPick(s.value));
         return el('label', { className: 'inline' }, `${label} `, s);
       };
-      const L = this.#layers(a.site);
-      const H = this.#dims.heads;
+      const site = this.#site(a.site);
+      const L = site.layers;
+      const H = site.heads;
       const pick = (v) => (v === '*' ? '*' : Number(v));
       const row = el('div', { className: 'override-row' },
-        select('site', 'Attention', SITES.map((s) => option(s, SITE_SHORT[s].toLowerCase(), s === a.site)), a.site, (v) => update({ site: v })),
+        select('site', 'Attention', this.#sites.map((s) => option(s.name, shortLabel(s).toLowerCase(), s.name === a.site)), a.site, (v) => update({ site: v })),
         select('layer', 'Layer', [option('*', 'all', a.layer === '*'), ...[...Array(L).keys()].map((l) => option(l, `${l + 1}`, l === a.layer))], a.layer, (v) => update({ layer: pick(v) })),
         select('head', 'Head', [option('*', 'all', a.head === '*'), ...[...Array(H).keys()].map((h) => option(h, `${h + 1}`, h === a.head))], a.head, (v) => update({ head: pick(v) })),
         select('pattern', 'Pattern', Object.keys(PATTERN_LABEL).map((p) => {
-          const o = option(p, PATTERN_LABEL[p], p === a.pattern, p === 'custom' && a.site === 'self');
-          o.title = p === 'custom' && a.site === 'self' ? 'Decoder self-attention looks at a growing prefix: a fixed row cannot fit it' : PATTERN_HELP[p];
+          const growing = p === 'custom' && growsWithSteps(site);
+          const o = option(p, PATTERN_LABEL[p], p === a.pattern, growing);
+          o.title = growing ? `${site.label} looks at a growing prefix: a fixed row cannot fit it` : PATTERN_HELP[p];
           return o;
         }), a.pattern, (v) => update({ pattern: v })),
       );
@@ -283,7 +297,7 @@ export class InterventionsPanel {
       li.dataset.pattern = a.pattern;
       if (a.pattern === 'custom') {
         li.append(customWeightsEditor({
-          index: i, site: a.site, weights: a.weights, source: this.#source,
+          index: i, site, weights: a.weights, source: this.#source,
           onChange: (weights) => this.#change((iv) => { iv.attention[i].weights = weights; }),
         }));
       }
@@ -295,25 +309,25 @@ export class InterventionsPanel {
 
   #renderMasks() {
     // One compact grid: a row per site × layer, a column per head.
-    const H = this.#dims.heads;
+    const H = Math.max(...this.#sites.map((s) => s.heads));
     const table = el('table', { className: 'mask-grid' });
     const head = el('tr', {}, el('td'), el('td'));
     for (let h = 0; h < H; h++) head.append(el('th', { scope: 'col', textContent: `${h + 1}`, title: `head ${h + 1}` }));
     table.append(el('thead', {}, head));
-    for (const site of SITES) {
-      const L = this.#layers(site);
+    for (const { name: site, label, layers: L, heads } of this.#sites) {
       const body = el('tbody');
       body.dataset.site = site;
+      const siteLabelText = label.toLowerCase();
       for (let l = 0; l < L; l++) {
         const tr = el('tr');
-        if (l === 0) tr.append(el('th', { scope: 'rowgroup', rowSpan: L, className: 'site', textContent: SITE_SHORT[site] }));
+        if (l === 0) tr.append(el('th', { scope: 'rowgroup', rowSpan: L, className: 'site', textContent: shortLabel({ label }) }));
         tr.append(el('th', { scope: 'row', textContent: `L${l + 1}`, title: `layer ${l + 1}` }));
-        for (let h = 0; h < H; h++) {
+        for (let h = 0; h < heads; h++) {
           const box = el('input', { type: 'checkbox', className: 'mask' });
           Object.assign(box.dataset, { site, layer: l, head: h, key: `mask-${site}-${l}-${h}` });
           box.checked = this.#iv.maskHeads.some((m) => m.site === site && m.layer === l && m.head === h);
-          box.setAttribute('aria-label', `Mask ${SITE_LABEL[site]} layer ${l + 1} head ${h + 1}`);
-          box.title = `${SITE_LABEL[site]}, layer ${l + 1}, head ${h + 1}`;
+          box.setAttribute('aria-label', `Mask ${siteLabelText} layer ${l + 1} head ${h + 1}`);
+          box.title = `${siteLabelText}, layer ${l + 1}, head ${h + 1}`;
           box.addEventListener('change', () => this.#change((iv) => {
             iv.maskHeads = box.checked ? [...iv.maskHeads, { site, layer: l, head: h }]
               : iv.maskHeads.filter((m) => !(m.site === site && m.layer === l && m.head === h));

@@ -1,8 +1,8 @@
 // The logits of one step as a bar chart of the engine's top alternatives: raw logit and
 // probability side by side; each bar is a button that forces its token.
 import { FONT_FAMILY, svgDocument } from './heatmap.js';
+import { esc } from './html.js';
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** A probability for people: 0.9998, 0.0312, 1.6e-6. */
 export function formatProb(p) {

@@ -11,19 +11,24 @@
 // The analyses ride along too: vnorm=1 (the attention maps show ‖α·f(x)‖), an=TAB (the open
 // analysis: rollout, vectors, importance, timeline), epoch=N (the training timeline's snapshot,
 // an index into TIMELINE of web/app/analyses.js).
+//
+// Attention sites are the engine's (web/app/sites.js): the URL holds a site's name as it is, and
+// the page checks it against the model's table once the model is known (a view or kind the model
+// lacks falls back to its main site, an intervention on a site it lacks is dropped).
 import { defaultModelId, findModel } from '../models.js';
 
-export const VIEWS = ['cross', 'encoder', 'self', 'model', 'beam'];
+/** The views that are not one attention site: every layer × head of a site, the beam tree. */
+export const PANES = ['model', 'beam'];
 export const MODES = ['greedy', 'beam', 'sample'];
 export const PENALTIES = ['none', 'average', 'gnmt'];
-export const SITES = ['encoder', 'self', 'cross'];
 export const PATTERNS = ['uniform', 'beginning', 'end', 'custom'];
 export const ANALYSES = ['rollout', 'vectors', 'importance', 'timeline'];
 export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm'];
 
 export const DEFAULTS = Object.freeze({
-  s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: 'cross',
-  kind: 'cross', vnorm: false, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  // view, kind: null until the model's site table says which site the page opens on.
+  s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: null,
+  kind: null, vnorm: false, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
   iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
@@ -37,6 +42,8 @@ const num = (v, lo, hi, fallback) => {
 };
 const oneOf = (v, list, fallback) => (list.includes(v) ? v : fallback);
 const index = (v) => (v === '*' ? '*' : int(v, 0, 1024, null));
+/** A site's name as the URL may carry it (the model's table decides whether it has it). */
+const siteName = (v) => (typeof v === 'string' && /^[A-Za-z][\w-]{0,31}$/.test(v) ? v : null);
 
 /** No interventions: the trained model. */
 export const noInterventions = () => ({ attention: [], maskHeads: [], skip: [] });
@@ -65,13 +72,19 @@ export function normalizeWeights(weights) {
 export const isMatrix = (weights) => Array.isArray(weights?.[0]);
 
 /**
- * The canonical form of a set of interventions: valid items only, masks without duplicates in
- * site/layer/head order, skips in SKIPS order, custom weights only on custom overrides.
+ * The canonical form of a set of interventions: valid items only, masks without duplicates,
+ * skips in SKIPS order, custom weights only on custom overrides. With the model's site table
+ * (`sites`), items on sites it lacks are dropped and masks are in site (table order), layer,
+ * head order; without it, masks keep their order.
  */
-export function normalizeInterventions(iv) {
+export function normalizeInterventions(iv, sites = null) {
+  const known = (v) => {
+    const name = siteName(v);
+    return name && (!sites || sites.some((x) => x.name === name)) ? name : null;
+  };
   const attention = [];
   for (const a of iv?.attention ?? []) {
-    const site = oneOf(a?.site, SITES, null);
+    const site = known(a?.site);
     const pattern = oneOf(a?.pattern, PATTERNS, null);
     const layer = index(a?.layer ?? '*');
     const head = index(a?.head ?? '*');
@@ -86,12 +99,13 @@ export function normalizeInterventions(iv) {
   }
   const masks = new Map();
   for (const m of iv?.maskHeads ?? []) {
-    const site = oneOf(m?.site, SITES, null);
+    const site = known(m?.site);
     const layer = int(m?.layer, 0, 1024, null);
     const head = int(m?.head, 0, 1024, null);
     if (site && layer !== null && head !== null) masks.set(`${site}.${layer}.${head}`, { site, layer, head });
   }
-  const maskHeads = [...masks.values()].sort((a, b) => SITES.indexOf(a.site) - SITES.indexOf(b.site) || a.layer - b.layer || a.head - b.head);
+  const order = (m) => sites.findIndex((x) => x.name === m.site);
+  const maskHeads = sites ? [...masks.values()].sort((a, b) => order(a) - order(b) || a.layer - b.layer || a.head - b.head) : [...masks.values()];
   const skip = SKIPS.filter((k) => (iv?.skip ?? []).includes(k));
   // Only when on, so the trained model stays {attention: [], maskHeads: [], skip: []}.
   return { attention, maskHeads, skip, ...(iv?.copySourceEncoding === true ? { copySourceEncoding: true } : {}) };
@@ -122,8 +136,8 @@ export function parseState(search) {
     s, model, step, head,
     mode: oneOf(q.get('mode'), MODES, DEFAULTS.mode),
     layer: int(q.get('layer'), 0, 1024, DEFAULTS.layer),
-    view: oneOf(q.get('view'), VIEWS, DEFAULTS.view),
-    kind: oneOf(q.get('kind'), ['cross', 'encoder', 'self'], DEFAULTS.kind),
+    view: PANES.includes(q.get('view')) ? q.get('view') : siteName(q.get('view')) ?? DEFAULTS.view,
+    kind: siteName(q.get('kind')) ?? DEFAULTS.kind,
     vnorm: q.get('vnorm') === '1',
     an: oneOf(q.get('an'), ANALYSES, DEFAULTS.an),
     epoch: int(q.get('epoch'), 0, 64, DEFAULTS.epoch),
@@ -156,8 +170,8 @@ export function formatState(st) {
     q.set('seed', st.seed);
   }
   q.set('step', st.step);
-  q.set('view', st.view);
-  if (st.view === 'model') q.set('kind', st.kind);
+  if (st.view) q.set('view', st.view);
+  if (st.view === 'model' && st.kind) q.set('kind', st.kind);
   q.set('layer', st.layer);
   q.set('head', st.head);
   if (st.vnorm) q.set('vnorm', '1');

@@ -5,47 +5,79 @@
 // {id, error: {name, message}}, and {id, progress: {loaded, total}} while a model downloads.
 // Every answer is plain data (numbers, strings, arrays, Float32Arrays).
 //
-//   load     {url}                                  -> model info (progress in bytes)
-//   open     {url, text, options, step, replace}    -> snapshot of a new session at `step`
-//            (alias: translate; `replace` closes that session once the new one exists)
-//   goto     {sid, step}  (a number or 'end')        -> snapshot   (run {sid} = goto 'end')
-//   step     {sid}   back {sid}                      -> snapshot
-//   force    {sid, step, token}                      -> snapshot: the token of step `step` replaced
-//   select   {sid, path}  (target ids, or null)      -> snapshot following that hypothesis
-//   attention{sid, kind, step, layer, head, hypothesis} -> {shape, data} straight from the engine
+//   load     {url}                                  -> model info, its site table included (progress in bytes)
+//   open     {url, text, options, step, replace}    -> a new session at `step`: its fixed parts and
+//            every step taken so far (`replace` closes that session once the new one exists)
+//   goto     {sid, step}  (a number or 'end')        -> update
+//   step     {sid}   back {sid}                      -> update
+//   force    {sid, step, token}                      -> update: the token of step `step` replaced
+//   select   {sid, path}  (target ids, or null)      -> update following that hypothesis
+//   tree     {sid}                                   -> update with the beam tree
+//   (open and every session request take `tree: true` to get the beam tree with the answer:
+//   only the beam view needs it, and it grows with every step)
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
-//   snapshot {sid}   close {sid}   stats {}
+//   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
+//
+// An update is what changed, never the whole history again: {sid, keep, steps, state, path,
+// forcedSteps, tree?}: the page keeps its first `keep` steps and appends `steps`. A step is what
+// session.step() / force() returned, with the attention of every expansion on each per-step
+// site (and ‖α·f(x)‖ when the session keeps vectors), the raw logit and log-probability of any
+// token taken outside the top alternatives; web/app/step-store.js puts the steps back together.
+// The worker keeps the same steps (web/app/worker-session.js), so a press of Next costs the same Embind calls at
+// step 1 and at step 30: one step(), whose record carries the new step's attention and the
+// session's state.
 //
 // Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
-//   factor     {sid, kind, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
+//   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
 //              before the softmax (needs a session opened with capture.vectors) and after it
 //   importance {url, pairs, bleu}           -> Model.headImportance (progress: {done, total}); with
 //              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
-//   timeline   {url, text}                  -> a greedy run of that model: tokens and cross-attention
-// A session opened with options.capture.vectors also carries ‖α·f(x)‖ in its snapshots
-// (vencoder, vcross, vself, same layout as encoder/cross/self); every snapshot carries the
-// encoder rollout and the encoder heads' pattern classes.
-//
-// A snapshot is what the views draw: the state, the selected hypothesis' path and, for each of
-// its steps, the engine's top alternatives and attention tensors, the encoder attention and the
-// beam tree. No numbers are computed here: everything comes from web/attnscope.js as it is.
+//   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
+//              site's attention (web/app/sites.js mainSite)
+// No numbers are computed here: everything comes from web/attnscope.js as it is.
 import { init, loadModel } from '../attnscope.js';
+import { mainSite, siteNamed } from './sites.js';
+import { currentPath, fixedParts, forward, goto, noteChosen, same, update } from './worker-session.js';
 
 const models = new Map(); // url -> {promise, listeners}
-const sessions = new Map(); // sid -> {session, url, model, options, script, path, encoder}
+const sessions = new Map(); // sid -> session entry (see open)
 let nextSession = 1;
 let fetches = 0;
 
-init().catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
+// Every call into the engine's Embind handles, counted by method (for the test that a press of
+// Next costs as much at step 30 as at step 1, and for the curious: `stats`).
+const embindCalls = {};
+const EMBIND_OWN = new Set(['constructor', 'isAliasOf', 'clone', 'delete', 'isDeleted', 'deleteLater']);
+function countCalls(cls, prefix) {
+  const proto = cls?.prototype;
+  if (!proto) return;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const f = proto[name];
+    if (EMBIND_OWN.has(name) || typeof f !== 'function') continue;
+    const key = `${prefix}.${name}`;
+    embindCalls[key] = 0;
+    proto[name] = function counted(...args) {
+      embindCalls[key]++;
+      return f.apply(this, args);
+    };
+  }
+}
+const ready = init().then((runtime) => {
+  countCalls(runtime.SessionHandle, 'SessionHandle');
+  countCalls(runtime.ModelHandle, 'ModelHandle');
+  return runtime;
+});
+ready.catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
 
 function getModel(url, onProgress) {
   let entry = models.get(url);
   if (!entry) {
     entry = { listeners: new Set() };
     entry.promise = (async () => {
+      await ready;
       fetches++;
       let response;
       try {
@@ -66,7 +98,7 @@ function getModel(url, onProgress) {
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
-    name, description, config, srcVocabSize, tgtVocabSize,
+    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -79,102 +111,9 @@ function live(sid) {
   return s;
 }
 
-const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** Moves the session to `target` steps taken (or to its end), replaying forced tokens. */
-function goto(s, target) {
-  const { session } = s;
-  s.path = null;
-  const end = target === 'end';
-  if (!end) {
-    if (!Number.isInteger(target) || target < 0) throw new Error(`step must be an integer >= 0 or 'end', got ${target}`);
-    while (session.steps > target) session.back();
-  }
-  for (let n = session.steps; (end || n < target) && !session.done; n++) {
-    const forced = s.script.get(n);
-    if (forced) session.force(forced.token, forced.hypothesis);
-    else session.step();
-  }
-}
-
-/** The target ids the views follow: the selected one; else, once the search is done, the best
- * finished hypothesis; else the best live one. */
-function currentPath(s, state) {
-  if (s.path) return s.path;
-  const order = state.done ? [state.nbest[0], state.finished[0], state.live[0]] : [state.live[0], state.nbest[0], state.finished[0]];
-  return order.find(Boolean)?.ids ?? [];
-}
-
-function stateOf(session) {
-  return { live: session.hypotheses(), finished: session.finished(), nbest: session.nbest(), done: session.done };
-}
-
-function snapshot(s) {
-  const { session, model } = s;
-  const vocab = model.vocab('target');
-  const bos = vocab[model.config.special_tokens.bos];
-  const state = stateOf(session);
-  const path = currentPath(s, state);
-  const rows = [];
-  const cross = [];
-  const self = [];
-  const vectors = !!s.options?.capture?.vectors;
-  const vcross = [];
-  const vself = [];
-  for (let k = 0; k < path.length; k++) {
-    const record = session.history(k);
-    const e = record.expansions.findIndex((x) => same(x.prefix, path.slice(0, k)));
-    if (e < 0) break;
-    const x = record.expansions[e];
-    const id = path[k];
-    const row = {
-      step: k, hypothesis: x.hypothesis, prefixScore: x.score,
-      input: k === 0 ? bos : vocab[path[k - 1]], output: vocab[id], outputId: id,
-      forced: record.forced && record.forcedToken === id,
-      top: x.top,
-    };
-    if (!x.top.some((a) => a.id === id)) {
-      // The chosen token is not among the top alternatives (forced, or sampled from the tail):
-      // its raw logit and log-probability straight from the engine's vectors.
-      row.chosen = {
-        id, token: vocab[id],
-        logit: session.logits(k, { hypothesis: e })[id],
-        logProb: session.logits(k, { hypothesis: e, logProbs: true })[id],
-      };
-    }
-    row.expansion = e;
-    rows.push(row);
-    cross.push(session.crossAttention(k, { hypothesis: e }).data);
-    self.push(session.selfAttention(k, { hypothesis: e }).data);
-    if (vectors) {
-      vcross.push(session.valueWeightedAttention('cross', k, { hypothesis: e }).data);
-      vself.push(session.valueWeightedAttention('self', k, { hypothesis: e }).data);
-    }
-  }
-  s.encoder ??= session.encoderAttention();
-  s.rollout ??= session.rollout();
-  s.patterns ??= session.encoderPatterns();
-  if (vectors) s.vencoder ??= session.valueWeightedAttention('encoder', 0);
-  const { config } = model;
-  return {
-    sid: s.sid, url: s.url, options: s.options,
-    steps: session.steps, done: state.done, hitMaxLength: session.hitMaxLength, maxLength: session.maxLength,
-    source: session.source, bos, eos: vocab[config.special_tokens.eos],
-    live: state.live, finished: state.finished, nbest: state.nbest,
-    path: { ids: path, tokens: path.map((id) => vocab[id]), text: session.detokenize(path), selected: !!s.path },
-    rows,
-    dims: { encoderLayers: config.n_encoder_layers, decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
-    encoder: s.encoder.data, cross, self,
-    rollout: s.rollout.data, patterns: s.patterns,
-    vectors, ...(vectors ? { vencoder: s.vencoder.data, vcross, vself } : {}),
-    tree: session.beamTree(),
-    forcedSteps: [...s.script.keys()],
-  };
-}
-
 const handlers = {
   async init() {
-    await init();
+    await ready;
     return { ok: true };
   },
 
@@ -182,14 +121,18 @@ const handlers = {
     return describe(await getModel(url, progress));
   },
 
-  async open({ url, text, options = {}, step = 0, replace }, progress) {
+  async open({ url, text, options = {}, step = 0, replace, tree }, progress) {
     const model = await getModel(url, progress);
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
-    const s = { sid: nextSession++, session, url, model, options, script: new Map(), path: null, encoder: null };
+    const s = {
+      sid: nextSession++, session, url, model, options, script: new Map(), path: null, steps: [],
+      vocab: model.vocab('target'), source: session.source, state: session.state(),
+      attention: options.capture?.attention !== false, logits: options.capture?.logits !== false, vectors: !!options.capture?.vectors,
+    };
     sessions.set(s.sid, s);
     goto(s, step);
-    return { ...snapshot(s), info: describe(model) };
+    return { fresh: true, ...fixedParts(s), ...update(s, 0, tree), info: describe(model) };
   },
 
   async outcome({ url, text, options = {} }, progress) {
@@ -206,62 +149,54 @@ const handlers = {
     }
   },
 
-  goto({ sid, step }) {
+  goto({ sid, step, tree }) {
     const s = live(sid);
-    goto(s, step);
-    return snapshot(s);
+    return update(s, goto(s, step), tree);
   },
 
-  translate(args, progress) {
-    return handlers.open(args, progress);
-  },
-
-  run({ sid }) {
-    return handlers.goto({ sid, step: 'end' });
-  },
-
-  step({ sid }) {
+  step({ sid, tree }) {
     const s = live(sid);
-    goto(s, s.session.steps + 1);
-    return snapshot(s);
+    return update(s, goto(s, s.steps.length + 1), tree);
   },
 
-  back({ sid }) {
+  back({ sid, tree }) {
     const s = live(sid);
-    goto(s, Math.max(0, s.session.steps - 1));
-    return snapshot(s);
+    return update(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
   },
 
-  force({ sid, step, token }) {
+  tree({ sid }) {
+    const s = live(sid);
+    return update(s, s.steps.length, true);
+  },
+
+  force({ sid, step, token, tree }) {
     const s = live(sid);
     const { session } = s;
-    const prefix = currentPath(s, stateOf(session)).slice(0, step);
-    goto(s, step);
-    if (session.steps !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${session.steps} steps`);
-    const hypothesis = Math.max(0, session.hypotheses().findIndex((h) => same(h.ids, prefix)));
+    const prefix = currentPath(s).slice(0, step);
+    let keep = goto(s, step);
+    if (s.steps.length !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${s.steps.length} steps`);
+    const hypothesis = Math.max(0, s.state.live.findIndex((h) => same(h.ids, prefix)));
     const id = typeof token === 'string' ? s.model.tokenId(token) : token;
-    session.force(id, hypothesis);
     for (const k of [...s.script.keys()]) if (k >= step) s.script.delete(k);
     s.script.set(step, { token: id, hypothesis });
-    return snapshot(s);
+    forward(s);
+    keep = Math.min(keep, step);
+    return update(s, keep, tree);
   },
 
-  select({ sid, path }) {
+  select({ sid, path, tree }) {
     const s = live(sid);
-    s.path = path ? Array.from(path) : null;
-    return snapshot(s);
-  },
-
-  snapshot({ sid }) {
-    return snapshot(live(sid));
-  },
-
-  attention({ sid, kind, step, layer, head, hypothesis = 0 }) {
-    const { session } = live(sid);
-    if (kind === 'encoder') return session.encoderAttention({ layer, head });
-    if (kind === 'cross') return session.crossAttention(step, { hypothesis, layer, head });
-    if (kind === 'self') return session.selfAttention(step, { hypothesis, layer, head });
-    throw new Error(`attention kind must be 'encoder', 'cross' or 'self', got '${kind}'`);
+    s.path = path ? { ids: Array.from(path) } : null;
+    // A path through a candidate the search dropped may take a token no hypothesis kept: its
+    // logits are read now, and the steps that gained one are sent again.
+    const ids = currentPath(s);
+    let keep = s.steps.length;
+    for (let k = 0; k < ids.length && k < s.steps.length; k++) {
+      const e = s.steps[k].expansions.findIndex((x) => same(x.prefix, ids.slice(0, k)));
+      if (e < 0) break;
+      if (noteChosen(s, k, e, [ids[k]])) keep = Math.min(keep, k);
+    }
+    return update(s, keep, tree);
   },
 
   async vectors({ url }, progress) {
@@ -275,20 +210,24 @@ const handlers = {
 
   cosine({ sid }) {
     const s = live(sid);
-    const path = currentPath(s, stateOf(s.session));
-    return s.model.embeddingCosine(s.session.source.ids, path);
+    return s.model.embeddingCosine(s.source.ids, currentPath(s));
   },
 
-  factor({ sid, kind, layer, head, query = 0, step = 0, hypothesis = 0 }) {
-    const { session } = live(sid);
-    const logits = session.attentionLogits(kind, { layer, head, query, step, hypothesis });
+  factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
+    const s = live(sid);
+    const site = siteNamed(s.model.info.sites, name);
+    if (!site) throw new Error(`this model has no attention site '${name}' (it has: ${s.model.info.sites.map((x) => x.name).join(', ')})`);
+    const logits = s.session.attentionLogits(site.name, { layer, head, query, step, hypothesis });
     let weights;
-    if (kind === 'encoder') {
-      const map = session.encoderAttention({ layer, head });
-      const n = map.shape[1];
-      weights = map.data.slice(query * n, (query + 1) * n);
+    if (site.perStep) {
+      const t = s.steps[step]?.expansions[hypothesis]?.attention?.[site.name] ?? s.session.attention(site.name, step, { hypothesis });
+      const size = t.shape[2];
+      weights = t.data.slice((layer * t.shape[1] + head) * size, (layer * t.shape[1] + head + 1) * size);
     } else {
-      weights = (kind === 'cross' ? session.crossAttention(step, { hypothesis, layer, head }) : session.selfAttention(step, { hypothesis, layer, head })).data;
+      const t = s.fixed[site.name] ?? s.session.attention(site.name, 0);
+      const [, H, Q, K] = t.shape;
+      const offset = ((layer * H + head) * Q + query) * K;
+      weights = t.data.slice(offset, offset + K);
     }
     return { logits, weights };
   },
@@ -300,17 +239,21 @@ const handlers = {
 
   async timeline({ url, text }, progress) {
     const model = await getModel(url, progress);
+    const site = mainSite(model.info.sites);
     const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
     try {
-      session.run();
-      const ids = session.nbest()[0]?.ids ?? session.hypotheses()[0]?.ids ?? [];
+      let state = session.state();
+      const attention = [];
+      while (!state.done) {
+        const record = session.step();
+        attention.push(record.expansions[0].attention[site.name]);
+        state = record.state;
+      }
+      const ids = state.nbest[0]?.ids ?? state.live[0]?.ids ?? [];
       const vocab = model.vocab('target');
-      const cross = [];
-      for (let k = 0; k < session.steps; k++) cross.push(session.crossAttention(k).data);
-      const { config } = model;
       return {
-        text: session.translation, tokens: ids.map((id) => vocab[id]), source: session.source, cross,
-        dims: { decoderLayers: config.n_decoder_layers, heads: config.n_heads, src: session.source.ids.length },
+        text: state.nbest[0]?.text ?? '', tokens: ids.map((id) => vocab[id]), source: session.source, site,
+        attention: attention.map((t) => t.data),
       };
     } finally {
       session.dispose();
@@ -327,7 +270,7 @@ const handlers = {
   },
 
   stats() {
-    return { models: [...models.keys()], fetches, sessions: sessions.size };
+    return { models: [...models.keys()], fetches, sessions: sessions.size, embindCalls: { ...embindCalls } };
   },
 };
 

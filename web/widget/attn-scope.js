@@ -4,16 +4,19 @@
 //   <attn-scope model="toy-en-de" src="i can eat apple" view="cross" layer="0" head="0" mode="greedy"></attn-scope>
 //
 // Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
-// (cross | encoder | self), layer, head (a number, or "mean"), mode (greedy | beam | sample),
+// (the name of one of the model's attention sites, model.info.sites: for the transformers
+// cross | encoder | self; the model's main site when absent or unknown), layer, head (a number, or "mean"), mode (greedy | beam | sample),
 // step (a number, or "end", the default), beam-size, seed, interventions (JSON, the JS API's
 // `interventions` option, e.g. '{"skip": ["crossAttention"]}'). Every widget on a page talks to
 // one Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model. Errors
 // (bad JSON, the engine refusing an option) are shown in the widget, never thrown at the page.
 import { formatBytes, getEngine } from '../app/client.js';
 import { HEATMAP_CSS, Heatmap } from '../app/heatmap.js';
-import { KINDS, attentionSpec, layersOf } from '../app/views.js';
+import { attentionSpec } from '../app/views.js';
 import { formatState, hasInterventions, normalizeInterventions } from '../app/state.js';
 import { describeInterventions } from '../app/interventions.js';
+import { mainSite, siteNamed } from '../app/sites.js';
+import { StepStore } from '../app/step-store.js';
 import { findModel, modelUrl } from '../models.js';
 
 const CSS = `
@@ -38,13 +41,12 @@ a { color: #0969da; margin-left: auto; }
 [hidden] { display: none !important; }
 ` + HEATMAP_CSS;
 
-const VIEWS = ['cross', 'encoder', 'self'];
-
 export class AttnScope extends HTMLElement {
   static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
 
   #root;
   #map = null;
+  #steps = new StepStore(); // the session's steps, appended as the worker sends them
   #snap = null;
   #sid = null;
   #queue = Promise.resolve();
@@ -143,7 +145,8 @@ export class AttnScope extends HTMLElement {
   #run(work) {
     this.#queue = this.#queue.then(async () => {
       try {
-        const snap = await work();
+        const answer = await work();
+        const snap = answer ? this.#steps.apply(answer) : null;
         if (snap) {
           this.#snap = snap;
           this.#sid = snap.sid;
@@ -199,27 +202,28 @@ export class AttnScope extends HTMLElement {
   #draw() {
     const snap = this.#snap;
     if (!snap) return;
-    const view = VIEWS.includes(this.getAttribute('view')) ? this.getAttribute('view') : 'cross';
-    const layers = layersOf(snap, view);
+    const site = siteNamed(snap.sites, this.getAttribute('view')) ?? mainSite(snap.sites);
+    const view = site.name;
+    const layers = site.layers;
     const layer = Math.min(layers - 1, Math.max(0, Number.parseInt(this.getAttribute('layer') ?? '0', 10) || 0));
     const headAttr = this.getAttribute('head') ?? '0';
-    const head = headAttr === 'mean' ? 'mean' : Math.min(snap.dims.heads - 1, Math.max(0, Number.parseInt(headAttr, 10) || 0));
-    const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}/${snap.dims.heads}`;
-    this.#root.querySelector('.title').textContent = `${KINDS[view].title} · layer ${layer + 1}/${layers} · ${headName}`;
+    const head = headAttr === 'mean' ? 'mean' : Math.min(site.heads - 1, Math.max(0, Number.parseInt(headAttr, 10) || 0));
+    const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}/${site.heads}`;
+    this.#root.querySelector('.title').textContent = `${site.label} · layer ${layer + 1}/${layers} · ${headName}`;
     const sentence = this.#root.querySelector('.sentence');
     sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
     sentence.querySelector('.s').textContent = snap.source.pieces.filter((p) => p !== '</s>').join(' ');
     sentence.querySelector('.t').textContent = snap.path.text || '…';
-    const empty = view !== 'encoder' && !snap.rows.length;
+    const empty = site.perStep && !snap.rows.length;
     this.#map.root.hidden = empty;
-    if (!empty) this.#map.set(attentionSpec(snap, view, layer, head));
+    if (!empty) this.#map.set(attentionSpec(snap.attention(view), layer, head));
     this.#root.querySelector('.prev').disabled = snap.steps === 0;
     this.#root.querySelector('.next').disabled = snap.done;
     this.#root.querySelector('.status').textContent = `step ${snap.steps}${snap.done ? ' (finished)' : ''}`;
     const iv = normalizeInterventions(snap.options.interventions);
     const modified = this.#root.querySelector('.modified');
     modified.hidden = !hasInterventions(iv);
-    modified.textContent = modified.hidden ? '' : `Modified model: ${describeInterventions(iv).map((d) => d.text).join('; ')}`;
+    modified.textContent = modified.hidden ? '' : `Modified model: ${describeInterventions(iv, snap.sites).map((d) => d.text).join('; ')}`;
     const entry = this.#entry();
     const mode = snap.options.strategy ?? 'greedy';
     const link = new URL('../index.html', import.meta.url);

@@ -1,0 +1,218 @@
+// The attention card of the demo page: a tab per attention site of the model (from its site
+// table, web/app/sites.js), the model view (every layer × head of a site) and the beam tree; the
+// layer and head pickers, the caption, the note on what the interventions did to the map shown,
+// and the export of the view as SVG.
+import { PATTERN_RULES } from './analyses.js';
+import { BeamView } from './beam-view.js';
+import { Heatmap } from './heatmap.js';
+import { byId as $ } from './html.js';
+import { PATTERN_LABEL, editsOf } from './interventions.js';
+import { ModelView } from './model-view.js';
+import { mainSite, patternSite, siteNamed, tabOrder } from './sites.js';
+import { PANES, hasInterventions, noInterventions } from './state.js';
+import { attentionSpec } from './views.js';
+
+/** What the rows and columns of a site's map are, by its roles (what its queries and keys are). */
+const CAPTIONS = {
+  'target>source': 'Rows: decoding steps (the token each produced). Columns: source tokens. Each row shows where the decoder looked in the source while choosing that row’s token; a row sums to 1. The orange row is the current step.',
+  'source>source': 'Rows: source tokens (queries). Columns: source tokens (keys). How each source token gathers context from the others in the encoder — computed once, before decoding starts.',
+  'target>target': 'Rows: decoding steps. Columns: the target tokens fed to the decoder so far (<s> and earlier outputs). A step can only look back; grey cells are the masked future.',
+};
+const PANE_CAPTIONS = {
+  model: 'Every layer × head at once. Hover a thumbnail for exact values; click one (or focus it and press Enter) to open it.',
+  beam: 'Every candidate the search looked at, by step. Scores are cumulative log-probabilities (closer to 0 is better). Click a node or a hypothesis to follow its path in the other views.',
+};
+const captionOf = (site) => CAPTIONS[`${site.queries}>${site.keys}`] ?? `${site.label}. Rows: ${site.queries} tokens (queries). Columns: ${site.keys} tokens (keys).`;
+const VNORM_CAPTION = ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weight times the norm of what that token sends through the head (W_O·v); rows no longer sum to 1.';
+
+/** How a tab names a site: "Cross-attention", "Encoder self", "Decoder self". */
+const tabLabel = (site) => site.label.replace(/ self-attention$/, ' self');
+
+export const headName = (h) => (h === 'mean' ? 'mean of heads' : `head ${h}`);
+
+/**
+ * The URL state fitted to a model's sites: a view or kind the model lacks becomes its main
+ * site, a layer or head it lacks the last layer / the first head of the site shown.
+ */
+export function fitView(st, sites) {
+  const main = mainSite(sites)?.name;
+  const view = PANES.includes(st.view) || siteNamed(sites, st.view) ? st.view : main;
+  const kind = siteNamed(sites, st.kind) ? st.kind : main;
+  const site = siteNamed(sites, view === 'model' ? kind : view);
+  const fitted = { ...st, view, kind };
+  if (site && view !== 'model') {
+    if (st.layer >= site.layers) fitted.layer = site.layers - 1;
+    if (st.head !== 'mean' && st.head >= site.heads) fitted.head = 0;
+  }
+  return fitted;
+}
+
+/** The interventions the shown translation was made with (the snapshot's, not the panel's). */
+export const shownInterventions = (snap) => snap?.options?.interventions ?? noInterventions();
+
+function setOptions(select, values, labels, current) {
+  const want = values.map(String).join(',');
+  if (select.dataset.values !== want) {
+    select.replaceChildren(...values.map((v, i) => new Option(labels[i], v)));
+    select.dataset.values = want;
+  }
+  select.value = String(current);
+}
+
+export class AttentionView {
+  #store;
+  #onGoto;
+  #onNeedTree;
+  #onFirstHeatmap;
+  #tabsKey = '';
+  #main = null; // the Heatmap of a site's map
+  #model;
+  #beam;
+
+  /**
+   * store: the page store; onGoto(step); onSelectPath(ids); onNeedTree() (the beam view has no
+   * tree for this position yet); onFirstHeatmap() (once a map is drawn).
+   */
+  constructor({ store, onGoto, onSelectPath, onNeedTree, onFirstHeatmap }) {
+    this.#store = store;
+    this.#onGoto = onGoto;
+    this.#onNeedTree = onNeedTree;
+    this.#onFirstHeatmap = onFirstHeatmap;
+    this.#model = new ModelView({ open: (site, layer, head) => store.setState({ view: site, layer, head }), onDrawn: onFirstHeatmap });
+    this.#beam = new BeamView({ onSelectPath });
+    $('layer').addEventListener('change', () => store.setState({ layer: Number($('layer').value) }));
+    $('head').addEventListener('change', () => store.setState({ head: $('head').value === 'mean' ? 'mean' : Number($('head').value) }));
+    $('kind').addEventListener('change', () => store.setState({ kind: $('kind').value }));
+    $('pruned').addEventListener('change', () => this.render());
+    for (const tab of document.querySelectorAll('#attention [role=tab]')) this.#wireTab(tab);
+  }
+
+  #wireTab(tab) {
+    tab.addEventListener('click', () => this.#store.setState({ view: tab.dataset.view }));
+  }
+
+  /** A tab per site (main site first), before the model view's; the model view's site picker. */
+  #renderTabs(sites) {
+    const key = JSON.stringify(sites.map((s) => [s.name, s.label]));
+    if (key === this.#tabsKey) return;
+    this.#tabsKey = key;
+    const list = document.querySelector('#attention [role=tablist]');
+    for (const old of list.querySelectorAll('[data-site]')) old.remove();
+    const before = list.querySelector('#tab-model');
+    for (const site of tabOrder(sites)) {
+      const tab = Object.assign(document.createElement('button'), { type: 'button', id: `tab-${site.name}`, textContent: tabLabel(site) });
+      tab.setAttribute('role', 'tab');
+      tab.dataset.view = site.name;
+      tab.dataset.site = site.name;
+      this.#wireTab(tab);
+      list.insertBefore(tab, before);
+    }
+    $('kind').replaceChildren(...tabOrder(sites).map((s) => new Option(tabLabel(s).replace(/-attention$/, '').toLowerCase(), s.name)));
+  }
+
+  render() {
+    const { st, snap } = this.#store.get();
+    if (!snap) return;
+    this.#renderTabs(snap.sites);
+    const view = st.view;
+    for (const tab of document.querySelectorAll('#attention [role=tab]')) {
+      const on = tab.dataset.view === view;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+    }
+    $('view-panel').setAttribute('aria-labelledby', `tab-${view}`);
+    const site = siteNamed(snap.sites, view);
+    $('layer-field').hidden = $('head-field').hidden = !site;
+    $('kind-field').hidden = view !== 'model';
+    $('pruned-field').hidden = view !== 'beam';
+    $('vnorm-field').hidden = !site;
+    $('vnorm').value = st.vnorm ? '1' : '0';
+    const vnorm = !!site && st.vnorm && snap.vectors;
+    $('view-caption').textContent = (site ? captionOf(site) : PANE_CAPTIONS[view]) + (vnorm ? VNORM_CAPTION : '');
+    const kind = siteNamed(snap.sites, st.kind);
+    $('pattern-help').hidden = !(view === 'model' && kind && kind === patternSite(snap.sites));
+    $('pattern-help').textContent = `Badges: the pattern class of each encoder head on this sentence (Kovaleva et al. 2019). ${PATTERN_RULES}`;
+    this.#renderNote(site);
+    const body = $('view-body');
+    body.dataset.view = view;
+    if (site) {
+      this.#renderPickers(site);
+      if (!this.#main || !body.contains(this.#main.root)) {
+        body.replaceChildren();
+        this.#main = new Heatmap(body, { onSelect: (r) => this.#select(r) });
+        this.#main.root.id = 'heatmap';
+      }
+      const empty = site.perStep && !snap.rows.length;
+      body.querySelector('.placeholder')?.remove();
+      this.#main.root.hidden = empty;
+      if (empty) {
+        body.insertAdjacentHTML('afterbegin', '<p class="placeholder">No step yet: press Next (or →).</p>');
+        return;
+      }
+      this.#main.set(attentionSpec(snap.attention(site.name, { vnorm }), st.layer, st.head, vnorm));
+      this.#onFirstHeatmap();
+    } else if (view === 'model') {
+      this.#main = null;
+      $('kind').value = kind.name;
+      this.#model.render(body, snap, kind, { layer: st.layer, head: st.head, interventions: shownInterventions(snap) });
+    } else if (!snap.tree) {
+      this.#main = null;
+      body.innerHTML = '<p class="placeholder">Getting the beam tree…</p>';
+      this.#onNeedTree();
+    } else {
+      this.#main = null;
+      this.#beam.render(body, snap, { showPruned: $('pruned').checked });
+    }
+  }
+
+  /** A row clicked on a per-step map: go to that step. */
+  #select(r) {
+    const { st, snap } = this.#store.get();
+    if (siteNamed(snap.sites, st.view)?.perStep && r >= 0 && r < snap.rows.length - 1) this.#onGoto(r + 1);
+  }
+
+  #renderPickers(site) {
+    const { st } = this.#store.get();
+    const L = site.layers;
+    const H = site.heads;
+    setOptions($('layer'), [...Array(L).keys()], [...Array(L).keys()].map((l) => `${l + 1} of ${L}`), st.layer);
+    const heads = [...Array(H).keys()];
+    setOptions($('head'), [...heads, 'mean'], [...heads.map((h) => `${h + 1} of ${H}`), 'mean of heads'], st.head);
+  }
+
+  /** Under a map of a modified model: what was done to it. */
+  #renderNote(site) {
+    const { st, snap } = this.#store.get();
+    const note = $('view-note');
+    const iv = shownInterventions(snap);
+    const parts = [];
+    if (site && hasInterventions(iv)) {
+      const e = editsOf(iv, site, st.layer, st.head);
+      const what = st.head === 'mean' ? `in layer ${st.layer + 1}` : `layer ${st.layer + 1}, head ${st.head + 1}`;
+      if (e.pattern) parts.push(st.head === 'mean' ? `Overridden: heads of layer ${st.layer + 1} attend by a pattern (“${PATTERN_LABEL[e.pattern]}”), not by their own weights.` : `Overridden: these weights are the “${PATTERN_LABEL[e.pattern]}” pattern, not the head's own.`);
+      if (e.masked) parts.push(`Masked (${what}): the head still attends, as shown, but its output is zeroed.`);
+      if (e.skipped) parts.push(`Skipped: the ${site.label.toLowerCase()} still runs, as shown, but adds nothing to the model.`);
+      if (e.copied) parts.push('Source encoding copied in: this attention still runs, as shown, but the sub-layer outputs the mean of the encoder output instead.');
+    }
+    note.hidden = parts.length === 0;
+    note.textContent = parts.join(' ');
+  }
+
+  /** The view as an SVG document, and the name of what it shows (for the file name). */
+  svg(sentence) {
+    const { st, snap } = this.#store.get();
+    const site = siteNamed(snap.sites, st.view);
+    if (site) {
+      return {
+        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} · ${headName(st.head)} · ${sentence}`),
+        name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
+      };
+    }
+    if (st.view === 'beam') {
+      if (!snap.tree) throw new Error('the beam tree is still on its way from the engine: try again in a moment');
+      return { svg: this.#beam.svg(snap, { showPruned: $('pruned').checked, title: `Beam search · ${sentence}` }), name: 'beam' };
+    }
+    const kind = siteNamed(snap.sites, st.kind);
+    return { svg: this.#model.svg(snap, kind, sentence), name: `model-${kind.name}` };
+  }
+}

@@ -1,0 +1,99 @@
+// The form of the demo page: sentence, model picker (with each model's download size), decoding
+// mode and its options, and the words a small word-level model knows.
+import { findModel, modelUrl, models } from '../models.js';
+import { formatBytes } from './client.js';
+import { byId as $, esc } from './html.js';
+import { parseState } from './state.js';
+
+/** The form's fields from the URL state. */
+export function fillForm(st) {
+  $('sentence').value = st.s;
+  $('model').value = st.model;
+  for (const r of document.querySelectorAll('input[name=mode]')) r.checked = r.value === st.mode;
+  $('beam').value = st.beam;
+  $('lp').value = st.lp;
+  $('alpha').value = st.alpha;
+  $('temp').value = st.temp;
+  $('topk').value = st.topk;
+  $('topp').value = st.topp;
+  $('seed').value = st.seed;
+  $('scale').value = 'prob';
+  showModeOptions();
+}
+
+/** The form's fields as URL state changes (invalid ones take their defaults). */
+export function readForm(st) {
+  const f = $('controls');
+  const fresh = parseState(new URLSearchParams({
+    s: $('sentence').value.trim() || st.s, model: $('model').value, mode: f.mode.value, beam: $('beam').value,
+    lp: $('lp').value, alpha: $('alpha').value, temp: $('temp').value, topk: $('topk').value, topp: $('topp').value,
+    seed: $('seed').value,
+  }).toString());
+  return { s: fresh.s, model: fresh.model, mode: fresh.mode, beam: fresh.beam, lp: fresh.lp, alpha: fresh.alpha,
+    temp: fresh.temp, topk: fresh.topk, topp: fresh.topp, seed: fresh.seed };
+}
+
+export function showModeOptions() {
+  const mode = $('controls').mode.value;
+  $('beam-options').hidden = mode !== 'beam';
+  $('sample-options').hidden = mode !== 'sample';
+  $('alpha-field').hidden = $('lp').value !== 'gnmt';
+}
+
+export function buildModelPicker() {
+  const select = $('model');
+  const groups = new Map();
+  for (const m of models) {
+    const opt = new Option(m.label, m.id);
+    opt.dataset.label = m.label;
+    if (!m.group) select.append(opt);
+    else {
+      if (!groups.has(m.group)) {
+        const g = document.createElement('optgroup');
+        g.label = m.group;
+        groups.set(m.group, g);
+        select.append(g);
+      }
+      groups.get(m.group).append(opt);
+    }
+  }
+}
+
+/** Adds each model's download size to the picker; marks the ones the server does not have. */
+export async function probeModelSizes(current) {
+  await Promise.all([...$('model').options].map(async (opt) => {
+    try {
+      const res = await fetch(modelUrl(findModel(opt.value)), { method: 'HEAD' });
+      if (res.status === 404) {
+        opt.textContent = `${opt.dataset.label} (not available)`;
+        opt.disabled = opt.value !== current;
+      } else if (res.ok && Number(res.headers.get('content-length'))) {
+        opt.textContent = `${opt.dataset.label} · ${formatBytes(Number(res.headers.get('content-length')))}`;
+      }
+    } catch { /* offline: leave the label as it is */ }
+  }));
+}
+
+/** The words a small word-level model knows, as chips that add themselves to the sentence. */
+export function renderVocabHint(info) {
+  const hint = $('vocab-hint');
+  if (info?.sourceWords) {
+    hint.hidden = false;
+    hint.innerHTML = `<span class="muted">${esc(info.name)} knows only these words (click to add):</span> `;
+    for (const w of info.sourceWords) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'chip';
+      b.textContent = w;
+      b.addEventListener('click', () => {
+        const input = $('sentence');
+        input.value = `${input.value.trim()} ${w}`.trim();
+        input.focus();
+      });
+      hint.append(b, ' ');
+    }
+  } else {
+    hint.hidden = true;
+    hint.replaceChildren();
+  }
+}

@@ -1,0 +1,178 @@
+// The demo page's conversation with the engine's worker: one request at a time, in order; each
+// answer is applied to the page's copy of the session (web/app/step-store.js: appended, never
+// fetched again) and the new snapshot goes into the store. Translating, stepping, forcing a
+// token, following a hypothesis, and the unmodified translation beside a modified model.
+import { findModel, modelUrl } from '../models.js';
+import { formatBytes } from './client.js';
+import { byId as $ } from './html.js';
+import { fitInterventions } from './interventions.js';
+import { fitView } from './attention-view.js';
+import { decodeOptions, hasInterventions, strategyOptions } from './state.js';
+import { StepStore } from './step-store.js';
+
+/**
+ * store: the page store; engine: the worker's client; ui: {showError(e), stopPlay(),
+ * readForm() (the form's fields into the store), panel (the "Break the model" panel)}.
+ */
+export function createRequests({ store, engine, ui }) {
+  const app = $('app');
+  const steps = new StepStore();
+  const outcomes = new Map(); // key -> promise of an 'outcome' answer (the unmodified translations)
+  let queue = Promise.resolve();
+  let pending = 0;
+  let slowTimer = 0;
+  let vectorsAsked = null;
+  let treeAsked = null; // the snapshot whose tree was asked for
+
+  /** A worker's answer into the page's session copy, and the snapshot into the store. */
+  function apply(answer, patch = {}) {
+    const snap = steps.apply(answer);
+    if (!snap) return;
+    const st = fitView({ ...store.get().st, step: snap.steps }, snap.sites);
+    store.set({ ...patch, st, snap });
+  }
+
+  /** Runs engine work one piece at a time; an answer it returns is applied. */
+  function run(work) {
+    pending++;
+    app.dataset.busy = 'true';
+    // "working…" only when the engine takes long enough to notice (a big model loading).
+    clearTimeout(slowTimer);
+    slowTimer = setTimeout(() => app.classList.toggle('slow', pending > 0), 300);
+    queue = queue.then(async () => {
+      try {
+        const answer = await work();
+        if (answer?.sid) apply(answer);
+        ui.showError(null);
+      } catch (e) {
+        ui.stopPlay();
+        ui.showError(e);
+      } finally {
+        if (--pending === 0) {
+          app.dataset.busy = 'false';
+          app.classList.remove('slow');
+        }
+      }
+    });
+    return queue;
+  }
+
+  /** Where a re-translation should go: the same step, or the end if the current one is done. */
+  const keepStep = () => {
+    const { snap, st } = store.get();
+    return snap ? (snap.done ? 'end' : snap.steps) : st.step;
+  };
+
+  /** Sessions keep the value and query/key vectors (memory) only while a view needs them. */
+  const needsVectors = (st) => st.vnorm || st.an === 'vectors';
+
+  /** How the unmodified model translates `text` with `options` (asked once per sentence and options). */
+  function outcomeOf(url, text, options, onProgress) {
+    const key = JSON.stringify([url, text, options]);
+    if (!outcomes.has(key)) {
+      const promise = engine.request('outcome', { url, text, options }, onProgress);
+      promise.catch(() => outcomes.delete(key));
+      outcomes.set(key, promise);
+      if (outcomes.size > 50) outcomes.delete(outcomes.keys().next().value);
+    }
+    return outcomes.get(key);
+  }
+
+  function translate({ step = 1 } = {}) {
+    ui.stopPlay();
+    ui.readForm();
+    const st = store.get().st;
+    const entry = findModel(st.model);
+    const url = modelUrl(entry);
+    const text = st.s;
+    const asked = st.iv;
+    const want = { ...st, vectors: needsVectors(st) };
+    return run(async () => {
+      const bar = $('progress-bar');
+      const onProgress = ({ loaded, total }) => {
+        $('progress').hidden = false;
+        bar.max = total || loaded || 1;
+        bar.value = loaded;
+        $('progress-text').textContent = `Loading ${entry.label}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+      };
+      try {
+        let options = decodeOptions(want);
+        let unmodified = null;
+        let fitted = null; // {iv, sites}: the interventions as sent, and the model's sites
+        if (hasInterventions(asked)) {
+          // Fit the interventions to this model and sentence (a link made with another model, a
+          // custom row of another length), and get the unmodified translation to show beside.
+          const described = await engine.request('load', { url }, onProgress);
+          unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
+          const iv = fitInterventions(asked, described.sites, unmodified.source.ids.length);
+          if (store.get().st.iv === asked) store.setState({ iv });
+          options = decodeOptions({ ...want, iv });
+          fitted = { iv, sites: described.sites };
+        }
+        let answer;
+        try {
+          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree() }, onProgress);
+        } catch (e) {
+          if (fitted && e.name === 'AttnscopeError') {
+            // Said in the panel too, beside the controls that caused it (a custom row of the wrong
+            // length…); with nothing translated yet (a link to a broken matrix) the panel still
+            // gets the model's sites, so the interventions can be edited or reset.
+            ui.panel.showError(e.message);
+            if (!store.get().snap) ui.panel.render(fitted.iv, fitted.sites, unmodified.source.pieces);
+          }
+          throw e;
+        }
+        ui.panel.showError(null);
+        apply(answer, { info: answer.info, original: unmodified });
+        return null;
+      } catch (e) {
+        if (/cannot fetch model/.test(e.message)) e.message = `Could not load the model “${entry.label}”: ${e.message.replace(/^cannot fetch model '[^']*': /, '')}`;
+        throw e;
+      } finally {
+        $('progress').hidden = true;
+      }
+    });
+  }
+
+  /** The beam tree grows with every step: asked for only while the beam view shows it. */
+  const wantsTree = () => store.get().st.view === 'beam';
+
+  /** A request on the current session. */
+  const nav = (type, args = {}) => run(async () => {
+    const { snap } = store.get();
+    return snap ? engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args }) : null;
+  });
+
+  return {
+    run, translate, nav, keepStep, outcomeOf,
+    /** Resolves when every request so far has been answered and applied. */
+    idle: () => queue,
+    get pending() { return pending; },
+    /** The page's copy of the session's steps (web/app/step-store.js). */
+    steps,
+    next() { const { snap } = store.get(); if (snap && !snap.done) nav('step'); },
+    prev() { const { snap } = store.get(); if (snap && snap.steps > 0) nav('back'); },
+    goto(step) { ui.stopPlay(); nav('goto', { step }); },
+    force(tokenId) {
+      ui.stopPlay();
+      const row = store.get().snap?.rows.at(-1);
+      if (row) nav('force', { step: row.step, token: tokenId });
+    },
+    selectPath(ids) { nav('select', { path: ids }); },
+    /** The beam tree of the position shown, once (the beam view was opened). */
+    loadTree() {
+      const { snap } = store.get();
+      if (snap && !snap.tree && treeAsked !== snap) {
+        treeAsked = snap;
+        nav('tree');
+      }
+    },
+    /** Re-translates at the same step, with vectors, once per session that lacks them. */
+    fetchVectors() {
+      const { snap } = store.get();
+      if (!snap || snap.vectors || vectorsAsked === snap.sid) return;
+      vectorsAsked = snap.sid;
+      translate({ step: keepStep() });
+    },
+  };
+}

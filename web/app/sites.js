@@ -1,0 +1,44 @@
+// The attention sites of a model, as the engine describes them (web/attnscope.js
+// `model.info.sites`, the model family's table): in the engine's order, each {name, label,
+// queries: 'source'|'target', keys: 'source'|'target', layers, heads, perStep}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
+// panel, the widget, the worker) iterates over that table; no list of site names is written
+// anywhere in web/. What a site is *for* is read from its roles (what its queries and keys are),
+// never from its name.
+
+/** The site called `name`, or undefined. */
+export const siteNamed = (sites, name) => sites?.find((s) => s.name === name);
+
+/** The site with these roles ({queries, keys, perStep}, any subset), or undefined. */
+export const siteWith = (sites, roles) => sites?.find((s) => Object.entries(roles).every(([k, v]) => s[k] === v));
+
+/**
+ * The site the page opens on: the first one where generated tokens look at the source (the
+ * alignment the seed article is about); else the first per-step site; else the first.
+ */
+export function mainSite(sites) {
+  return siteWith(sites, { queries: 'target', keys: 'source' }) ?? siteWith(sites, { perStep: true }) ?? sites?.[0];
+}
+
+/** The sites in the order of the page's tabs: the main one first, then the table's order. */
+export function tabOrder(sites) {
+  const main = mainSite(sites);
+  return main ? [main, ...sites.filter((s) => s !== main)] : [];
+}
+
+/** "Encoder self", "Decoder self", "Cross": the label without "-attention". */
+export const shortLabel = (site) => site.label.replace(/-attention$/, '');
+
+/** Its keys grow with every step (a fixed row of weights cannot fit them). */
+export const growsWithSteps = (site) => site.perStep && site.keys === 'target';
+
+/** The engine's name of the skip that switches this site's sub-layer off (DecodeOptions.skip). */
+export function skipOf(site) {
+  if (site.queries === 'source') return 'encoderSelfAttention';
+  return site.keys === 'target' ? 'decoderSelfAttention' : 'crossAttention';
+}
+
+/** Whether "copy the source encoding into the decoder" replaces this site's output. */
+export const copiedBySourceEncoding = (site) => site.perStep && site.queries === 'target' && site.keys === 'source';
+
+/** The site whose heads the engine classifies by pattern (Session.encoderPatterns). */
+export const patternSite = (sites) => siteWith(sites, { perStep: false, queries: 'source', keys: 'source' });
