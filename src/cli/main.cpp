@@ -8,6 +8,7 @@
 
 #include "analysis/head_importance.h"
 #include "cli/json_output.h"
+#include "cli/train_command.h"
 #include "decoding/options_json.h"
 
 namespace {
@@ -242,11 +243,12 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "train") return attnscope::cli::train_main(argc, argv);
   Args args;
   try {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage;
+    std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage << attnscope::cli::kTrainUsage;
     return 2;
   }
   try {

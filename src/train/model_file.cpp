@@ -1,0 +1,184 @@
+#include "train/model_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "io/safetensors.h"
+#include "model/model.h"  // Model::load_bytes only: validation by the engine's loader
+#include "train/random.h"
+
+namespace attnscope::train {
+namespace {
+
+// Python's json.dumps(s, ensure_ascii=False) for a string.
+std::string py_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (ch < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Python's repr(float): the shortest digits that round-trip, fixed notation for exponents in
+// [-4, 16), else d.ddde±XX.
+std::string py_float(double x) {
+  char buf[40];
+  int precision = 1;
+  for (; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string s = buf;  // d.ddde±XX
+  const std::size_t e = s.find('e');
+  const int exponent = std::atoi(s.c_str() + e + 1);
+  std::string digits = s.substr(0, e);
+  const bool negative = digits[0] == '-';
+  if (negative) digits.erase(0, 1);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  std::string out;
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) {
+      out = "0." + std::string(-exponent - 1, '0') + digits;
+    } else {
+      if (digits.size() <= static_cast<std::size_t>(exponent) + 1) digits += std::string(exponent + 1 - digits.size(), '0');
+      out = digits.substr(0, exponent + 1) + "." + (digits.size() > static_cast<std::size_t>(exponent) + 1
+                                                         ? digits.substr(exponent + 1) : "0");
+    }
+  } else {
+    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    char eb[16];
+    std::snprintf(eb, sizeof eb, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    out += eb;
+  }
+  return (negative ? "-" : "") + out;
+}
+
+std::string py_bool(bool b) { return b ? "true" : "false"; }
+
+std::string vocab_json(const std::vector<std::string>& vocab) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < vocab.size(); ++i) out += (i ? "," : "") + py_string(vocab[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string config_json(const ModelConfig& c) {
+  const auto& s = c.special;
+  return "{\"d_model\":" + std::to_string(c.d_model) + ",\"n_heads\":" + std::to_string(c.n_heads) +
+         ",\"d_ff\":" + std::to_string(c.d_ff) + ",\"n_encoder_layers\":" + std::to_string(c.n_encoder_layers) +
+         ",\"n_decoder_layers\":" + std::to_string(c.n_decoder_layers) + ",\"activation\":" +
+         (c.activation == Activation::ReLU ? "\"relu\"" : "\"gelu\"") + ",\"norm\":" +
+         (c.norm == NormPosition::Post ? "\"post\"" : "\"pre\"") + ",\"positions\":" +
+         (c.positions == Positions::Sinusoidal ? "\"sinusoidal\"" : "\"learned\"") +
+         ",\"max_positions\":" + std::to_string(c.max_positions) + ",\"embedding_scale\":" +
+         py_float(c.embedding_scale) + ",\"shared_embeddings\":" + py_bool(c.shared_embeddings) +
+         ",\"tied_output\":" + py_bool(c.tied_output) + ",\"layer_norm_eps\":" + py_float(c.layer_norm_eps) +
+         ",\"src_append_eos\":" + py_bool(c.src_append_eos) + ",\"special_tokens\":{\"pad\":" +
+         std::to_string(s.pad) + ",\"unk\":" + std::to_string(s.unk) + ",\"bos\":" + std::to_string(s.bos) +
+         ",\"eos\":" + std::to_string(s.eos) + "}}";
+}
+
+TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
+  const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
+  const SafetensorsFile file(data, size);
+  const auto& meta = file.metadata();
+  TrainableModel out;
+  out.text.tokenizer_json = meta.at("tokenizer");
+  out.text.src_vocab = nlohmann::json::parse(meta.at("src_vocab")).get<std::vector<std::string>>();
+  out.text.tgt_vocab = nlohmann::json::parse(meta.at("tgt_vocab")).get<std::vector<std::string>>();
+  if (meta.count("name")) out.text.name = meta.at("name");
+  if (meta.count("description")) out.text.description = meta.at("description");
+  out.params = TransformerParams::zeros(ModelConfig::from_json(meta.at("config")),
+                                        static_cast<int>(out.text.src_vocab.size()),
+                                        static_cast<int>(out.text.tgt_vocab.size()));
+  for (auto& t : out.params.tensors()) {
+    const std::vector<float> values = file.read_f32(t.name);  // shapes were checked by the loader
+    *t.tensor = Eigen::Map<const Matrix>(values.data(), t.tensor->rows(), t.tensor->cols());
+  }
+  return out;
+}
+
+TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
+  TransformerParams p = TransformerParams::zeros(config, src_vocab_size, tgt_vocab_size);
+  Random random(seed);
+  const double embed_std = 1.0 / std::sqrt(static_cast<double>(config.d_model));
+  auto tensors = p.tensors();
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string& name = tensors[i].name;
+    Matrix& t = *tensors[i].tensor;
+    if (name == "src_embed.weight" || name == "tgt_embed.weight") {
+      for (Eigen::Index j = 0; j < t.size(); ++j) t.data()[j] = static_cast<float>(random.normal(embed_std));
+    } else if (!tensors[i].vector) {  // a matrix [fan_out, fan_in]
+      const double bound = std::sqrt(6.0 / static_cast<double>(t.rows() + t.cols()));
+      for (Eigen::Index j = 0; j < t.size(); ++j) t.data()[j] = static_cast<float>(random.uniform(-bound, bound));
+    } else if (name.find("norm.weight") != std::string::npos) {
+      t.setOnes();
+    } else if (name == "output.bias" || name.find("norm.bias") != std::string::npos) {
+      t.setZero();
+    } else {  // a linear layer's bias: its weight, named alike, has fan_in columns
+      const std::string weight = name.substr(0, name.size() - 4) + "weight";
+      int fan_in = 1;
+      for (const auto& w : tensors)
+        if (w.name == weight) fan_in = static_cast<int>(w.tensor->cols());
+      const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+      for (Eigen::Index j = 0; j < t.size(); ++j) t.data()[j] = static_cast<float>(random.uniform(-bound, bound));
+    }
+  }
+  return p;
+}
+
+std::vector<std::uint8_t> export_safetensors(TransformerParams& params, const ModelText& text) {
+  std::string metadata = "{\"format\":\"attnscope\",\"format_version\":\"1\",\"config\":" +
+                         py_string(config_json(params.config)) + ",\"tokenizer\":" + py_string(text.tokenizer_json) +
+                         ",\"src_vocab\":" + py_string(vocab_json(text.src_vocab)) +
+                         ",\"tgt_vocab\":" + py_string(vocab_json(text.tgt_vocab));
+  if (!text.name.empty()) metadata += ",\"name\":" + py_string(text.name);
+  if (!text.description.empty()) metadata += ",\"description\":" + py_string(text.description);
+  metadata += "}";
+  std::string header = "{\"__metadata__\":" + metadata;
+  std::size_t offset = 0;
+  const auto tensors = params.tensors();  // sorted by name, as export.py writes them
+  for (const auto& t : tensors) {
+    const std::size_t bytes = static_cast<std::size_t>(t.tensor->size()) * 4;
+    const std::string shape = t.vector ? "[" + std::to_string(t.tensor->size()) + "]"
+                                       : "[" + std::to_string(t.tensor->rows()) + "," + std::to_string(t.tensor->cols()) + "]";
+    header += "," + py_string(t.name) + ":{\"dtype\":\"F32\",\"shape\":" + shape + ",\"data_offsets\":[" +
+              std::to_string(offset) + "," + std::to_string(offset + bytes) + "]}";
+    offset += bytes;
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::vector<std::uint8_t> out(8 + header.size() + offset);
+  const std::uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 8, header.data(), header.size());
+  std::uint8_t* data = out.data() + 8 + header.size();
+  for (const auto& t : tensors) {  // little-endian float32, row-major (as every target we build for)
+    std::memcpy(data, t.tensor->data(), static_cast<std::size_t>(t.tensor->size()) * 4);
+    data += t.tensor->size() * 4;
+  }
+  return out;
+}
+
+}  // namespace attnscope::train

@@ -1,0 +1,100 @@
+#include "train/parameters.h"
+
+#include <algorithm>
+
+namespace attnscope::train {
+namespace {
+
+LinearParams linear_zeros(int out, int in) { return {Matrix::Zero(out, in), Matrix::Zero(1, out)}; }
+NormParams norm_zeros(int d) { return {Matrix::Zero(1, d), Matrix::Zero(1, d)}; }
+AttentionParams attention_zeros(int d) {
+  return {linear_zeros(d, d), linear_zeros(d, d), linear_zeros(d, d), linear_zeros(d, d)};
+}
+FeedForwardParams ffn_zeros(int d, int d_ff) { return {linear_zeros(d_ff, d), linear_zeros(d, d_ff)}; }
+
+void add_linear(std::vector<TransformerParams::Named>& out, const std::string& name, LinearParams& p) {
+  out.push_back({name + ".weight", &p.weight, false});
+  out.push_back({name + ".bias", &p.bias, true});
+}
+void add_norm(std::vector<TransformerParams::Named>& out, const std::string& name, NormParams& p) {
+  out.push_back({name + ".weight", &p.gamma, true});
+  out.push_back({name + ".bias", &p.beta, true});
+}
+void add_attention(std::vector<TransformerParams::Named>& out, const std::string& name, AttentionParams& p) {
+  add_linear(out, name + ".q_proj", p.q_proj);
+  add_linear(out, name + ".k_proj", p.k_proj);
+  add_linear(out, name + ".v_proj", p.v_proj);
+  add_linear(out, name + ".out_proj", p.out_proj);
+}
+void add_ffn(std::vector<TransformerParams::Named>& out, const std::string& name, FeedForwardParams& p) {
+  add_linear(out, name + ".fc1", p.fc1);
+  add_linear(out, name + ".fc2", p.fc2);
+}
+
+}  // namespace
+
+TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_size, int tgt_vocab_size) {
+  TransformerParams p;
+  p.config = c;
+  p.src_vocab_size = src_vocab_size;
+  p.tgt_vocab_size = tgt_vocab_size;
+  const int d = c.d_model;
+  p.src_embed = Matrix::Zero(src_vocab_size, d);
+  if (!c.shared_embeddings) p.tgt_embed = Matrix::Zero(tgt_vocab_size, d);
+  if (c.positions == Positions::Learned) {
+    p.encoder_pos = Matrix::Zero(c.max_positions, d);
+    p.decoder_pos = Matrix::Zero(c.max_positions, d);
+  }
+  for (int i = 0; i < c.n_encoder_layers; ++i)
+    p.encoder.push_back({attention_zeros(d), norm_zeros(d), ffn_zeros(d, c.d_ff), norm_zeros(d)});
+  for (int i = 0; i < c.n_decoder_layers; ++i)
+    p.decoder.push_back({attention_zeros(d), norm_zeros(d), attention_zeros(d), norm_zeros(d), ffn_zeros(d, c.d_ff),
+                         norm_zeros(d)});
+  if (c.norm == NormPosition::Pre) {
+    p.encoder_final_norm = norm_zeros(d);
+    p.decoder_final_norm = norm_zeros(d);
+  }
+  if (!c.tied_output) p.output_weight = Matrix::Zero(tgt_vocab_size, d);
+  p.output_bias = Matrix::Zero(1, tgt_vocab_size);
+  return p;
+}
+
+std::vector<TransformerParams::Named> TransformerParams::tensors() {
+  std::vector<Named> out;
+  out.push_back({"src_embed.weight", &src_embed, false});
+  if (!config.shared_embeddings) out.push_back({"tgt_embed.weight", &tgt_embed, false});
+  if (config.positions == Positions::Learned) {
+    out.push_back({"encoder.pos_embed.weight", &encoder_pos, false});
+    out.push_back({"decoder.pos_embed.weight", &decoder_pos, false});
+  }
+  for (std::size_t i = 0; i < encoder.size(); ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i);
+    add_attention(out, p + ".self_attn", encoder[i].self_attn);
+    add_norm(out, p + ".self_attn_norm", encoder[i].self_attn_norm);
+    add_ffn(out, p + ".ffn", encoder[i].ffn);
+    add_norm(out, p + ".ffn_norm", encoder[i].ffn_norm);
+  }
+  for (std::size_t i = 0; i < decoder.size(); ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i);
+    add_attention(out, p + ".self_attn", decoder[i].self_attn);
+    add_norm(out, p + ".self_attn_norm", decoder[i].self_attn_norm);
+    add_attention(out, p + ".cross_attn", decoder[i].cross_attn);
+    add_norm(out, p + ".cross_attn_norm", decoder[i].cross_attn_norm);
+    add_ffn(out, p + ".ffn", decoder[i].ffn);
+    add_norm(out, p + ".ffn_norm", decoder[i].ffn_norm);
+  }
+  if (config.norm == NormPosition::Pre) {
+    add_norm(out, "encoder.final_norm", encoder_final_norm);
+    add_norm(out, "decoder.final_norm", decoder_final_norm);
+  }
+  if (!config.tied_output) out.push_back({"output.weight", &output_weight, false});
+  out.push_back({"output.bias", &output_bias, true});
+  std::sort(out.begin(), out.end(), [](const Named& a, const Named& b) { return a.name < b.name; });
+  return out;
+}
+
+void TransformerParams::set_zero() {
+  for (Named& t : tensors()) t.tensor->setZero();
+}
+
+}  // namespace attnscope::train

@@ -1,0 +1,86 @@
+#pragma once
+// The trainable parameters of the transformer family, one Matrix per tensor of the model file
+// (models/FORMAT.md), under the same names. Gradients and Adam's moments have the same layout,
+// so they are TransformerParams too, and every optimiser loop walks tensors() of each in step.
+//
+// This folder depends on src/model/ only through the file format: tensor names, the config
+// JSON (ModelConfig) and Model::load_bytes for validation; never on the Model struct's fields.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "model/config.h"
+
+namespace attnscope::train {
+
+struct LinearParams {
+  Matrix weight;  // [out, in] (PyTorch nn.Linear layout: y = x Wᵀ + b)
+  Matrix bias;    // [1, out]
+};
+
+struct NormParams {
+  Matrix gamma;  // [1, d]  (file: .weight)
+  Matrix beta;   // [1, d]  (file: .bias)
+};
+
+struct AttentionParams {
+  LinearParams q_proj, k_proj, v_proj, out_proj;  // each [d, d], [1, d]
+};
+
+struct FeedForwardParams {
+  LinearParams fc1;  // [d_ff, d], [1, d_ff]
+  LinearParams fc2;  // [d, d_ff], [1, d]
+};
+
+struct EncoderLayerParams {
+  AttentionParams self_attn;
+  NormParams self_attn_norm;
+  FeedForwardParams ffn;
+  NormParams ffn_norm;
+};
+
+struct DecoderLayerParams {
+  AttentionParams self_attn;
+  NormParams self_attn_norm;
+  AttentionParams cross_attn;
+  NormParams cross_attn_norm;
+  FeedForwardParams ffn;
+  NormParams ffn_norm;
+};
+
+struct TransformerParams {
+  ModelConfig config;
+  int src_vocab_size = 0, tgt_vocab_size = 0;
+
+  Matrix src_embed;                  // [V_src, d]; also the target embedding when shared_embeddings
+  Matrix tgt_embed;                  // [V_tgt, d]; empty when shared_embeddings
+  Matrix encoder_pos, decoder_pos;   // [max_positions, d]; learned positions only (else empty)
+  std::vector<EncoderLayerParams> encoder;
+  std::vector<DecoderLayerParams> decoder;
+  NormParams encoder_final_norm, decoder_final_norm;  // pre-norm only (else empty)
+  Matrix output_weight;              // [V_tgt, d]; empty when tied_output
+  Matrix output_bias;                // [1, V_tgt]
+
+  Matrix& target_embedding() { return config.shared_embeddings ? src_embed : tgt_embed; }
+  const Matrix& target_embedding() const { return config.shared_embeddings ? src_embed : tgt_embed; }
+  Matrix& output_projection() { return config.tied_output ? target_embedding() : output_weight; }
+  const Matrix& output_projection() const { return config.tied_output ? target_embedding() : output_weight; }
+
+  // All zeros, every tensor in its file shape (what a gradient or an Adam moment starts as).
+  static TransformerParams zeros(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size);
+  TransformerParams zeros_like() const { return zeros(config, src_vocab_size, tgt_vocab_size); }
+
+  // Every tensor of the model file with its name, sorted by name (the order the file stores
+  // them in). `vector`: a 1-D tensor in the file, held as a [1, n] Matrix here.
+  struct Named {
+    std::string name;
+    Matrix* tensor;
+    bool vector;
+  };
+  std::vector<Named> tensors();
+
+  void set_zero();
+};
+
+}  // namespace attnscope::train

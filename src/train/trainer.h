@@ -1,0 +1,85 @@
+#pragma once
+// Training a transformer on sentence pairs, epoch by epoch: the loop models/train.py runs for
+// the toy model (length-bucketed batches of about batch_tokens tokens, shuffled; Adam), with the
+// exact-match count of greedy translations after each epoch. It sits above the decoding layer
+// (it decodes to count exact matches); the pass itself (transformer_grad.h) does not.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "train/model_file.h"
+#include "train/optimizer.h"
+#include "train/random.h"
+#include "train/transformer_grad.h"
+
+namespace attnscope {
+struct Model;
+}
+
+namespace attnscope::train {
+
+struct TrainPair {
+  std::string source, target;
+};
+
+// "source,target" per line (the toy grammar's CSV); blank lines are skipped, other lines must
+// have exactly one comma. Throws InputError naming the line.
+std::vector<TrainPair> parse_pairs_csv(const std::string& text);
+
+// A fresh word-level model for `pairs` (models/train.py `train_toy`): tokenizer
+// {"type": "word", "lowercase": true, "split_punctuation": true}, vocabularies = <pad> <unk> <s>
+// </s> + the sorted words of each side, post-norm, ReLU, sinusoidal positions, embedding scale
+// sqrt(d_model), max_positions = max(16, longest sentence + 2).
+struct Architecture {
+  int layers = 1;      // encoder and decoder layers each
+  int heads = 1;
+  int d_model = 64;
+  int d_ff = 0;        // 0: 2 · d_model
+};
+TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architecture& arch, std::uint64_t seed);
+
+struct TrainOptions {
+  double lr = 1e-3;
+  int batch_tokens = 24;
+  std::uint64_t seed = 1;       // batch order and dropout
+  float label_smoothing = 0.0f;
+  float dropout = 0.0f;
+  double clip_norm = 0.0;       // 0: no clipping
+  AdamOptions adam;             // models/train.py: betas (0.9, 0.98), eps 1e-9
+  Schedule schedule;            // constant unless set
+};
+
+struct EpochReport {
+  int epoch = 0;         // 1 after the first epoch
+  double loss = 0.0;     // mean per target token over the epoch (label-smoothed if smoothing)
+  int exact = 0;         // pairs whose greedy translation equals the target (normalised)
+  int total = 0;
+  double seconds = 0.0;  // training time of the epoch (without the exact-match count)
+};
+
+class Trainer {
+ public:
+  Trainer(TrainableModel model, std::vector<TrainPair> pairs, TrainOptions options);
+
+  EpochReport epoch();  // one pass over the pairs, then the exact-match count
+  int epochs_done() const { return epochs_; }
+  // The current weights as a model file, and as the engine loads it (for every view).
+  std::vector<std::uint8_t> export_bytes();
+  std::shared_ptr<const Model> model();
+  // Greedy translations of the pairs' sources that equal their targets (after tokenising both).
+  int exact_matches(const Model& model) const;
+
+ private:
+  TrainableModel model_;
+  std::vector<TrainPair> pairs_;
+  std::vector<Example> examples_;
+  std::vector<std::vector<int>> groups_;  // batches of example indices (length-bucketed)
+  TrainOptions options_;
+  Adam adam_;
+  Random random_;
+  TransformerParams grads_;
+  int epochs_ = 0, updates_ = 0;
+};
+
+}  // namespace attnscope::train

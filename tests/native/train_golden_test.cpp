@@ -1,0 +1,166 @@
+// The training pass against PyTorch (tests/golden/train_*.json, models/make_train_goldens.py):
+// the label-smoothed loss and every parameter's gradient on a padded batch of three pairs, and
+// the weights after 3 steps of Adam, Adam with L2 weight decay and AdamW (clipping, inverse-sqrt
+// warmup), for the four golden models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "train/model_file.h"
+#include "train/optimizer.h"
+#include "train/transformer_grad.h"
+
+namespace attnscope::train {
+namespace {
+
+using json = nlohmann::json;
+
+std::string golden(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
+
+json load_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return json::parse(in);
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// |expected - actual| <= max(absolute, relative·|expected|); false for NaN or Inf anywhere.
+bool close(double expected, double actual, double relative, double absolute) {
+  if (!std::isfinite(expected) || !std::isfinite(actual)) return false;
+  return std::abs(expected - actual) <= std::max(absolute, relative * std::abs(expected));
+}
+
+// One tensor against its golden: every element ({"shape", "values"}), or a digest ({"sum",
+// "abs_sum", "signed_sum", "samples"}) whose sums may be off by at most the sum of the
+// per-element tolerances.
+void expect_tensor(const json& want, const Matrix& got, bool is_vector, double relative, double absolute,
+                   const std::string& what) {
+  std::vector<long> shape = want.at("shape").get<std::vector<long>>();
+  const std::vector<long> got_shape = is_vector ? std::vector<long>{static_cast<long>(got.size())}
+                                                : std::vector<long>{static_cast<long>(got.rows()), static_cast<long>(got.cols())};
+  ASSERT_EQ(shape, got_shape) << what;
+  const float* a = got.data();
+  const std::size_t n = static_cast<std::size_t>(got.size());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(a[i])) << what << " [" << i << "] is " << a[i];
+  if (want.contains("values")) {
+    const auto& values = want.at("values");
+    ASSERT_EQ(values.size(), n) << what;
+    int bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = values[i].get<double>();
+      if (!close(e, a[i], relative, absolute) && bad++ < 5)
+        ADD_FAILURE() << what << " [" << i << "]: expected " << e << ", got " << a[i];
+    }
+    EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << n << " elements differ";
+    return;
+  }
+  double sum = 0, abs_sum = 0, signed_sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t h = static_cast<std::uint32_t>(static_cast<std::uint64_t>(i) * 2654435761ull);
+    sum += a[i];
+    abs_sum += std::abs(a[i]);
+    signed_sum += (h >> 31) ? -a[i] : a[i];
+  }
+  const double bound = n * absolute + relative * want.at("abs_sum").get<double>();
+  EXPECT_LE(std::abs(sum - want.at("sum").get<double>()), bound) << what << " sum " << sum;
+  EXPECT_LE(std::abs(abs_sum - want.at("abs_sum").get<double>()), bound) << what << " abs_sum " << abs_sum;
+  EXPECT_LE(std::abs(signed_sum - want.at("signed_sum").get<double>()), bound) << what << " signed_sum " << signed_sum;
+  for (const json& s : want.at("samples")) {
+    const std::size_t i = s[0].get<std::size_t>();
+    ASSERT_LT(i, n) << what;
+    EXPECT_TRUE(close(s[1].get<double>(), a[i], relative, absolute))
+        << what << " [" << i << "]: expected " << s[1].get<double>() << ", got " << a[i];
+  }
+}
+
+class TrainGolden : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    g = load_json(golden("train_" + GetParam() + ".json"));
+    const auto bytes = read_bytes(golden(g.at("model").get<std::string>()));
+    model = trainable_from_bytes(bytes.data(), bytes.size());
+    const auto& src = g.at("batch").at("src");
+    const auto& tgt = g.at("batch").at("tgt");
+    for (std::size_t i = 0; i < src.size(); ++i)
+      batch.push_back({src[i].get<std::vector<int>>(), tgt[i].get<std::vector<int>>()});
+    options.label_smoothing = g.at("label_smoothing").get<float>();
+  }
+  json g;
+  TrainableModel model;
+  std::vector<Example> batch;
+  LossOptions options;
+};
+
+TEST_P(TrainGolden, LossAndEveryGradientMatchPyTorch) {
+  TransformerParams grads = model.params.zeros_like();
+  const LossResult r = loss_and_gradients(model.params, batch, options, nullptr, grads);
+  EXPECT_EQ(r.tokens, g.at("n_tokens").get<int>());
+  EXPECT_TRUE(close(g.at("loss").get<double>(), r.loss(), 1e-5, 1e-6)) << "loss " << r.loss() << " expected "
+                                                                        << g.at("loss").get<double>();
+  std::set<std::string> names;
+  for (auto& t : grads.tensors()) {
+    names.insert(t.name);
+    ASSERT_TRUE(g.at("gradients").contains(t.name)) << t.name << " has no golden";
+    expect_tensor(g.at("gradients").at(t.name), *t.tensor, t.vector, 1e-4, 1e-6, "gradient of " + t.name);
+  }
+  EXPECT_EQ(names.size(), g.at("gradients").size()) << "the golden has tensors the parameters lack";
+}
+
+TEST_P(TrainGolden, AdamStepsMatchPyTorch) {
+  for (const json& c : g.at("optimizer_cases")) {
+    const json& o = c.at("options");
+    SCOPED_TRACE(o.at("name").get<std::string>());
+    TransformerParams params = model.params;
+    AdamOptions adam;
+    adam.beta1 = o.at("betas")[0].get<double>();
+    adam.beta2 = o.at("betas")[1].get<double>();
+    adam.eps = o.at("eps").get<double>();
+    adam.weight_decay = o.at("weight_decay").get<double>();
+    adam.decoupled_weight_decay = o.at("optimizer") == "adamw";
+    Adam optimizer(params, adam);
+    Schedule schedule{Schedule::Kind::InverseSqrt, o.at("warmup").get<int>()};
+    TransformerParams grads = params.zeros_like();
+    for (int step = 0; step < c.at("steps").get<int>(); ++step) {
+      grads.set_zero();
+      loss_and_gradients(params, batch, options, nullptr, grads);
+      clip_grad_norm(grads, o.at("clip_norm").get<double>());
+      optimizer.step(params, grads, o.at("lr").get<double>() * schedule.factor(step));
+    }
+    for (auto& t : params.tensors())
+      expect_tensor(c.at("weights").at(t.name), *t.tensor, t.vector, 0.0, 1e-5, "weights of " + t.name);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TrainGolden,
+                         ::testing::Values("tiny_post_sin", "small_pre_learned", "deep_post_learned_f16",
+                                           "deep_pre_sin_bpe"));
+
+TEST(TrainSchedule, InverseSqrtIsModelsTrainPy) {
+  const Schedule s{Schedule::Kind::InverseSqrt, 4};
+  EXPECT_DOUBLE_EQ(s.factor(0), 0.25);  // LambdaLR: the first update uses lambda(0) = lambda(1)
+  EXPECT_DOUBLE_EQ(s.factor(1), 0.25);
+  EXPECT_DOUBLE_EQ(s.factor(4), 1.0);
+  EXPECT_DOUBLE_EQ(s.factor(16), 0.5);
+  EXPECT_DOUBLE_EQ(Schedule{}.factor(7), 1.0);
+}
+
+// export.py wrote the F32 golden models; exporting what was read from them gives the same bytes.
+TEST(TrainExport, ReproducesExportPyByteForByte) {
+  for (const char* name : {"tiny_post_sin", "small_pre_learned", "deep_pre_sin_bpe"}) {
+    const auto bytes = read_bytes(golden(std::string(name) + ".safetensors"));
+    TrainableModel m = trainable_from_bytes(bytes.data(), bytes.size());
+    const auto out = export_safetensors(m.params, m.text);
+    EXPECT_TRUE(out == bytes) << name << ": exported " << out.size() << " bytes, file has " << bytes.size();
+  }
+}
+
+}  // namespace
+}  // namespace attnscope::train
