@@ -15,7 +15,7 @@ namespace attnscope::train {
 namespace {
 
 std::string toy_csv() {
-  std::ifstream in(std::string(ATTNSCOPE_TEST_DATA_DIR) + "/eng_de.csv");
+  std::ifstream in(std::string(ATTNSCOPE_TEST_DATA_DIR) + "/toy/eng_de.csv");
   if (!in) throw std::runtime_error("cannot open tests/data/toy/eng_de.csv");
   std::stringstream s;
   s << in.rdbuf();
