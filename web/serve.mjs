@@ -26,7 +26,7 @@ export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
     try {
       stat = statSync(file);
     } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`);
+      res.writeHead(404, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end(`not found: ${pathname}`);
       return;
     }
     if (stat.isDirectory()) {
@@ -34,6 +34,9 @@ export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
       return;
     }
     res.writeHead(200, {
+      // Any origin may embed the widget (web/widget/attn-scope.js): its module script, the worker
+      // it starts, the engine and the models are fetched cross-origin from such a page.
+      'access-control-allow-origin': '*',
       'content-type': types[extname(file)] ?? 'application/octet-stream',
       'content-length': stat.size,
       'cache-control': 'no-cache',
