@@ -15,8 +15,13 @@ const types = {
 
 export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
   const server = createServer((req, res) => {
-    let pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (pathname === '/') pathname = '/web/index.html';
+    const url = new URL(req.url, 'http://x');
+    const pathname = decodeURIComponent(url.pathname);
+    if (pathname === '/') {
+      // An HTTP redirect, not the page served under "/": its links are relative to /web/.
+      res.writeHead(302, { location: `/web/index.html${url.search}`, 'access-control-allow-origin': '*' }).end();
+      return;
+    }
     const file = normalize(join(root, pathname));
     if (!file.startsWith(root + sep)) {
       res.writeHead(403).end('forbidden');
