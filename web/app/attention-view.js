@@ -28,7 +28,8 @@ const VNORM_CAPTION = ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weig
 /** How a tab names a site: "Cross-attention", "Encoder self", "Decoder self". */
 const tabLabel = (site) => site.label.replace(/ self-attention$/, ' self');
 
-export const headName = (h) => (h === 'mean' ? 'mean of heads' : `head ${h}`);
+/** A head as people read it: 1-based (the API and the URL count from 0). */
+export const headName = (h, of) => (h === 'mean' ? 'mean of heads' : `head ${h + 1}${of ? ` of ${of}` : ''}`);
 
 /**
  * The URL state fitted to a model's sites: a view or kind the model lacks becomes its main
@@ -204,7 +205,7 @@ export class AttentionView {
     const site = siteNamed(snap.sites, st.view);
     if (site) {
       return {
-        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} · ${headName(st.head)} · ${sentence}`),
+        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`),
         name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
       };
     }

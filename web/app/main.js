@@ -8,6 +8,7 @@ import { AnalysesPanel } from './analyses.js';
 import { AttentionView, shownInterventions } from './attention-view.js';
 import { getEngine } from './client.js';
 import { exportAs } from './export.js';
+import { paneSVG } from './pane-export.js';
 import { buildModelPicker, fillForm, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
 import { HEATMAP_CSS } from './heatmap.js';
 import { byId as $ } from './html.js';
@@ -116,7 +117,11 @@ async function exportView(which, format) {
   if (!snap) return;
   try {
     const base = `attnscope-${st.model}-step${snap.steps}`;
-    if (which === 'logits') {
+    if (which === 'analysis') {
+      const pane = document.querySelector(`#analyses .an-pane[data-an="${st.an}"]`);
+      const name = { rollout: 'Attention rollout', vectors: 'Vectors', importance: 'Head importance', timeline: 'Training timeline' }[st.an];
+      await exportAs(format, paneSVG(pane, `${name} · “${st.s}” · ${st.model}`), `attnscope-${st.model}-${st.an}`);
+    } else if (which === 'logits') {
       const row = snap.rows.at(-1);
       if (!row) return;
       await exportAs(format, logitsSVG(row, `Logits of step ${row.step + 1} · “${st.s}” · ${st.model}`, $('scale').value), `${base}-logits`);

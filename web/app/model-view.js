@@ -2,8 +2,7 @@
 // thumbnails (click one to open it), with the pattern class of each head where the engine gives
 // one and what the interventions did to it; and the same sheet as one SVG for export.
 import { PATTERN_RULES } from './analyses.js';
-import { FONT_FAMILY, Heatmap, heatmapSVGBody, svgDocument } from './heatmap.js';
-import { esc } from './html.js';
+import { FONT_FAMILY, Heatmap, heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
 import { patternSite } from './sites.js';
 import { attentionSpec } from './views.js';
@@ -95,15 +94,21 @@ export class ModelView {
     const H = site.heads;
     const cell = 100;
     const map = snap.attention(site.name);
-    const parts = [`<text x="0" y="18" font-family='${FONT_FAMILY}' font-size="15" font-weight="600" fill="#1f2328">${esc(`${site.label}, every layer × head · ${sentence}`)}</text>`];
-    for (let h = 0; h < H; h++) parts.push(`<text x="${70 + h * cell}" y="44" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">head ${h + 1}</text>`);
+    const width = Math.max(480, 70 + H * cell);
+    const title = titleSVG(`${site.label}, every layer × head · ${sentence}`, width);
+    const top = title.height;
+    const parts = [title.body];
+    for (let h = 0; h < H; h++) parts.push(`<text x="${70 + h * cell}" y="${top + 18}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">head ${h + 1}</text>`);
+    let spec;
     for (let l = 0; l < L; l++) {
-      parts.push(`<text x="0" y="${60 + l * cell + 40}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">layer ${l + 1}</text>`);
+      parts.push(`<text x="0" y="${top + 34 + l * cell + 40}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">layer ${l + 1}</text>`);
       for (let h = 0; h < H; h++) {
-        const spec = { ...attentionSpec(map, l, h), compact: true, size: 84, legend: false };
-        parts.push(heatmapSVGBody(spec, 0, 70 + h * cell, 56 + l * cell).body);
+        spec = { ...attentionSpec(map, l, h), compact: true, size: 84, legend: false };
+        parts.push(heatmapSVGBody(spec, 0, 70 + h * cell, top + 30 + l * cell).body);
       }
     }
-    return svgDocument(Math.max(480, 70 + H * cell), 60 + L * cell, parts.join('\n'));
+    // One colour scale for every thumbnail (attention weights): its legend under the sheet.
+    parts.push(legendSVG(spec, 70, top + 34 + L * cell));
+    return svgDocument(Math.max(width, title.width), top + 34 + L * cell + 40, parts.join('\n'));
   }
 }

@@ -5,7 +5,8 @@
 //
 // Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
 // (the name of one of the model's attention sites, model.info.sites: for the transformers
-// cross | encoder | self; the model's main site when absent or unknown), layer, head (a number, or "mean"), mode (greedy | beam | sample),
+// cross | encoder | self; the model's main site when absent or unknown), layer, head (0-based as in
+// the JS API, or head="mean"; the title shows them 1-based), mode (greedy | beam | sample),
 // step (a number, or "end", the default), beam-size, seed, interventions (JSON, the JS API's
 // `interventions` option, e.g. '{"skip": ["crossAttention"]}'). Every widget on a page talks to
 // one Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model. Errors
