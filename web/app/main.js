@@ -200,7 +200,7 @@ buildModelPicker();
 fillForm(store.get().st);
 if (hasInterventions(store.get().st.iv)) panel.open = true;
 wire();
-requests.translate({ step: store.get().st.step });
+requests.translate({ step: store.get().st.step, restore: true });
 
 // For tests and the curious: the latest snapshot and state, and how many steps the page holds.
 window.attnscope = {
