@@ -9,7 +9,7 @@ import { AttentionView, shownInterventions } from './attention-view.js';
 import { getEngine } from './client.js';
 import { exportAs } from './export.js';
 import { paneSVG } from './pane-export.js';
-import { buildModelPicker, fillForm, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
+import { buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
 import { HEATMAP_CSS } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { InterventionsPanel } from './interventions.js';
@@ -198,6 +198,7 @@ function wire() {
 
 buildModelPicker();
 fillForm(store.get().st);
+noteUnknownModel(new URLSearchParams(location.search).get('model'), store.get().st.model);
 if (hasInterventions(store.get().st.iv)) panel.open = true;
 wire();
 requests.translate({ step: store.get().st.step, restore: true });

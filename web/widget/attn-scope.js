@@ -18,7 +18,7 @@ import { formatState, hasInterventions, normalizeInterventions } from '../app/st
 import { describeInterventions } from '../app/interventions.js';
 import { mainSite, siteNamed } from '../app/sites.js';
 import { StepStore } from '../app/step-store.js';
-import { findModel, modelUrl } from '../models.js';
+import { findModel, modelUrl, unknownModelMessage } from '../models.js';
 
 const CSS = `
 :host { display: block; margin: 1.2em 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; }
@@ -120,7 +120,11 @@ export class AttnScope extends HTMLElement {
   #entry() {
     const id = this.getAttribute('model') ?? 'toy-en-de';
     const entry = findModel(id);
-    return entry ? { id, url: modelUrl(entry), label: entry.label } : { id, url: new URL(id, document.baseURI).href, label: id };
+    if (entry) return { id, url: modelUrl(entry), label: entry.label };
+    // Not an id of the manifest: a model file's URL has a slash, a dot or a scheme; anything else
+    // is an id mistyped, said with the ids there are.
+    if (!/[/.:]/.test(id)) return { id, unknown: true, url: null, label: id };
+    return { id, url: new URL(id, document.baseURI).href, label: id };
   }
 
   #options() {
@@ -172,12 +176,13 @@ export class AttnScope extends HTMLElement {
     const text = this.getAttribute('src') ?? '';
     const options = this.#options();
     const iv = this.#interventions();
-    const key = JSON.stringify([entry.url, text, options, this.getAttribute('interventions')]);
+    const key = JSON.stringify([entry.url ?? entry.id, text, options, this.getAttribute('interventions')]);
     if (key === this.#opened) return;
     this.#opened = key;
     this.#root.querySelector('.sentence').innerHTML = '';
     if (iv.value !== undefined) options.interventions = iv.value;
     this.#run(async () => {
+      if (entry.unknown) throw new LoadError(`${unknownModelMessage(entry.id)} (or give a model file's URL)`);
       if (iv.error) throw new Error(iv.error);
       const progress = this.#root.querySelector('.progress');
       try {
