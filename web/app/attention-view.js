@@ -7,6 +7,7 @@ import { BeamView } from './beam-view.js';
 import { Heatmap } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
+import { marksWords, pieceLabel } from './pieces.js';
 import { ModelView } from './model-view.js';
 import { mainSite, patternSite, siteNamed, tabOrder } from './sites.js';
 import { PANES, hasInterventions, noInterventions } from './state.js';
@@ -50,6 +51,13 @@ export function fitView(st, sites) {
 
 /** The interventions the shown translation was made with (the snapshot's, not the panel's). */
 export const shownInterventions = (snap) => snap?.options?.interventions ?? noInterventions();
+
+/** A map's labels as the page shows tokens: whole words, unless "show subword pieces" is on. */
+function shownPieces(map) {
+  const show = document.body.classList.contains('show-pieces');
+  const relabel = (side) => (side && !show && marksWords(side.labels) ? { ...side, labels: side.labels.map((p) => pieceLabel(p, false)) } : side);
+  return { ...map, queries: relabel(map.queries), keys: relabel(map.keys) };
+}
 
 function setOptions(select, values, labels, current) {
   const want = values.map(String).join(',');
@@ -150,7 +158,7 @@ export class AttentionView {
         body.insertAdjacentHTML('afterbegin', '<p class="placeholder">No step yet: press Next (or →).</p>');
         return;
       }
-      this.#main.set(attentionSpec(snap.attention(site.name, { vnorm }), st.layer, st.head, vnorm));
+      this.#main.set(attentionSpec(shownPieces(snap.attention(site.name, { vnorm })), st.layer, st.head, vnorm));
       this.#onFirstHeatmap();
     } else if (view === 'model') {
       this.#main = null;

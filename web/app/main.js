@@ -166,6 +166,10 @@ function wire() {
   $('next').addEventListener('click', next);
   $('last').addEventListener('click', end);
   $('play').addEventListener('click', () => (player.playing ? player.stop() : player.start()));
+  $('pieces').addEventListener('change', () => {
+    document.body.classList.toggle('show-pieces', $('pieces').checked);
+    attention.render();
+  });
   $('scale').addEventListener('change', () => { const { snap } = store.get(); if (snap) renderLogits(snap); });
   $('vnorm').addEventListener('change', () => {
     store.setState({ vnorm: $('vnorm').value === '1' });

@@ -100,6 +100,13 @@ export function createRequests({ store, engine, ui }) {
     const text = st.s;
     const asked = st.iv;
     const want = { ...st, vectors: needsVectors(st) };
+    // Another model: what is on screen is the old model's (its word hints, maps, logits), so it is
+    // greyed out and its hints hidden until the new model's first answer replaces it.
+    const before = store.get().snap;
+    if (before && before.url !== url) {
+      app.classList.add('stale');
+      $('vocab-hint').hidden = true;
+    }
     return run(async () => {
       const bar = $('progress-bar');
       const onProgress = ({ loaded, total }) => {
@@ -147,6 +154,7 @@ export function createRequests({ store, engine, ui }) {
         throw e;
       } finally {
         $('progress').hidden = true;
+        app.classList.remove('stale');
       }
     });
   }
