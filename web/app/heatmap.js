@@ -15,9 +15,12 @@ import { esc } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
-.hm-scroll { overflow-x: auto; max-width: 100%; }
+.hm-scroll { overflow-x: auto; max-width: 100%; position: relative; }
 .hm canvas { display: block; }
-.hm canvas:focus-visible { outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 2px; }
+/* The canvas is as wide as its box; the focus ring goes around the map (its cells) only. */
+.hm canvas:focus-visible { outline: none; }
+.hm-ring { position: absolute; pointer-events: none; box-sizing: border-box; border: 3px solid #1f6feb; border-radius: 3px; display: none; }
+.hm-scroll:has(canvas:focus-visible) .hm-ring { display: block; }
 .hm-tip { position: fixed; z-index: 1000; pointer-events: none; background: #161b22; color: #fff;
   font: 12px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; padding: 6px 9px; border-radius: 6px;
   white-space: nowrap; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
@@ -320,7 +323,10 @@ export class Heatmap {
     this.box = document.createElement('div');
     this.box.className = 'hm-cursor';
     this.box.hidden = true;
-    this.scroll.append(this.canvas);
+    this.ring = document.createElement('div');
+    this.ring.className = 'hm-ring';
+    this.ring.setAttribute('aria-hidden', 'true');
+    this.scroll.append(this.canvas, this.ring);
     this.root.append(this.scroll, this.box, this.tip);
     container.append(this.root);
 
@@ -373,6 +379,7 @@ export class Heatmap {
     draw(ctx, spec, L);
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
     this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
+    Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
     this.#hide();
     if (this.#cursor) this.#show(...this.#cursor);
   }

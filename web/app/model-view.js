@@ -22,7 +22,11 @@ export class ModelView {
   render(body, snap, site, { layer, head, interventions }) {
     const L = site.layers;
     const H = site.heads;
-    const key = `${site.name}:${L}:${H}`;
+    // Thumbnails sized so that every head fits the card's width (a phone shows all 8).
+    const avail = body.clientWidth || 800;
+    const narrow = avail < 520;
+    const size = Math.floor(Math.max(20, Math.min(84, (avail - (narrow ? 26 : 58)) / H - 16)));
+    const key = `${site.name}:${L}:${H}:${size}`;
     if (site.perStep && !snap.rows.length) {
       this.#thumbs = null;
       body.innerHTML = '<p class="placeholder">No step yet: press Next (or →).</p>';
@@ -33,11 +37,12 @@ export class ModelView {
       const grid = document.createElement('div');
       grid.className = 'model-grid';
       grid.style.setProperty('--heads', H);
+      grid.style.setProperty('--thumb', `${size}px`);
       grid.append(Object.assign(document.createElement('span'), { className: 'corner' }));
-      for (let h = 0; h < H; h++) grid.append(Object.assign(document.createElement('span'), { className: 'col-head', textContent: `head ${h + 1}` }));
+      for (let h = 0; h < H; h++) grid.append(Object.assign(document.createElement('span'), { className: 'col-head', textContent: narrow ? `H${h + 1}` : `head ${h + 1}`, title: `head ${h + 1}` }));
       const maps = [];
       for (let l = 0; l < L; l++) {
-        grid.append(Object.assign(document.createElement('span'), { className: 'row-head', textContent: `layer ${l + 1}` }));
+        grid.append(Object.assign(document.createElement('span'), { className: 'row-head', textContent: narrow ? `L${l + 1}` : `layer ${l + 1}`, title: `layer ${l + 1}` }));
         maps.push([]);
         for (let h = 0; h < H; h++) {
           const cell = document.createElement('div');
@@ -60,7 +65,7 @@ export class ModelView {
       for (let h = 0; h < H; h++) {
         const spec = attentionSpec(map, l, h);
         this.#thumbs.maps[l][h].set({
-          ...spec, compact: true, size: 84, legend: false, ariaLabel: `${site.label}, layer ${l + 1}, head ${h + 1}`,
+          ...spec, compact: true, size, legend: false, ariaLabel: `${site.label}, layer ${l + 1}, head ${h + 1}`,
           describe: (r, c) => `layer ${l + 1}, head ${h + 1}: ${spec.describe(r, c)}`,
         });
         const cell = this.#thumbs.maps[l][h].root.parentElement;

@@ -71,7 +71,9 @@ export function renderOutput(snap, { onGoto }) {
     li.firstChild.addEventListener('click', () => onGoto(k + 1));
     lines.append(li);
   });
-  lines.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // The current line in view inside the list's own scroll box; never scrolls the page (on a
+  // phone the list is below the fold, and the page jumped down on load).
+  lines.scrollTop = lines.scrollHeight;
   $('pieces-line').hidden = !marksWords([...snap.source.pieces, ...snap.path.tokens]);
   const note = outcomeNote(snap);
   $('outcome-note').hidden = !note;
