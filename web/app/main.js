@@ -9,6 +9,7 @@ import { AttentionView, shownInterventions } from './attention-view.js';
 import { getEngine } from './client.js';
 import { exportAs } from './export.js';
 import { paneSVG } from './pane-export.js';
+import { wireForceAny } from './force-any.js';
 import { buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
 import { HEATMAP_CSS } from './heatmap.js';
 import { byId as $ } from './html.js';
@@ -135,6 +136,17 @@ async function exportView(which, format) {
 }
 
 // ------------------------------------------------------------------------------------- events
+
+const vocabs = new Map(); // model url -> promise of its target vocabulary
+wireForceAny({
+  vocab: () => {
+    const url = store.get().snap?.url;
+    if (!vocabs.has(url)) vocabs.set(url, engine.request('vocab', { url, side: 'target' }));
+    return vocabs.get(url);
+  },
+  enabled: () => !!store.get().snap?.rows.length,
+  onForce: (id) => requests.force(id),
+});
 
 function wire() {
   const { translate, keepStep } = requests;

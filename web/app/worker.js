@@ -19,6 +19,7 @@
 //   only the beam view needs it, and it grows with every step)
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
+//   vocab    {url, side}                             -> the model's vocabulary of that side (type-ahead forcing)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
 // An update is what changed, never the whole history again: {sid, keep, steps, state, path,
@@ -214,6 +215,10 @@ const handlers = {
   select({ sid, path, tree }) {
     const s = live(sid);
     return update(s, selectPath(s, path), tree);
+  },
+
+  async vocab({ url, side = 'target' }, progress) {
+    return (await getModel(url, progress)).vocab(side);
   },
 
   async vectors({ url }, progress) {
