@@ -64,7 +64,9 @@ it('shows whole words by default, subword pieces on request, and says that ▁ s
   expect(await page.locator('#source-tokens .tok').allTextContents()).toEqual(pieces);
   expect(await page.locator('#source-tokens .wm').first().isVisible()).toBe(false);
   expect(await page.locator('#source-tokens').innerText()).not.toContain('▁');
-  const [, cols] = await labels(page, '#heatmap canvas');
+  const [rows, cols] = await labels(page, '#heatmap canvas');
+  expect(rows.join(' ')).not.toContain('▁');
+  expect(rows[0]).toMatch(/^1\) \S/);
   expect(cols).toEqual(pieces.map((p) => (p.startsWith('▁') ? p.slice(1) : /^<.*>$/.test(p) ? p : `·${p}`)));
   await screenshot(page, 'explain-words', { fullPage: false });
   await page.check('#pieces');
