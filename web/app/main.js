@@ -33,7 +33,7 @@ document.head.append(style);
 
 const store = pageStore(parseState(location.search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
-const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm'];
+const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];
 
 function writeURL() {
   history.replaceState(null, '', formatState(store.get().st) + location.hash);
