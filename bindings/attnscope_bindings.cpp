@@ -101,6 +101,9 @@ class ModelHandle {
         x.set("layers", site.layers);
         x.set("heads", site.heads);
         x.set("perStep", site.per_step);
+        x.set("skip", site.skip);
+        x.set("customWeights", site.takes_custom_weights());
+        x.set("copiedBySourceEncoding", site.copied_by_source_encoding);
         sites.set(i, x);
       }
       out.set("sites", sites);

@@ -63,6 +63,12 @@ export interface AttentionSiteInfo {
   heads: number;
   /** true: one map per decoding step ([layers, heads, keys]); false: once per source ([layers, heads, queries, keys]). */
   perStep: boolean;
+  /** The `interventions.skip` name that switches this site's sub-layer off, e.g. 'crossAttention'. */
+  skip: string;
+  /** Whether custom attention weights fit it (its keys are the source, not a prefix that grows each step). */
+  customWeights: boolean;
+  /** Whether `interventions.copySourceEncoding` replaces this site's output. */
+  copiedBySourceEncoding: boolean;
 }
 
 export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] }

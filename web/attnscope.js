@@ -218,7 +218,8 @@ export class Model {
 
   /**
    * Name, description, config (dims, layers, heads, ...), tokenizer, vocabulary sizes, and
-   * `sites`: the attention sites in table order, [{name, label, queries, keys, layers, heads, perStep}].
+   * `sites`: the attention sites in table order, [{name, label, queries, keys, layers, heads, perStep, skip, customWeights, copiedBySourceEncoding}]
+   *   (what interventions may do to each site, from the engine's table).
    */
   get info() { return this.#info; }
   get config() { return this.#info.config; }

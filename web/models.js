@@ -8,6 +8,7 @@ export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
   { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.',
     heads: '../models/analysis/multi30k-en-de.heads.json' },
+  { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 3+3 layers, 8 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
   { id: 'toy-en-de-epoch000', file: '../models/snapshots/toy-en-de.epoch000.safetensors', label: 'Toy en→de, before training (epoch 0)', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch001', file: '../models/snapshots/toy-en-de.epoch001.safetensors', label: 'Toy en→de, epoch 1', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch003', file: '../models/snapshots/toy-en-de.epoch003.safetensors', label: 'Toy en→de, epoch 3', example: 'i can eat apple', group: 'Toy model during training' },
@@ -21,6 +22,11 @@ export const defaultModelId = models[0].id;
 /** The manifest entry of `id`, or undefined. */
 export function findModel(id) {
   return models.find((m) => m.id === id);
+}
+
+/** Why `id` names no model: the ids there are (for the page's notice and the widget's error). */
+export function unknownModelMessage(id) {
+  return `there is no model “${id}”: the models are ${models.map((m) => m.id).join(', ')}`;
 }
 
 /** The absolute URL of a manifest entry's file. */

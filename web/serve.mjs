@@ -15,8 +15,13 @@ const types = {
 
 export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
   const server = createServer((req, res) => {
-    let pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (pathname === '/') pathname = '/web/index.html';
+    const url = new URL(req.url, 'http://x');
+    const pathname = decodeURIComponent(url.pathname);
+    if (pathname === '/') {
+      // An HTTP redirect, not the page served under "/": its links are relative to /web/.
+      res.writeHead(302, { location: `/web/index.html${url.search}`, 'access-control-allow-origin': '*' }).end();
+      return;
+    }
     const file = normalize(join(root, pathname));
     if (!file.startsWith(root + sep)) {
       res.writeHead(403).end('forbidden');
@@ -26,7 +31,7 @@ export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
     try {
       stat = statSync(file);
     } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`);
+      res.writeHead(404, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end(`not found: ${pathname}`);
       return;
     }
     if (stat.isDirectory()) {
@@ -34,6 +39,9 @@ export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
       return;
     }
     res.writeHead(200, {
+      // Any origin may embed the widget (web/widget/attn-scope.js): its module script, the worker
+      // it starts, the engine and the models are fetched cross-origin from such a page.
+      'access-control-allow-origin': '*',
       'content-type': types[extname(file)] ?? 'application/octet-stream',
       'content-length': stat.size,
       'cache-control': 'no-cache',

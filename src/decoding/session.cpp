@@ -68,7 +68,7 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
     if (o.pattern != HeadEdit::Pattern::Custom) continue;
     // A custom row has one weight per source position, so it fits sites whose keys are the
     // source; attention over the target grows by one position per step.
-    if (sites[find_site(sites, o.site)].keys != Side::Source)
+    if (!sites[find_site(sites, o.site)].takes_custom_weights())
       throw InputError("custom attention weights need a fixed length: use them on a site whose keys are the source, not '" +
                        o.site + "'");
     const HeadEdit edit{false, true, o.pattern, o.custom};

@@ -24,6 +24,15 @@ struct AttentionSiteInfo {
   std::string vectors;
   // Engine-only: the key the CLI's JSON has always used for this site's tensors.
   std::string json_key;
+  // The interventions' skip that switches this site's sub-layer off (DecodeOptions skip name,
+  // e.g. "crossAttention"), published so that no caller infers it from the site's name.
+  std::string skip;
+  // Whether "copy the source encoding into the decoder" replaces this site's output.
+  bool copied_by_source_encoding = false;
+
+  // Custom attention weights (a fixed row per query) fit this site: its keys are the source,
+  // not a target prefix that grows by one position per step. The one owner of that rule.
+  bool takes_custom_weights() const { return keys == Side::Source; }
 };
 
 using SiteTable = std::vector<AttentionSiteInfo>;

@@ -309,4 +309,38 @@ describe('the "Break the model" panel', () => {
     expect(parseState('?att=cross.*.*.custom.1__1').iv.attention).toEqual([]);
     expect(parseState('?copysrc=0').iv).toEqual({ attention: [], maskHeads: [], skip: [] });
   });
+  it('lists the skips of the skip presets on screen, and names presets in their own casing without nested quotes', async () => {
+    const { page, errors } = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}`);
+    await page.click('#break summary');
+    const cases = [
+      ['no-ffn', 'Modified model: “no FFN”.', ['no FFN']],
+      ['no-layernorm', 'Modified model: “no LayerNorm”.', ['no LayerNorm']],
+      ['layernorm-only', 'Modified model: “LayerNorm only”.', ['no encoder self-attention', 'no decoder self-attention', 'no cross-attention (“no attention”)', 'no FFN']],
+      ['only-decoder-self', 'Modified model: “only decoder self-attention”.', ['no encoder self-attention', 'no cross-attention (“no attention”)']],
+      ['residual-only', 'Modified model: “residual only, a.k.a. dropout only”.',
+        ['no encoder self-attention', 'no decoder self-attention', 'no cross-attention (“no attention”)', 'no FFN', 'no LayerNorm']],
+    ];
+    const width = page.viewportSize().width;
+    for (const [preset, title, chips] of cases) {
+      await page.click(`[data-preset=${preset}]`);
+      await idle(page);
+      const shown = await page.textContent('#modified-title');
+      expect(shown).toBe(title);
+      expect(shown.match(/[“”]/g)).toHaveLength(2); // one pair of quotes, none nested
+      const chip = page.locator('#modified-list .mod-chip');
+      expect(await chip.allTextContents()).toEqual(chips);
+      // On screen, inside the banner: not pushed off to the left by the skip link's rule.
+      const banner = await page.locator('#modified').boundingBox();
+      for (const box of await Promise.all((await chip.all()).map((c) => c.boundingBox()))) {
+        expect(box.x).toBeGreaterThanOrEqual(banner.x);
+        expect(box.x + box.width).toBeLessThanOrEqual(Math.min(width, banner.x + banner.width));
+      }
+    }
+    await page.locator('#modified').scrollIntoViewIfNeeded();
+    await screenshot(page, 'interventions-skip-chips', { fullPage: false });
+    // The skip link still hides off screen until focused.
+    expect((await page.locator('.skip-link').boundingBox()).x).toBeLessThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -234,6 +234,24 @@ TEST(ModelFile, ArchitectureSelectsTheFamily) {
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["architecture"] = 7; }), "'architecture' must be a non-empty string");
 }
 
+// The site table says what interventions may do to each site, so callers (the page's "Break
+// the model" panel) read it instead of re-deriving it from names: the skip that switches its
+// sub-layer off, whether custom weights fit it, whether the copied source encoding replaces it.
+TEST(ModelFile, SiteTableCarriesTheInterventionFacts) {
+  const Bytes plain = with_config([](json&) {});
+  const auto model = Model::load_bytes(plain.data(), plain.size());
+  std::vector<std::string> skips;
+  std::vector<bool> custom, copied;
+  for (const AttentionSiteInfo& site : model->sites()) {
+    skips.push_back(site.skip);
+    custom.push_back(site.takes_custom_weights());
+    copied.push_back(site.copied_by_source_encoding);
+  }
+  EXPECT_EQ(skips, (std::vector<std::string>{"encoderSelfAttention", "decoderSelfAttention", "crossAttention"}));
+  EXPECT_EQ(custom, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(copied, (std::vector<bool>{false, false, true}));
+}
+
 // Files that load but are hostile to decoding; both were found by fuzz_decode (their inputs are
 // in tests/fuzz/regressions/decode/).
 DecodeSession session_of(const Bytes& file, Strategy strategy, int min_length = 0) {

@@ -295,13 +295,22 @@ export class AnalysesPanel {
     const entry = TIMELINE[i];
     $('#tl-slider').value = String(i);
     $('#tl-label').textContent = `${entry.label} · ${i + 1} of ${TIMELINE.length}`;
-    const key = `${entry.id}:${st.s}`;
+    // Only the toy model has training snapshots: with another model, say that this is the toy's
+    // timeline, and run it on a sentence the toy knows (not on one it has never seen).
+    const toy = findModel('toy-en-de');
+    const ownModel = TIMELINE.some((t) => t.id === st.model);
+    const text = ownModel ? st.s : toy.example;
+    const note = $('#tl-note');
+    note.hidden = ownModel;
+    note.textContent = ownModel ? '' : `This is the timeline of the toy model (${toy.label}), the only model with training snapshots here, `
+      + `not of ${findModel(st.model)?.label ?? st.model}: it runs on “${text}”, a sentence the toy knows.`;
+    const key = `${entry.id}:${text}`;
     if (key === this.#timelineKey) return;
     this.#timelineKey = key;
     const pane = $('#an-timeline');
     pane.dataset.ready = 'false';
     try {
-      const r = await this.#o.engine.request('timeline', { url: modelUrl(findModel(entry.id)), text: st.s });
+      const r = await this.#o.engine.request('timeline', { url: modelUrl(findModel(entry.id)), text });
       if (this.#timelineKey !== key) return;
       const { heads } = r.site;
       const source = r.source.pieces;

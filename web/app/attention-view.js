@@ -7,6 +7,7 @@ import { BeamView } from './beam-view.js';
 import { Heatmap } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
+import { marksWords, pieceLabel } from './pieces.js';
 import { ModelView } from './model-view.js';
 import { mainSite, patternSite, siteNamed, tabOrder } from './sites.js';
 import { PANES, hasInterventions, noInterventions } from './state.js';
@@ -28,7 +29,8 @@ const VNORM_CAPTION = ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weig
 /** How a tab names a site: "Cross-attention", "Encoder self", "Decoder self". */
 const tabLabel = (site) => site.label.replace(/ self-attention$/, ' self');
 
-export const headName = (h) => (h === 'mean' ? 'mean of heads' : `head ${h}`);
+/** A head as people read it: 1-based (the API and the URL count from 0). */
+export const headName = (h, of) => (h === 'mean' ? 'mean of heads' : `head ${h + 1}${of ? ` of ${of}` : ''}`);
 
 /**
  * The URL state fitted to a model's sites: a view or kind the model lacks becomes its main
@@ -50,6 +52,18 @@ export function fitView(st, sites) {
 /** The interventions the shown translation was made with (the snapshot's, not the panel's). */
 export const shownInterventions = (snap) => snap?.options?.interventions ?? noInterventions();
 
+/** A map's labels as the page shows tokens: whole words, unless "show subword pieces" is on. */
+function shownPieces(map) {
+  const show = document.body.classList.contains('show-pieces');
+  // Per-step rows are labelled "3) ▁Mann": the step number stays, the piece is shown as a word.
+  const split = (label) => /^(\d+\) )?(.*)$/su.exec(label);
+  const relabel = (side) => {
+    if (!side || show || !marksWords(side.labels.map((l) => split(l)[2]))) return side;
+    return { ...side, labels: side.labels.map((l) => { const [, n = '', p] = split(l); return n + pieceLabel(p, false); }) };
+  };
+  return { ...map, queries: relabel(map.queries), keys: relabel(map.keys) };
+}
+
 function setOptions(select, values, labels, current) {
   const want = values.map(String).join(',');
   if (select.dataset.values !== want) {
@@ -66,6 +80,7 @@ export class AttentionView {
   #onFirstHeatmap;
   #tabsKey = '';
   #main = null; // the Heatmap of a site's map
+  #pinned = null; // the Heatmap of the pinned head, beside it
   #model;
   #beam;
 
@@ -84,6 +99,12 @@ export class AttentionView {
     $('head').addEventListener('change', () => store.setState({ head: $('head').value === 'mean' ? 'mean' : Number($('head').value) }));
     $('kind').addEventListener('change', () => store.setState({ kind: $('kind').value }));
     $('pruned').addEventListener('change', () => this.render());
+    $('pin').addEventListener('click', () => {
+      const { st } = store.get();
+      const here = { site: st.view, layer: st.layer, head: st.head };
+      const same = st.pin && st.pin.site === here.site && st.pin.layer === here.layer && st.pin.head === here.head;
+      store.setState({ pin: same ? null : here });
+    });
     for (const tab of document.querySelectorAll('#attention [role=tab]')) this.#wireTab(tab);
   }
 
@@ -122,7 +143,7 @@ export class AttentionView {
     }
     $('view-panel').setAttribute('aria-labelledby', `tab-${view}`);
     const site = siteNamed(snap.sites, view);
-    $('layer-field').hidden = $('head-field').hidden = !site;
+    $('layer-field').hidden = $('head-field').hidden = $('pin').hidden = !site;
     $('kind-field').hidden = view !== 'model';
     $('pruned-field').hidden = view !== 'beam';
     $('vnorm-field').hidden = !site;
@@ -139,9 +160,22 @@ export class AttentionView {
       this.#renderPickers(site);
       if (!this.#main || !body.contains(this.#main.root)) {
         body.replaceChildren();
-        this.#main = new Heatmap(body, { onSelect: (r) => this.#select(r) });
+        // The view's map, and beside it a pinned head (two heads compared at full size).
+        const figure = (cls) => {
+          const f = document.createElement('figure');
+          f.className = `cmp ${cls}`;
+          f.append(document.createElement('figcaption'));
+          body.append(f);
+          return f;
+        };
+        const now = figure('cmp-now');
+        const pinned = figure('cmp-pin');
+        this.#main = new Heatmap(now, { onSelect: (r) => this.#select(r) });
         this.#main.root.id = 'heatmap';
+        this.#pinned = new Heatmap(pinned);
+        this.#pinned.root.id = 'pinned-heatmap';
       }
+      this.#renderPin(snap, st, site, vnorm);
       const empty = site.perStep && !snap.rows.length;
       body.querySelector('.placeholder')?.remove();
       this.#main.root.hidden = empty;
@@ -149,7 +183,7 @@ export class AttentionView {
         body.insertAdjacentHTML('afterbegin', '<p class="placeholder">No step yet: press Next (or →).</p>');
         return;
       }
-      this.#main.set(attentionSpec(snap.attention(site.name, { vnorm }), st.layer, st.head, vnorm));
+      this.#main.set(attentionSpec(shownPieces(snap.attention(site.name, { vnorm })), st.layer, st.head, vnorm));
       this.#onFirstHeatmap();
     } else if (view === 'model') {
       this.#main = null;
@@ -198,13 +232,35 @@ export class AttentionView {
     note.textContent = parts.join(' ');
   }
 
+  /** The pinned head beside the view's map (captions on both), or nothing. */
+  #renderPin(snap, st, site, vnorm) {
+    const body = $('view-body');
+    const pinSite = st.pin && siteNamed(snap.sites, st.pin.site);
+    const pin = pinSite && st.pin.layer < pinSite.layers && (st.pin.head === 'mean' || st.pin.head < pinSite.heads) ? st.pin : null;
+    const empty = (s) => s.perStep && !snap.rows.length;
+    const title = (s, layer, head) => `${s.label} · layer ${layer + 1} of ${s.layers} · ${headName(head, s.heads)}`;
+    const pinnedHere = pin && pin.site === site.name && pin.layer === st.layer && pin.head === st.head;
+    $('pin').textContent = pinnedHere ? 'Unpin this head' : pin ? 'Pin this head instead' : 'Pin this head';
+    $('pin').setAttribute('aria-pressed', String(!!pinnedHere));
+    body.classList.toggle('comparing', !!pin && !pinnedHere);
+    const [nowCap, pinCap] = body.querySelectorAll('.cmp > figcaption');
+    const pinFigure = this.#pinned.root.parentElement;
+    pinFigure.hidden = !pin || pinnedHere || empty(pinSite);
+    nowCap.hidden = pinFigure.hidden;
+    if (pinFigure.hidden) return;
+    nowCap.textContent = `Now: ${title(site, st.layer, st.head)}`;
+    pinCap.textContent = `Pinned: ${title(pinSite, pin.layer, pin.head)}`;
+    const pinVnorm = vnorm && pinSite.name === site.name;
+    this.#pinned.set(attentionSpec(shownPieces(snap.attention(pinSite.name, { vnorm: pinVnorm })), pin.layer, pin.head, pinVnorm));
+  }
+
   /** The view as an SVG document, and the name of what it shows (for the file name). */
   svg(sentence) {
     const { st, snap } = this.#store.get();
     const site = siteNamed(snap.sites, st.view);
     if (site) {
       return {
-        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} · ${headName(st.head)} · ${sentence}`),
+        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`),
         name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
       };
     }

@@ -13,8 +13,15 @@ export class BeamView {
     this.#onSelectPath = onSelectPath;
   }
 
+  #expanded = new Set(); // parents whose pruned children are drawn
+  #sid = null;
+
   render(body, snap, { showPruned }) {
-    const { svg } = beamTreeSVG(snap.tree, { showPruned, path: snap.path.ids });
+    if (snap.sid !== this.#sid) {
+      this.#sid = snap.sid;
+      this.#expanded = new Set();
+    }
+    const { svg, focus } = beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids });
     const list = (title, hyps, cls) => (hyps.length ? `<h3>${title}</h3><ol class="hyps ${cls}">${hyps.map((h, i) => `<li><button type="button" class="hyp" data-i="${i}" data-list="${cls}"><span class="text">${esc(h.text || h.tokens.join(' '))}</span> <span class="score">score ${formatLogit(h.score)}${h.normalizedScore !== h.score ? ` · normalized ${formatLogit(h.normalizedScore)}` : ''}</span></button></li>`).join('')}</ol>` : '');
     body.innerHTML = `<div class="beam-legend">${beamLegendHTML()}</div>
     <div class="tree-scroll" tabindex="0" aria-label="Beam tree">${svg}</div>
@@ -27,6 +34,20 @@ export class BeamView {
       if (snap.path.ids.join() === h.ids.join()) b.classList.add('selected');
       b.addEventListener('click', () => this.#onSelectPath(h.ids));
     });
+    body.querySelectorAll('.pruned-summary').forEach((g) => {
+      const open = () => {
+        this.#expanded.add(Number(g.dataset.parent));
+        this.render(body, snap, { showPruned });
+      };
+      g.addEventListener('click', open);
+      g.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
+    });
+    // The path being followed in view (a long sentence's tree is much larger than its box).
+    const scroller = body.querySelector('.tree-scroll');
+    if (focus && scroller) {
+      scroller.scrollLeft = Math.max(0, focus.x - scroller.clientWidth * 0.6);
+      scroller.scrollTop = Math.max(0, focus.y - scroller.clientHeight / 2);
+    }
     body.querySelectorAll('.node').forEach((g) => {
       const pick = () => this.#onSelectPath(pathTo(snap.tree, Number(g.dataset.node)));
       g.addEventListener('click', pick);
@@ -36,6 +57,6 @@ export class BeamView {
 
   /** The tree as an SVG document. */
   svg(snap, { showPruned, title }) {
-    return beamTreeSVG(snap.tree, { showPruned, path: snap.path.ids, title }).svg;
+    return beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids, title }).svg;
   }
 }

@@ -39,20 +39,36 @@ function nodesOnPath(nodes, path) {
   return on;
 }
 
-/** {svg, width, height} of the tree. Options: showPruned, path (ids to highlight). */
-export function beamTreeSVG(nodes, { showPruned = true, path = [], title } = {}) {
-  const shown = nodes.filter((n) => showPruned || n.status !== 'pruned');
+// Live, finished and cut candidates first (best score first), then what fell out of the beam.
+const ORDER = { live: 0, finished: 0, cut: 0, pruned: 1 };
+
+/**
+ * {svg, width, height, focus} of the tree. Options: showPruned (every pruned candidate drawn);
+ * else a parent's pruned children are collapsed into "+N pruned" on it, except the parents in
+ * `expanded` (node ids); path (ids to highlight); title. `focus`: {x, y} of the deepest node on
+ * the path (where the view scrolls to).
+ */
+export function beamTreeSVG(nodes, { showPruned = false, expanded = new Set(), path = [], title } = {}) {
+  const drawn = (n) => showPruned || n.status !== 'pruned' || expanded.has(n.parent);
+  const shown = nodes.filter(drawn);
+  const collapsed = new Map(); // parent id -> its pruned children not drawn
+  for (const n of nodes) {
+    if (drawn(n)) continue;
+    if (!collapsed.has(n.parent)) collapsed.set(n.parent, []);
+    collapsed.get(n.parent).push(n);
+  }
   const kids = new Map();
   for (const n of shown) {
     if (n.parent < 0) continue;
     if (!kids.has(n.parent)) kids.set(n.parent, []);
     kids.get(n.parent).push(n);
   }
-  for (const list of kids.values()) list.sort((a, b) => b.score - a.score);
+  for (const list of kids.values()) list.sort((a, b) => (ORDER[a.status] ?? 0) - (ORDER[b.status] ?? 0) || b.score - a.score);
   const root = shown.find((n) => n.parent < 0);
-  if (!root) return { svg: svgDocument(200, 40, ''), width: 200, height: 40 };
-  const nodeW = Math.max(64, ...shown.map((n) => n.token.length * 7.2 + 16));
-  const nodeH = 34;
+  if (!root) return { svg: svgDocument(200, 40, ''), width: 200, height: 40, focus: null };
+  const nodeW = Math.max(72, ...shown.map((n) => n.token.length * 7.2 + 16));
+  // Room for a "+N pruned" line in the boxes when some are collapsed.
+  const nodeH = collapsed.size ? 48 : 34;
   const colW = nodeW + 26;
   const rowH = nodeH + 8;
   const top = title ? 30 : 4;
@@ -90,13 +106,24 @@ export function beamTreeSVG(nodes, { showPruned = true, path = [], title } = {})
 <text x="${X(n) + nodeW / 2}" y="${Y(n) + 13}" text-anchor="middle" font-weight="600" fill="${st.text}"${n.status === 'pruned' ? ' text-decoration="line-through"' : ''}>${esc(label)}</text>
 <text x="${X(n) + nodeW / 2}" y="${Y(n) + 27}" text-anchor="middle" font-size="10.5" fill="${st.text}">${n.parent < 0 ? 'start' : fmtScore(n.score)}</text>
 </g>`);
+    const hidden = collapsed.get(n.id);
+    if (hidden) {
+      // The collapsed candidates stay in the document (not drawn), behind their summary.
+      boxes.push(`<g class="pruned-summary" data-parent="${n.id}" data-count="${hidden.length}" tabindex="0" role="button" aria-label="${hidden.length} pruned candidates after ${esc(n.token)}: show them" style="cursor:pointer">
+<title>Show the ${hidden.length} candidates that fell out of the beam after this one</title>
+<rect x="${X(n) + 6}" y="${Y(n) + 32}" width="${nodeW - 12}" height="13" rx="6" fill="#f6f8fa" stroke="#8c959f" stroke-dasharray="3 2"/>
+<text x="${X(n) + nodeW / 2}" y="${Y(n) + 42}" text-anchor="middle" font-size="10" fill="#57606a">+${hidden.length} pruned</text>
+</g>`);
+      for (const h of hidden) boxes.push(`<g class="node" data-node="${h.id}" data-status="pruned" display="none"></g>`);
+    }
   }
   const maxStep = Math.max(...shown.map((n) => n.step));
   const width = 4 + (maxStep + 2) * colW;
   const height = top + slot * rowH + 4;
   const head = title ? `<text x="4" y="18" font-size="15" font-weight="600">${esc(title)}</text>` : '';
   const body = `<g font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">${head}${edges.join('\n')}\n${boxes.join('\n')}</g>`;
-  return { svg: svgDocument(width, height, body), width, height };
+  const deepest = shown.filter((n) => on.has(n.id) && y.has(n.id)).sort((a, b) => b.step - a.step)[0];
+  return { svg: svgDocument(width, height, body), width, height, focus: deepest ? { x: X(deepest) + nodeW / 2, y: Y(deepest) + nodeH / 2 } : null };
 }
 
 /** The legend of node styles, as HTML. */

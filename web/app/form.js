@@ -1,6 +1,6 @@
 // The form of the demo page: sentence, model picker (with each model's download size), decoding
 // mode and its options, and the words a small word-level model knows.
-import { findModel, modelUrl, models } from '../models.js';
+import { findModel, modelUrl, models, unknownModelMessage } from '../models.js';
 import { formatBytes } from './client.js';
 import { byId as $, esc } from './html.js';
 import { parseState } from './state.js';
@@ -38,6 +38,20 @@ export function showModeOptions() {
   $('beam-options').hidden = mode !== 'beam';
   $('sample-options').hidden = mode !== 'sample';
   $('alpha-field').hidden = $('lp').value !== 'gnmt';
+}
+
+/**
+ * A link named a model this page does not have (`asked`): say so, and which one is shown
+ * instead, rather than quietly translating with another model.
+ */
+export function noteUnknownModel(asked, shown) {
+  const notice = $('notice');
+  notice.hidden = !asked || !!findModel(asked);
+  if (notice.hidden) return;
+  const msg = unknownModelMessage(asked);
+  notice.textContent = `The link asks for a model this page does not have: ${msg}. Showing “${findModel(shown).label}” instead; pick another above.`;
+  // Gone once the reader picks a model.
+  $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
 }
 
 export function buildModelPicker() {

@@ -15,9 +15,12 @@ import { esc } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
-.hm-scroll { overflow-x: auto; max-width: 100%; }
+.hm-scroll { overflow-x: auto; max-width: 100%; position: relative; }
 .hm canvas { display: block; }
-.hm canvas:focus-visible { outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 2px; }
+/* The canvas is as wide as its box; the focus ring goes around the map (its cells) only. */
+.hm canvas:focus-visible { outline: none; }
+.hm-ring { position: absolute; pointer-events: none; box-sizing: border-box; border: 3px solid #1f6feb; border-radius: 3px; display: none; }
+.hm-scroll:has(canvas:focus-visible) .hm-ring { display: block; }
 .hm-tip { position: fixed; z-index: 1000; pointer-events: none; background: #161b22; color: #fff;
   font: 12px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; padding: 6px 9px; border-radius: 6px;
   white-space: nowrap; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
@@ -237,31 +240,65 @@ export function heatmapSVGBody(spec, width, dx = 0, dy = 0, idPrefix = 'g') {
         ? `<text transform="translate(${cx - 3} ${L.y - 7}) rotate(-45)">${esc(t)}</text>`
         : `<text x="${cx}" y="${L.y - 11}" text-anchor="middle" dominant-baseline="central">${esc(t)}</text>`);
     });
-    if (L.legend) {
-      const g = L.legend;
-      out.push(`<defs><linearGradient id="${idPrefix}-legend">${scale.stops.map((s, i) => `<stop offset="${i / (scale.stops.length - 1)}" stop-color="${s}"/>`).join('')}</linearGradient></defs>`);
-      out.push(`<rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="url(#${idPrefix}-legend)" stroke="#8c959f"/>`);
-      for (const [t, label] of scale.ticks) {
-        out.push(`<rect x="${g.x + t * (g.w - 1)}" y="${g.y + g.h}" width="1" height="4"/>`);
-        out.push(`<text x="${clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4)}" y="${g.y + g.h + 13}" text-anchor="middle" dominant-baseline="central">${label}</text>`);
-      }
-      out.push(`<text x="${g.below ? g.x : g.x + g.w + 10}" y="${g.below ? g.y + g.h + 31 : g.y + g.h / 2}" dominant-baseline="central">${esc(spec.legendLabel ?? 'attention weight')}</text>`);
-    }
+    if (L.legend) out.push(...legendParts(scale, L.legend, spec.legendLabel, idPrefix));
   }
   out.push('</g>');
   return { body: out.join('\n'), width: L.width, height: L.height };
 }
 
-/** A standalone SVG document of a map, with an optional title line. */
+/** The colour legend's SVG elements: bar g = {x, y, w, h, below}, ticks and caption. */
+function legendParts(scale, g, label, idPrefix) {
+  const out = [`<defs><linearGradient id="${idPrefix}-legend">${scale.stops.map((s, i) => `<stop offset="${i / (scale.stops.length - 1)}" stop-color="${s}"/>`).join('')}</linearGradient></defs>`];
+  out.push(`<rect x="${g.x}" y="${g.y}" width="${g.w}" height="${g.h}" fill="url(#${idPrefix}-legend)" stroke="#8c959f"/>`);
+  for (const [t, tickLabel] of scale.ticks) {
+    out.push(`<rect x="${g.x + t * (g.w - 1)}" y="${g.y + g.h}" width="1" height="4"/>`);
+    out.push(`<text x="${clamp(g.x + t * g.w, g.x + 4, g.x + g.w - 4)}" y="${g.y + g.h + 13}" text-anchor="middle" dominant-baseline="central">${tickLabel}</text>`);
+  }
+  out.push(`<text x="${g.below ? g.x : g.x + g.w + 10}" y="${g.below ? g.y + g.h + 31 : g.y + g.h / 2}" dominant-baseline="central">${esc(label ?? 'attention weight')}</text>`);
+  return out;
+}
+
+/** A spec's colour legend alone, its bar `w` wide at (x, y) (for sheets of thumbnails); 36 px high. */
+export function legendSVG(spec, x, y, w = 240, idPrefix = 'sheet') {
+  const parts = legendParts(scaleOf(spec), { x, y, w, h: 10, below: false }, spec.legendLabel, idPrefix);
+  return `<g class="legend" font-family='${FONT_FAMILY}' font-size="12" fill="${TEXT}">${parts.join('\n')}</g>`;
+}
+
+const TITLE_FONT = `600 15px ${FONT_FAMILY}`;
+const TITLE_LINE = 20;
+
+/**
+ * A figure's title as SVG text lines, wrapped at word boundaries to `width` (never clipped: a
+ * word longer than the width widens the figure). Returns {body, width, height}.
+ */
+export function titleSVG(title, width, x = 0, y = 0) {
+  const lines = [];
+  for (const word of String(title).split(/\s+/).filter(Boolean)) {
+    const longer = `${lines.at(-1)} ${word}`;
+    if (lines.length && measure(longer, TITLE_FONT) <= width) lines[lines.length - 1] = longer;
+    else lines.push(word);
+  }
+  const widest = Math.max(0, ...lines.map((l) => Math.ceil(measure(l, TITLE_FONT)) + 2));
+  const body = lines.map((l, i) => `<text class="title" x="${x}" y="${y + 16 + i * TITLE_LINE}" font-family='${FONT_FAMILY}' font-size="15" font-weight="600" fill="${TEXT}">${esc(l)}</text>`).join('\n');
+  return { body, width: Math.max(width, widest), height: lines.length ? lines.length * TITLE_LINE + 8 : 0 };
+}
+
+/** A standalone SVG document of a map, with an optional title (wrapped to the map's width). */
 export function heatmapSVG(spec, width, title) {
-  const top = title ? 28 : 0;
-  const { body, width: w, height: h } = heatmapSVGBody(spec, width, 0, top);
-  return svgDocument(w, h + top, (title ? `<text x="0" y="16" font-family='${FONT_FAMILY}' font-size="15" font-weight="600" fill="${TEXT}">${esc(title)}</text>` : '') + body);
+  const probe = heatmapSVGBody(spec, width, 0, 0);
+  const head = title ? titleSVG(title, Math.max(probe.width, 320)) : { body: '', width: 0, height: 0 };
+  const { body, width: w, height: h } = heatmapSVGBody(spec, width, 0, head.height);
+  return svgDocument(Math.max(w, head.width), h + head.height, head.body + body);
 }
 
 export function svgDocument(width, height, body) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${Math.ceil(height)}" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}">\n<rect width="100%" height="100%" fill="#fff"/>\n${body}\n</svg>\n`;
 }
+
+const drawn = new WeakMap(); // canvas -> its Heatmap (composite exports find the maps of a pane)
+
+/** The Heatmap drawing `canvas`, or undefined. */
+export const heatmapOf = (canvas) => drawn.get(canvas);
 
 export class Heatmap {
   #spec = null;
@@ -278,6 +315,7 @@ export class Heatmap {
     this.canvas = document.createElement('canvas');
     this.canvas.tabIndex = opts.focusable === false ? -1 : 0;
     this.canvas.setAttribute('role', 'img');
+    drawn.set(this.canvas, this);
     this.tip = document.createElement('div');
     this.tip.className = 'hm-tip';
     this.tip.setAttribute('role', 'status');
@@ -285,7 +323,10 @@ export class Heatmap {
     this.box = document.createElement('div');
     this.box.className = 'hm-cursor';
     this.box.hidden = true;
-    this.scroll.append(this.canvas);
+    this.ring = document.createElement('div');
+    this.ring.className = 'hm-ring';
+    this.ring.setAttribute('aria-hidden', 'true');
+    this.scroll.append(this.canvas, this.ring);
     this.root.append(this.scroll, this.box, this.tip);
     container.append(this.root);
 
@@ -318,6 +359,9 @@ export class Heatmap {
   /** The map as a standalone SVG document. */
   svg(title) { return heatmapSVG(this.#spec, this.#width(), title); }
 
+  /** The map's SVG elements at (x, y), as drawn now: {body, width, height} (for composite exports). */
+  svgBody(x, y, idPrefix) { return heatmapSVGBody(this.#spec, this.#width(), x, y, idPrefix); }
+
   #width() { return this.#spec?.compact ? 0 : Math.max(120, this.root.clientWidth || 600); }
 
   #draw() {
@@ -335,6 +379,7 @@ export class Heatmap {
     draw(ctx, spec, L);
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
     this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
+    Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
     this.#hide();
     if (this.#cursor) this.#show(...this.#cursor);
   }

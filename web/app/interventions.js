@@ -56,7 +56,7 @@ export const PRESETS = [
   { id: 'no-layernorm', label: 'No LayerNorm', help: 'Every LayerNorm becomes the identity', iv: skipping('layerNorm') },
   { id: 'layernorm-only', label: 'LayerNorm only', help: 'Skip every attention and FFN sub-layer: only the residual stream and its LayerNorms remain',
     iv: skipping('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn') },
-  { id: 'residual-only', label: 'Residual only (“dropout only”)', help: 'Skip every sub-layer and every LayerNorm: the embeddings go straight to the output',
+  { id: 'residual-only', label: 'Residual only, a.k.a. dropout only', help: 'Skip every sub-layer and every LayerNorm: the embeddings go straight to the output',
     iv: skipping('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm') },
 ];
 

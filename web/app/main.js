@@ -8,7 +8,9 @@ import { AnalysesPanel } from './analyses.js';
 import { AttentionView, shownInterventions } from './attention-view.js';
 import { getEngine } from './client.js';
 import { exportAs } from './export.js';
-import { buildModelPicker, fillForm, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
+import { paneSVG } from './pane-export.js';
+import { wireForceAny } from './force-any.js';
+import { buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
 import { HEATMAP_CSS } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { InterventionsPanel } from './interventions.js';
@@ -31,7 +33,7 @@ document.head.append(style);
 
 const store = pageStore(parseState(location.search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
-const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm'];
+const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];
 
 function writeURL() {
   history.replaceState(null, '', formatState(store.get().st) + location.hash);
@@ -116,7 +118,11 @@ async function exportView(which, format) {
   if (!snap) return;
   try {
     const base = `attnscope-${st.model}-step${snap.steps}`;
-    if (which === 'logits') {
+    if (which === 'analysis') {
+      const pane = document.querySelector(`#analyses .an-pane[data-an="${st.an}"]`);
+      const name = { rollout: 'Attention rollout', vectors: 'Vectors', importance: 'Head importance', timeline: 'Training timeline' }[st.an];
+      await exportAs(format, paneSVG(pane, `${name} · “${st.s}” · ${st.model}`), `attnscope-${st.model}-${st.an}`);
+    } else if (which === 'logits') {
       const row = snap.rows.at(-1);
       if (!row) return;
       await exportAs(format, logitsSVG(row, `Logits of step ${row.step + 1} · “${st.s}” · ${st.model}`, $('scale').value), `${base}-logits`);
@@ -130,6 +136,17 @@ async function exportView(which, format) {
 }
 
 // ------------------------------------------------------------------------------------- events
+
+const vocabs = new Map(); // model url -> promise of its target vocabulary
+wireForceAny({
+  vocab: () => {
+    const url = store.get().snap?.url;
+    if (!vocabs.has(url)) vocabs.set(url, engine.request('vocab', { url, side: 'target' }));
+    return vocabs.get(url);
+  },
+  enabled: () => !!store.get().snap?.rows.length,
+  onForce: (id) => requests.force(id),
+});
 
 function wire() {
   const { translate, keepStep } = requests;
@@ -161,6 +178,10 @@ function wire() {
   $('next').addEventListener('click', next);
   $('last').addEventListener('click', end);
   $('play').addEventListener('click', () => (player.playing ? player.stop() : player.start()));
+  $('pieces').addEventListener('change', () => {
+    document.body.classList.toggle('show-pieces', $('pieces').checked);
+    attention.render();
+  });
   $('scale').addEventListener('change', () => { const { snap } = store.get(); if (snap) renderLogits(snap); });
   $('vnorm').addEventListener('change', () => {
     store.setState({ vnorm: $('vnorm').value === '1' });
@@ -193,9 +214,10 @@ function wire() {
 
 buildModelPicker();
 fillForm(store.get().st);
+noteUnknownModel(new URLSearchParams(location.search).get('model'), store.get().st.model);
 if (hasInterventions(store.get().st.iv)) panel.open = true;
 wire();
-requests.translate({ step: store.get().st.step });
+requests.translate({ step: store.get().st.step, restore: true });
 
 // For tests and the curious: the latest snapshot and state, and how many steps the page holds.
 window.attnscope = {

@@ -2,8 +2,7 @@
 // thumbnails (click one to open it), with the pattern class of each head where the engine gives
 // one and what the interventions did to it; and the same sheet as one SVG for export.
 import { PATTERN_RULES } from './analyses.js';
-import { FONT_FAMILY, Heatmap, heatmapSVGBody, svgDocument } from './heatmap.js';
-import { esc } from './html.js';
+import { FONT_FAMILY, Heatmap, heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
 import { patternSite } from './sites.js';
 import { attentionSpec } from './views.js';
@@ -23,7 +22,11 @@ export class ModelView {
   render(body, snap, site, { layer, head, interventions }) {
     const L = site.layers;
     const H = site.heads;
-    const key = `${site.name}:${L}:${H}`;
+    // Thumbnails sized so that every head fits the card's width (a phone shows all 8).
+    const avail = body.clientWidth || 800;
+    const narrow = avail < 520;
+    const size = Math.floor(Math.max(20, Math.min(84, (avail - (narrow ? 26 : 58)) / H - 16)));
+    const key = `${site.name}:${L}:${H}:${size}`;
     if (site.perStep && !snap.rows.length) {
       this.#thumbs = null;
       body.innerHTML = '<p class="placeholder">No step yet: press Next (or →).</p>';
@@ -34,11 +37,12 @@ export class ModelView {
       const grid = document.createElement('div');
       grid.className = 'model-grid';
       grid.style.setProperty('--heads', H);
+      grid.style.setProperty('--thumb', `${size}px`);
       grid.append(Object.assign(document.createElement('span'), { className: 'corner' }));
-      for (let h = 0; h < H; h++) grid.append(Object.assign(document.createElement('span'), { className: 'col-head', textContent: `head ${h + 1}` }));
+      for (let h = 0; h < H; h++) grid.append(Object.assign(document.createElement('span'), { className: 'col-head', textContent: narrow ? `H${h + 1}` : `head ${h + 1}`, title: `head ${h + 1}` }));
       const maps = [];
       for (let l = 0; l < L; l++) {
-        grid.append(Object.assign(document.createElement('span'), { className: 'row-head', textContent: `layer ${l + 1}` }));
+        grid.append(Object.assign(document.createElement('span'), { className: 'row-head', textContent: narrow ? `L${l + 1}` : `layer ${l + 1}`, title: `layer ${l + 1}` }));
         maps.push([]);
         for (let h = 0; h < H; h++) {
           const cell = document.createElement('div');
@@ -61,7 +65,7 @@ export class ModelView {
       for (let h = 0; h < H; h++) {
         const spec = attentionSpec(map, l, h);
         this.#thumbs.maps[l][h].set({
-          ...spec, compact: true, size: 84, legend: false, ariaLabel: `${site.label}, layer ${l + 1}, head ${h + 1}`,
+          ...spec, compact: true, size, legend: false, ariaLabel: `${site.label}, layer ${l + 1}, head ${h + 1}`,
           describe: (r, c) => `layer ${l + 1}, head ${h + 1}: ${spec.describe(r, c)}`,
         });
         const cell = this.#thumbs.maps[l][h].root.parentElement;
@@ -95,15 +99,21 @@ export class ModelView {
     const H = site.heads;
     const cell = 100;
     const map = snap.attention(site.name);
-    const parts = [`<text x="0" y="18" font-family='${FONT_FAMILY}' font-size="15" font-weight="600" fill="#1f2328">${esc(`${site.label}, every layer × head · ${sentence}`)}</text>`];
-    for (let h = 0; h < H; h++) parts.push(`<text x="${70 + h * cell}" y="44" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">head ${h + 1}</text>`);
+    const width = Math.max(480, 70 + H * cell);
+    const title = titleSVG(`${site.label}, every layer × head · ${sentence}`, width);
+    const top = title.height;
+    const parts = [title.body];
+    for (let h = 0; h < H; h++) parts.push(`<text x="${70 + h * cell}" y="${top + 18}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">head ${h + 1}</text>`);
+    let spec;
     for (let l = 0; l < L; l++) {
-      parts.push(`<text x="0" y="${60 + l * cell + 40}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">layer ${l + 1}</text>`);
+      parts.push(`<text x="0" y="${top + 34 + l * cell + 40}" font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">layer ${l + 1}</text>`);
       for (let h = 0; h < H; h++) {
-        const spec = { ...attentionSpec(map, l, h), compact: true, size: 84, legend: false };
-        parts.push(heatmapSVGBody(spec, 0, 70 + h * cell, 56 + l * cell).body);
+        spec = { ...attentionSpec(map, l, h), compact: true, size: 84, legend: false };
+        parts.push(heatmapSVGBody(spec, 0, 70 + h * cell, top + 30 + l * cell).body);
       }
     }
-    return svgDocument(Math.max(480, 70 + H * cell), 60 + L * cell, parts.join('\n'));
+    // One colour scale for every thumbnail (attention weights): its legend under the sheet.
+    parts.push(legendSVG(spec, 70, top + 34 + L * cell));
+    return svgDocument(Math.max(width, title.width), top + 34 + L * cell + 40, parts.join('\n'));
   }
 }

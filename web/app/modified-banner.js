@@ -17,7 +17,7 @@ export function renderModified(iv, original, sites) {
   if (!on || key === $('modified').dataset.key) return;
   $('modified').dataset.key = key;
   const preset = presetOf(iv, sites);
-  $('modified-title').textContent = preset ? `Modified model: “${preset.label.toLowerCase()}”.` : 'Modified model.';
+  $('modified-title').textContent = preset ? `Modified model: “${inSentence(preset.label)}”.` : 'Modified model.';
   $('modified-list').replaceChildren(...describeInterventions(iv, sites).map(({ kind, text }) => {
     const chip = document.createElement('span');
     chip.className = `mod-chip ${kind}`;
@@ -28,4 +28,13 @@ export function renderModified(iv, original, sites) {
     $('original').textContent = original.text;
     $('original').dataset.tokens = original.tokens.join(' ');
   }
+}
+
+/**
+ * A preset's name inside a sentence: in its own casing ("No FFN" → "no FFN", "LayerNorm only"
+ * stays), only a plain capitalised first word lowered.
+ */
+export function inSentence(label) {
+  const first = label.split(/[\s(]/)[0];
+  return /^[A-Z][a-z'’-]*$/.test(first) ? label[0].toLowerCase() + label.slice(1) : label;
 }

@@ -2,6 +2,31 @@
 // line per step of the followed hypothesis ("input → output", click to go there), the
 // translation so far.
 import { byId as $ } from './html.js';
+import { marksWords, pieceInto } from './pieces.js';
+
+/**
+ * What the model did, in words, when the result looks broken: an empty translation (it ended at
+ * once, or wrote only special tokens) or a run that hit the length limit. '' otherwise.
+ */
+export function outcomeNote(snap) {
+  if (!snap.done) return '';
+  const tokens = snap.path.tokens;
+  const empty = !snap.path.text.trim();
+  const parts = [];
+  if (snap.hitMaxLength) {
+    const counts = new Map();
+    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+    parts.push(`The model never wrote “${snap.eos}” (end of sentence): it stopped at the length limit of ${tokens.length} tokens`
+      + (n > tokens.length / 2 ? `, having written “${top}” ${n} times` : '') + '.');
+    if (empty) parts.push('Those are special tokens, not words, so the translation is empty.');
+  } else if (empty && tokens.length <= 1) {
+    parts.push(`The model ended at once: the first token it chose was “${snap.eos}” (end of sentence), so the translation is empty.`);
+  } else if (empty) {
+    parts.push(`The model wrote only special tokens (${tokens.join(' ')}), not words, so the translation is empty.`);
+  }
+  return parts.join(' ');
+}
 
 /** onGoto(step): a line was clicked. */
 export function renderOutput(snap, { onGoto }) {
@@ -9,7 +34,7 @@ export function renderOutput(snap, { onGoto }) {
   src.replaceChildren(...snap.source.pieces.map((p) => {
     const t = document.createElement('span');
     t.className = 'tok';
-    t.textContent = p;
+    pieceInto(t, p);
     if (snap.source.unknown.includes(p) || p === '<unk>') t.classList.add('unknown');
     return t;
   }));
@@ -35,8 +60,8 @@ export function renderOutput(snap, { onGoto }) {
       li.setAttribute('aria-current', 'step');
     }
     li.innerHTML = `<button type="button" class="line" title="Go to step ${k + 1}"><span class="n">${k + 1})</span> <span class="in"></span> <span class="arrow">→</span> <span class="out"></span></button>`;
-    li.querySelector('.in').textContent = row.input;
-    li.querySelector('.out').textContent = row.output;
+    pieceInto(li.querySelector('.in'), row.input);
+    pieceInto(li.querySelector('.out'), row.output);
     if (row.forced) {
       const f = document.createElement('span');
       f.className = 'badge';
@@ -46,7 +71,13 @@ export function renderOutput(snap, { onGoto }) {
     li.firstChild.addEventListener('click', () => onGoto(k + 1));
     lines.append(li);
   });
-  lines.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // The current line in view inside the list's own scroll box; never scrolls the page (on a
+  // phone the list is below the fold, and the page jumped down on load).
+  lines.scrollTop = lines.scrollHeight;
+  $('pieces-line').hidden = !marksWords([...snap.source.pieces, ...snap.path.tokens]);
+  const note = outcomeNote(snap);
+  $('outcome-note').hidden = !note;
+  $('outcome-note').textContent = note;
   $('translation').textContent = snap.path.text;
   $('translation').dataset.tokens = snap.path.tokens.join(' ');
 }

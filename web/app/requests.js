@@ -10,6 +10,15 @@ import { fitView } from './attention-view.js';
 import { decodeOptions, hasInterventions, strategyOptions } from './state.js';
 import { StepStore } from './step-store.js';
 
+const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The followed hypothesis as the URL keeps it: an n-best entry (hyp), else its ids (path). */
+function selectionOf(snap) {
+  if (!snap.path.selected) return { hyp: null, path: null };
+  const i = snap.done ? snap.nbest.findIndex((h) => sameIds(h.ids, snap.path.ids)) : -1;
+  return i >= 0 ? { hyp: i, path: null } : { hyp: null, path: [...snap.path.ids] };
+}
+
 /**
  * store: the page store; engine: the worker's client; ui: {showError(e), stopPlay(),
  * readForm() (the form's fields into the store), panel (the "Break the model" panel)}.
@@ -28,7 +37,7 @@ export function createRequests({ store, engine, ui }) {
   function apply(answer, patch = {}) {
     const snap = steps.apply(answer);
     if (!snap) return;
-    const st = fitView({ ...store.get().st, step: snap.steps }, snap.sites);
+    const st = fitView({ ...store.get().st, step: snap.steps, forced: snap.forced, ...selectionOf(snap) }, snap.sites);
     store.set({ ...patch, st, snap });
   }
 
@@ -78,7 +87,11 @@ export function createRequests({ store, engine, ui }) {
     return outcomes.get(key);
   }
 
-  function translate({ step = 1 } = {}) {
+  /**
+   * A new session of the form's sentence, model and options at `step`. With `restore`, the state's
+   * forced tokens and followed hypothesis are replayed (a shared URL, the same session with vectors).
+   */
+  function translate({ step = 1, restore = false } = {}) {
     ui.stopPlay();
     ui.readForm();
     const st = store.get().st;
@@ -87,6 +100,13 @@ export function createRequests({ store, engine, ui }) {
     const text = st.s;
     const asked = st.iv;
     const want = { ...st, vectors: needsVectors(st) };
+    // Another model: what is on screen is the old model's (its word hints, maps, logits), so it is
+    // greyed out and its hints hidden until the new model's first answer replaces it.
+    const before = store.get().snap;
+    if (before && before.url !== url) {
+      app.classList.add('stale');
+      $('vocab-hint').hidden = true;
+    }
     return run(async () => {
       const bar = $('progress-bar');
       const onProgress = ({ loaded, total }) => {
@@ -111,7 +131,11 @@ export function createRequests({ store, engine, ui }) {
         }
         let answer;
         try {
-          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree() }, onProgress);
+          const replay = restore ? {
+            forced: st.forced.map((f) => ({ ...f })),
+            select: st.hyp !== null ? { nbest: st.hyp } : st.path ? { ids: st.path } : undefined,
+          } : {};
+          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree(), ...replay }, onProgress);
         } catch (e) {
           if (fitted && e.name === 'AttnscopeError') {
             // Said in the panel too, beside the controls that caused it (a custom row of the wrong
@@ -130,6 +154,7 @@ export function createRequests({ store, engine, ui }) {
         throw e;
       } finally {
         $('progress').hidden = true;
+        app.classList.remove('stale');
       }
     });
   }
@@ -172,7 +197,7 @@ export function createRequests({ store, engine, ui }) {
       const { snap } = store.get();
       if (!snap || snap.vectors || vectorsAsked === snap.sid) return;
       vectorsAsked = snap.sid;
-      translate({ step: keepStep() });
+      translate({ step: keepStep(), restore: true });
     },
   };
 }

@@ -1,6 +1,7 @@
 // The attention sites of a model, as the engine describes them (web/attnscope.js
 // `model.info.sites`, the model family's table): in the engine's order, each {name, label,
-// queries: 'source'|'target', keys: 'source'|'target', layers, heads, perStep}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
+// queries: 'source'|'target', keys: 'source'|'target', layers, heads, perStep, skip,
+// customWeights, copiedBySourceEncoding}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
 // panel, the widget, the worker) iterates over that table; no list of site names is written
 // anywhere in web/. What a site is *for* is read from its roles (what its queries and keys are),
 // never from its name.
@@ -28,17 +29,17 @@ export function tabOrder(sites) {
 /** "Encoder self", "Decoder self", "Cross": the label without "-attention". */
 export const shortLabel = (site) => site.label.replace(/-attention$/, '');
 
-/** Its keys grow with every step (a fixed row of weights cannot fit them). */
-export const growsWithSteps = (site) => site.perStep && site.keys === 'target';
+// What interventions may do to a site is the engine's to say: its table carries it (skip,
+// customWeights, copiedBySourceEncoding), so these read it and re-derive nothing.
+
+/** Custom weights cannot fit it: its keys grow with every step (the engine's customWeights). */
+export const growsWithSteps = (site) => !site.customWeights;
 
 /** The engine's name of the skip that switches this site's sub-layer off (DecodeOptions.skip). */
-export function skipOf(site) {
-  if (site.queries === 'source') return 'encoderSelfAttention';
-  return site.keys === 'target' ? 'decoderSelfAttention' : 'crossAttention';
-}
+export const skipOf = (site) => site.skip;
 
 /** Whether "copy the source encoding into the decoder" replaces this site's output. */
-export const copiedBySourceEncoding = (site) => site.perStep && site.queries === 'target' && site.keys === 'source';
+export const copiedBySourceEncoding = (site) => site.copiedBySourceEncoding === true;
 
 /** The site whose heads the engine classifies by pattern (Session.encoderPatterns). */
 export const patternSite = (sites) => siteWith(sites, { perStep: false, queries: 'source', keys: 'source' });

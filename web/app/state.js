@@ -8,6 +8,13 @@
 //   mask=SITE.LAYER.HEAD                  a masked head, e.g. mask=encoder.0.3
 //   skip=NAME                             a skipped sub-layer (the engine's names), e.g. skip=ffn
 //   copysrc=1                             copy the source encoding into the decoder
+// What the reader did to the decoding rides along as well:
+//   force=STEP:TOKEN or STEP.HYP:TOKEN  a forced token (STEP 0-based, TOKEN the target piece as
+//                                       the model writes it, HYP the beam hypothesis it extended
+//                                       when not 0), e.g. force=3:▁mit
+//   pin=SITE.LAYER.HEAD                 a head pinned beside the view (0-based, HEAD may be mean)
+//   hyp=N                               the followed hypothesis: the n-best list's entry N (0-based)
+//   path=ID_ID_…                        or a followed beam path that is not an n-best entry (target ids)
 // The analyses ride along too: vnorm=1 (the attention maps show ‖α·f(x)‖), an=TAB (the open
 // analysis: rollout, vectors, importance, timeline), epoch=N (the training timeline's snapshot,
 // an index into TIMELINE of web/app/analyses.js).
@@ -28,7 +35,7 @@ export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAtte
 export const DEFAULTS = Object.freeze({
   // view, kind: null until the model's site table says which site the page opens on.
   s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: null,
-  kind: null, vnorm: false, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  kind: null, vnorm: false, pin: null, forced: Object.freeze([]), hyp: null, path: null, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
   iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
@@ -125,6 +132,23 @@ function parseInterventions(q) {
   return normalizeInterventions({ attention, maskHeads, skip: q.getAll('skip'), copySourceEncoding: q.get('copysrc') === '1' });
 }
 
+/** pin=SITE.LAYER.HEAD: the pinned head, or null. */
+function parsePin(v) {
+  const [site, layer, head] = (v ?? '').split('.');
+  const pin = { site: siteName(site), layer: int(layer ?? null, 0, 1024, null), head: head === 'mean' ? 'mean' : int(head ?? null, 0, 1024, null) };
+  return pin.site && pin.layer !== null && pin.head !== null ? pin : null;
+}
+
+/** force=STEP[.HYP]:TOKEN parameters: forced tokens by step (the last one for a step wins). */
+function parseForced(values) {
+  const byStep = new Map();
+  for (const v of values) {
+    const m = /^(\d{1,6})(?:\.(\d{1,4}))?:(.+)$/su.exec(v);
+    if (m) byStep.set(Number(m[1]), { step: Number(m[1]), token: m[3], hypothesis: Number(m[2] ?? 0) });
+  }
+  return [...byStep.values()].sort((a, b) => a.step - b.step);
+}
+
 /** The state a query string describes (anything missing or invalid takes its default). */
 export function parseState(search) {
   const q = new URLSearchParams(search);
@@ -139,6 +163,10 @@ export function parseState(search) {
     view: PANES.includes(q.get('view')) ? q.get('view') : siteName(q.get('view')) ?? DEFAULTS.view,
     kind: siteName(q.get('kind')) ?? DEFAULTS.kind,
     vnorm: q.get('vnorm') === '1',
+    pin: parsePin(q.get('pin')),
+    forced: parseForced(q.getAll('force')),
+    hyp: int(q.get('hyp'), 0, 1024, null),
+    path: q.get('hyp') === null && /^\d+(_\d+)*$/.test(q.get('path') ?? '') ? q.get('path').split('_').map(Number) : null,
     an: oneOf(q.get('an'), ANALYSES, DEFAULTS.an),
     epoch: int(q.get('epoch'), 0, 64, DEFAULTS.epoch),
     beam: int(q.get('beam'), 1, 64, DEFAULTS.beam),
@@ -175,6 +203,10 @@ export function formatState(st) {
   q.set('layer', st.layer);
   q.set('head', st.head);
   if (st.vnorm) q.set('vnorm', '1');
+  if (st.pin) q.set('pin', `${st.pin.site}.${st.pin.layer}.${st.pin.head}`);
+  for (const f of st.forced ?? []) q.append('force', `${f.step}${f.hypothesis ? `.${f.hypothesis}` : ''}:${f.token}`);
+  if (st.hyp !== null && st.hyp !== undefined) q.set('hyp', st.hyp);
+  else if (st.path?.length) q.set('path', st.path.join('_'));
   if (st.an && st.an !== DEFAULTS.an) q.set('an', st.an);
   if (st.an === 'timeline' && st.epoch !== DEFAULTS.epoch) q.set('epoch', st.epoch);
   const iv = normalizeInterventions(st.iv);

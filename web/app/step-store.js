@@ -69,7 +69,7 @@ function snapshotOf(opened, steps, update) {
     steps: state.steps, done: state.done, hitMaxLength: state.hitMaxLength, maxLength: state.maxLength,
     live: state.live, finished: state.finished, nbest: state.nbest,
     source: opened.source, bos: opened.bos, eos: opened.eos, sites: opened.sites,
-    path, rows, forcedSteps: update.forcedSteps,
+    path, rows, forcedSteps: update.forcedSteps, forced: update.forced ?? [],
     tree: update.tree ?? null, // only when asked for (the beam view): null until then
     rollout: opened.rollout, patterns: opened.patterns, vectors: opened.vectors,
   };

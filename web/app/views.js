@@ -44,13 +44,13 @@ export function headRows(map, layer, head) {
  */
 export function attentionSpec(map, layer, head, vnorm = false) {
   const { site, queries, keys } = map;
-  const headName = head === 'mean' ? 'mean of heads' : `head ${head}`;
+  const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}`; // 1-based: people read it
   const values = headRows(map, layer, head);
   const nouns = { source: 'source tokens', target: site.perStep ? 'target steps' : 'target tokens' };
   const spec = {
     values, rowLabels: queries.labels, colLabels: keys.labels, highlightRow: map.highlightRow,
     describe: (r, c) => `${queries.text(r)} attends to ${keys.text(c)}`,
-    ariaLabel: `${site.label}, layer ${layer}, ${headName}: ${values.length} ${nouns[site.queries]} over ${site.perStep && site.keys === 'target' ? 'earlier positions' : `${keys.labels.length} ${nouns[site.keys]}`}`,
+    ariaLabel: `${site.label}, layer ${layer + 1}, ${headName}: ${values.length} ${nouns[site.queries]} over ${site.perStep && site.keys === 'target' ? 'earlier positions' : `${keys.labels.length} ${nouns[site.keys]}`}`,
   };
   if (!vnorm) return spec;
   return {

@@ -108,6 +108,8 @@ export function update(s, keep, tree = false) {
     sid: s.sid, keep, steps: s.steps.slice(keep), state: s.state,
     path: { ids, tokens: ids.map((id) => s.vocab[id]), text: pathText(s, ids), selected: !!s.path },
     forcedSteps: [...s.script.keys()],
+    // The forced tokens as the URL keeps them: step (0-based), the token's piece, the hypothesis.
+    forced: [...s.script].map(([step, f]) => ({ step, token: s.vocab[f.token], hypothesis: f.hypothesis })),
     ...(tree ? { tree: s.session.beamTree() } : {}),
   };
 }

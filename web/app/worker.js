@@ -6,8 +6,10 @@
 // Every answer is plain data (numbers, strings, arrays, Float32Arrays).
 //
 //   load     {url}                                  -> model info, its site table included (progress in bytes)
-//   open     {url, text, options, step, replace}    -> a new session at `step`: its fixed parts and
-//            every step taken so far (`replace` closes that session once the new one exists)
+//   open     {url, text, options, step, replace, forced, select} -> a new session at `step`: its
+//            fixed parts and every step taken so far (`replace` closes that session once the new
+//            one exists; `forced`: [{step, token (a piece), hypothesis}] replayed as forced tokens;
+//            `select`: {nbest: i} or {ids} the hypothesis to follow, as a shared URL names them)
 //   goto     {sid, step}  (a number or 'end')        -> update
 //   step     {sid}   back {sid}                      -> update
 //   force    {sid, step, token}                      -> update: the token of step `step` replaced
@@ -17,6 +19,7 @@
 //   only the beam view needs it, and it grows with every step)
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
+//   vocab    {url, side}                             -> the model's vocabulary of that side (type-ahead forcing)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
 // An update is what changed, never the whole history again: {sid, keep, steps, state, path,
@@ -105,6 +108,23 @@ function describe(model) {
   };
 }
 
+/**
+ * Follows the hypothesis `ids` (null: the default path); returns how many stored steps are still
+ * valid. A path through a candidate the search dropped may take a token no hypothesis kept: its
+ * logits are read now, and the steps that gained one are sent again.
+ */
+function selectPath(s, path) {
+  s.path = path ? { ids: Array.from(path) } : null;
+  const ids = currentPath(s);
+  let keep = s.steps.length;
+  for (let k = 0; k < ids.length && k < s.steps.length; k++) {
+    const e = s.steps[k].expansions.findIndex((x) => same(x.prefix, ids.slice(0, k)));
+    if (e < 0) break;
+    if (noteChosen(s, k, e, [ids[k]])) keep = Math.min(keep, k);
+  }
+  return keep;
+}
+
 function live(sid) {
   const s = sessions.get(sid);
   if (!s) throw new Error(`session ${sid} is closed`);
@@ -121,7 +141,7 @@ const handlers = {
     return describe(await getModel(url, progress));
   },
 
-  async open({ url, text, options = {}, step = 0, replace, tree }, progress) {
+  async open({ url, text, options = {}, step = 0, replace, tree, forced = [], select }, progress) {
     const model = await getModel(url, progress);
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
@@ -131,7 +151,15 @@ const handlers = {
       attention: options.capture?.attention !== false, logits: options.capture?.logits !== false, vectors: !!options.capture?.vectors,
     };
     sessions.set(s.sid, s);
+    for (const f of forced) {
+      const id = s.model.tokenId(f.token);
+      if (Number.isInteger(f.step) && f.step >= 0 && id >= 0) s.script.set(f.step, { token: id, hypothesis: f.hypothesis ?? 0 });
+    }
     goto(s, step);
+    if (select) {
+      const ids = select.ids ?? (s.state.done ? s.state.nbest[select.nbest]?.ids : undefined);
+      if (ids) selectPath(s, ids);
+    }
     return { fresh: true, ...fixedParts(s), ...update(s, 0, tree), info: describe(model) };
   },
 
@@ -186,17 +214,11 @@ const handlers = {
 
   select({ sid, path, tree }) {
     const s = live(sid);
-    s.path = path ? { ids: Array.from(path) } : null;
-    // A path through a candidate the search dropped may take a token no hypothesis kept: its
-    // logits are read now, and the steps that gained one are sent again.
-    const ids = currentPath(s);
-    let keep = s.steps.length;
-    for (let k = 0; k < ids.length && k < s.steps.length; k++) {
-      const e = s.steps[k].expansions.findIndex((x) => same(x.prefix, ids.slice(0, k)));
-      if (e < 0) break;
-      if (noteChosen(s, k, e, [ids[k]])) keep = Math.min(keep, k);
-    }
-    return update(s, keep, tree);
+    return update(s, selectPath(s, path), tree);
+  },
+
+  async vocab({ url, side = 'target' }, progress) {
+    return (await getModel(url, progress)).vocab(side);
   },
 
   async vectors({ url }, progress) {

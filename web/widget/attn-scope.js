@@ -5,7 +5,8 @@
 //
 // Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
 // (the name of one of the model's attention sites, model.info.sites: for the transformers
-// cross | encoder | self; the model's main site when absent or unknown), layer, head (a number, or "mean"), mode (greedy | beam | sample),
+// cross | encoder | self; the model's main site when absent or unknown), layer, head (0-based as in
+// the JS API, or head="mean"; the title shows them 1-based), mode (greedy | beam | sample),
 // step (a number, or "end", the default), beam-size, seed, interventions (JSON, the JS API's
 // `interventions` option, e.g. '{"skip": ["crossAttention"]}'). Every widget on a page talks to
 // one Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model. Errors
@@ -17,7 +18,7 @@ import { formatState, hasInterventions, normalizeInterventions } from '../app/st
 import { describeInterventions } from '../app/interventions.js';
 import { mainSite, siteNamed } from '../app/sites.js';
 import { StepStore } from '../app/step-store.js';
-import { findModel, modelUrl } from '../models.js';
+import { findModel, modelUrl, unknownModelMessage } from '../models.js';
 
 const CSS = `
 :host { display: block; margin: 1.2em 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; }
@@ -31,6 +32,8 @@ figure { margin: 0; border: 1px solid #d0d7de; border-radius: 10px; background: 
 .progress { display: flex; gap: 8px; align-items: center; color: #57606a; font-size: 13px; margin: 6px 0; }
 .progress progress { width: 160px; accent-color: #0969da; }
 .modified { font-size: 13px; color: #3b2300; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 2px 8px; margin-bottom: 6px; }
+.fallback { color: #57606a; background: #f6f8fa; border: 1px dashed #8c959f; border-radius: 6px; padding: 8px 10px; }
+.fallback .why { display: block; margin-top: 4px; font-size: 12px; color: #82071e; }
 .error { color: #82071e; background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
 .controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: 13px; color: #57606a; }
 button { font: inherit; color: #1f2328; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
@@ -40,6 +43,9 @@ button:focus-visible, a:focus-visible { outline: 3px solid #0969da; outline-offs
 a { color: #0969da; margin-left: auto; }
 [hidden] { display: none !important; }
 ` + HEATMAP_CSS;
+
+/** The engine's worker or the model could not load (shown as the widget's fallback). */
+class LoadError extends Error {}
 
 export class AttnScope extends HTMLElement {
   static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
@@ -62,6 +68,7 @@ export class AttnScope extends HTMLElement {
         <div class="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
         <p class="modified" hidden></p>
         <div class="error" role="alert" hidden></div>
+        <div class="fallback" role="alert" hidden><slot>This attention heatmap could not load.</slot><span class="why"></span></div>
         <div class="map"></div>
         <div class="controls">
           <button type="button" class="prev" aria-label="Previous step">◀</button>
@@ -113,7 +120,11 @@ export class AttnScope extends HTMLElement {
   #entry() {
     const id = this.getAttribute('model') ?? 'toy-en-de';
     const entry = findModel(id);
-    return entry ? { id, url: modelUrl(entry), label: entry.label } : { id, url: new URL(id, document.baseURI).href, label: id };
+    if (entry) return { id, url: modelUrl(entry), label: entry.label };
+    // Not an id of the manifest: a model file's URL has a slash, a dot or a scheme; anything else
+    // is an id mistyped, said with the ids there are.
+    if (!/[/.:]/.test(id)) return { id, unknown: true, url: null, label: id };
+    return { id, url: new URL(id, document.baseURI).href, label: id };
   }
 
   #options() {
@@ -165,24 +176,30 @@ export class AttnScope extends HTMLElement {
     const text = this.getAttribute('src') ?? '';
     const options = this.#options();
     const iv = this.#interventions();
-    const key = JSON.stringify([entry.url, text, options, this.getAttribute('interventions')]);
+    const key = JSON.stringify([entry.url ?? entry.id, text, options, this.getAttribute('interventions')]);
     if (key === this.#opened) return;
     this.#opened = key;
     this.#root.querySelector('.sentence').innerHTML = '';
     if (iv.value !== undefined) options.interventions = iv.value;
     this.#run(async () => {
+      if (entry.unknown) throw new LoadError(`${unknownModelMessage(entry.id)} (or give a model file's URL)`);
       if (iv.error) throw new Error(iv.error);
       const progress = this.#root.querySelector('.progress');
       try {
-        return await getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined }, ({ loaded, total }) => {
+        // The engine and the model first: when either cannot load, the widget says so in its
+        // fallback (the author's text inside the element) rather than showing nothing.
+        await getEngine().request('load', { url: entry.url }, ({ loaded, total }) => {
           progress.hidden = false;
           progress.querySelector('progress').max = total || loaded || 1;
           progress.querySelector('progress').value = loaded;
           progress.querySelector('.bytes').textContent = `Loading ${entry.label}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
         });
+      } catch (e) {
+        throw new LoadError(e.message);
       } finally {
         progress.hidden = true;
       }
+      return getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined });
     });
   }
 
@@ -192,9 +209,13 @@ export class AttnScope extends HTMLElement {
   }
 
   #error(e) {
+    const failed = e instanceof LoadError;
+    const fallback = this.#root.querySelector('.fallback');
+    fallback.hidden = !failed;
+    fallback.querySelector('.why').textContent = failed ? e.message : '';
     const box = this.#root.querySelector('.error');
-    box.hidden = !e;
-    box.textContent = e ? e.message : '';
+    box.hidden = !e || failed;
+    box.textContent = e && !failed ? e.message : '';
     // What is on screen no longer matches the attributes: say so until a new translation comes.
     this.#map.root.style.opacity = e ? '0.35' : '';
   }

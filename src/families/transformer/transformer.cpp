@@ -6,11 +6,11 @@ namespace attnscope::transformer {
 static SiteTable site_table(const ModelConfig& c) {
   return {
       {"encoder", "Encoder self-attention", Side::Source, Side::Source, c.n_encoder_layers, c.n_heads, false, "",
-       "encoder_self_attn"},
+       "encoder_self_attn", "encoderSelfAttention", false},
       {"self", "Decoder self-attention", Side::Target, Side::Target, c.n_decoder_layers, c.n_heads, true, "self_",
-       "self_attn"},
+       "self_attn", "decoderSelfAttention", false},
       {"cross", "Cross-attention", Side::Target, Side::Source, c.n_decoder_layers, c.n_heads, true, "cross_",
-       "cross_attn"},
+       "cross_attn", "crossAttention", true},
   };
 }
 

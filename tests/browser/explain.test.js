@@ -1,0 +1,102 @@
+// What looks broken is explained: a translation that ends at once or runs to the length limit is
+// said in words; subword pieces show as whole words (a switch shows the pieces, with a hint that
+// ▁ starts a word); while another model loads, the old model's views are greyed out.
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadModel } from '../../web/attnscope.js';
+import { findModel } from '../../web/models.js';
+import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+
+const EXAMPLE = findModel('multi30k-en-de').example;
+let env;
+let model;
+beforeAll(async () => {
+  env = await startBrowser();
+  model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
+});
+afterAll(async () => {
+  model?.dispose();
+  await env?.close();
+});
+
+const labels = (page, sel) => page.evaluate(`import('/web/app/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector(${JSON.stringify(sel)})).spec; return [s.rowLabels, s.colLabels]; })`);
+
+it('says in words what a broken model did: ended at once, or ran to the length limit', async () => {
+  const noLn = model.translate(EXAMPLE, { interventions: { skip: ['layerNorm'] } });
+  noLn.run();
+  expect(noLn.translation).toBe('');
+  expect(noLn.steps).toBe(1);
+  const { page, errors } = await openPage(env, `/web/index.html?model=multi30k-en-de&step=end&skip=layerNorm`);
+  expect(await page.textContent('#translation')).toBe('');
+  expect(await page.textContent('#outcome-note')).toBe('The model ended at once: the first token it chose was “</s>” (end of sentence), so the translation is empty.');
+  noLn.dispose();
+
+  const only = model.translate(EXAMPLE, { interventions: { skip: ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn'] } });
+  only.run();
+  const st = only.state();
+  expect(st.hitMaxLength).toBe(true);
+  const tokens = only.nbest()[0].tokens;
+  const top = tokens.filter((t) => t === tokens[0]).length;
+  await page.locator('#break').evaluate((d) => { d.open = true; });
+  await page.click('[data-preset=layernorm-only]');
+  await idle(page);
+  expect(await page.textContent('#outcome-note')).toBe(`The model never wrote “</s>” (end of sentence): it stopped at the length limit of ${tokens.length} tokens, having written “${tokens[0]}” ${top} times.`
+    + (only.translation.trim() ? '' : ' Those are special tokens, not words, so the translation is empty.'));
+  await page.locator('#output-panel').scrollIntoViewIfNeeded();
+  await screenshot(page, 'explain-length-limit', { fullPage: false });
+  only.dispose();
+  // The trained model: nothing to explain.
+  await page.click('#reset-interventions');
+  await idle(page);
+  expect(await page.isHidden('#outcome-note')).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('shows whole words by default, subword pieces on request, and says that ▁ starts a word', async () => {
+  const { page, errors } = await openPage(env, '/web/index.html?model=multi30k-en-de&step=4');
+  const pieces = await page.evaluate(() => window.attnscope.snapshot.source.pieces);
+  expect(pieces.slice(0, -1)).toEqual(model.tokenize(EXAMPLE).pieces);
+  expect(pieces.some((p) => p.startsWith('▁'))).toBe(true);
+  expect(await page.isVisible('#pieces-line')).toBe(true);
+  expect(await page.textContent('#pieces-line')).toContain('▁ starts a word');
+  // The text is the engine's pieces; the marker is not shown.
+  expect(await page.locator('#source-tokens .tok').allTextContents()).toEqual(pieces);
+  expect(await page.locator('#source-tokens .wm').first().isVisible()).toBe(false);
+  expect(await page.locator('#source-tokens').innerText()).not.toContain('▁');
+  const [rows, cols] = await labels(page, '#heatmap canvas');
+  expect(rows.join(' ')).not.toContain('▁');
+  expect(rows[0]).toMatch(/^1\) \S/);
+  expect(cols).toEqual(pieces.map((p) => (p.startsWith('▁') ? p.slice(1) : /^<.*>$/.test(p) ? p : `·${p}`)));
+  await screenshot(page, 'explain-words', { fullPage: false });
+  await page.check('#pieces');
+  expect(await page.locator('#source-tokens .wm').first().isVisible()).toBe(true);
+  expect(await page.locator('#source-tokens').innerText()).toContain('▁');
+  expect((await labels(page, '#heatmap canvas'))[1]).toEqual(pieces);
+  // A word-level model has nothing to explain.
+  await page.selectOption('#model', 'toy-en-de');
+  await idle(page);
+  expect(await page.isHidden('#pieces-line')).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('greys out the old model\'s views and hides its word hints while another model loads', async () => {
+  const { page, errors } = await openPage(env, '/web/index.html?step=3');
+  expect(await page.isVisible('#vocab-hint')).toBe(true);
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route('**/models/multi30k-en-de.safetensors', async (route) => { await held; await route.continue(); });
+  await page.selectOption('#model', 'multi30k-en-de');
+  await expect.poll(() => page.evaluate(() => document.querySelector('#app').classList.contains('stale'))).toBe(true);
+  expect(await page.isHidden('#vocab-hint')).toBe(true);
+  await expect.poll(async () => Number(await page.locator('.layout').evaluate((e) => getComputedStyle(e).opacity))).toBeLessThan(0.5);
+  await screenshot(page, 'explain-stale-while-loading', { fullPage: false });
+  release();
+  await idle(page);
+  await expect.poll(() => page.evaluate(() => document.querySelector('#app').classList.contains('stale'))).toBe(false);
+  expect(await page.locator('#model').inputValue()).toBe('multi30k-en-de');
+  await expect.poll(async () => Number(await page.locator('.layout').evaluate((e) => getComputedStyle(e).opacity))).toBe(1);
+  expect(errors).toEqual([]);
+  await page.close();
+});

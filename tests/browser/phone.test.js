@@ -1,0 +1,72 @@
+// A phone (390 × 844) and the keyboard: the view tabs wrap instead of being cut off, the page does
+// not jump down on load, the model view fits every head of Multi30k's 8 on the screen, and a
+// focused heatmap's focus ring goes around the map, not around the whole wide canvas.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { idle, openPage, screenshot, startBrowser } from './browser.js';
+
+let env;
+beforeAll(async () => { env = await startBrowser(); });
+afterAll(async () => { await env?.close(); });
+
+const PHONE = { width: 390, height: 844 };
+
+it('wraps the tabs, keeps the page at the top on load, and fits the model view on a phone', async () => {
+  const { page, errors } = await openPage(env, '/web/index.html?model=multi30k-en-de&step=4', { viewport: PHONE });
+  // No jump: the header and the sentence field are where the reader starts.
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  expect((await page.locator('#sentence').boundingBox()).y).toBeLessThan(PHONE.height);
+  // Every tab (views and analyses) wholly on screen.
+  for (const sel of ['#attention [role=tab]', '#analyses [role=tab]']) {
+    const tabs = await page.locator(sel).all();
+    expect(tabs.length).toBeGreaterThanOrEqual(4);
+    for (const tab of tabs) {
+      const box = await tab.boundingBox();
+      expect(box.x, await tab.textContent()).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, await tab.textContent()).toBeLessThanOrEqual(PHONE.width);
+    }
+    const list = page.locator(sel).first().locator('xpath=..');
+    expect(await list.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+  }
+  await screenshot(page, 'phone-top', { fullPage: false });
+  // The model view: all 8 heads of a layer side by side, inside the screen.
+  await page.click('#tab-model');
+  await idle(page);
+  const grid = page.locator('.model-grid');
+  expect(await grid.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+  const thumbs = await page.locator('.model-grid .thumb').all();
+  expect(thumbs).toHaveLength(3 * 8);
+  for (const t of thumbs.slice(0, 8)) {
+    const box = await t.boundingBox();
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+  }
+  await grid.scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-model-view', { fullPage: false });
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('draws a focused heatmap\'s focus ring around the map only', async () => {
+  const { page, errors } = await openPage(env, '/web/index.html?step=3');
+  const canvas = page.locator('#heatmap canvas');
+  await canvas.focus();
+  expect(await canvas.evaluate((c) => c.matches(':focus-visible'))).toBe(true);
+  expect(await canvas.evaluate((c) => getComputedStyle(c).outlineStyle)).toBe('none');
+  const ring = page.locator('#heatmap .hm-ring');
+  expect(await ring.isVisible()).toBe(true);
+  const grid = JSON.parse(await canvas.getAttribute('data-grid'));
+  const c = await canvas.boundingBox();
+  const r = await ring.boundingBox();
+  // Around the cells, a few pixels out: not the canvas' full width.
+  expect(r.x).toBeCloseTo(c.x + grid.x - 5, 0);
+  expect(r.y).toBeCloseTo(c.y + grid.y - 5, 0);
+  expect(r.width).toBeCloseTo(grid.cw * grid.cols + 10, 0);
+  expect(r.height).toBeCloseTo(grid.ch * grid.rows + 10, 0);
+  expect(r.width).toBeLessThan(c.width - 100);
+  await page.locator('#attention').scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-focus-ring', { fullPage: false });
+  // Blurred: no ring.
+  await page.locator('#sentence').focus();
+  expect(await ring.isVisible()).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});
