@@ -15,6 +15,8 @@
 #include "analysis/vectors.h"
 #include "decoding/options_json.h"
 #include "decoding/session.h"
+#include "train/options_json.h"
+#include "train/trainer.h"
 
 namespace {
 
@@ -202,6 +204,9 @@ class ModelHandle {
                                       rows(m.family->token_embeddings(Side::Target), emscripten::vecFromJSArray<int>(tgt_ids))));
     });
   }
+
+  // A model the engine already loaded (the trainer's weights after an epoch).
+  void adopt(std::shared_ptr<const Model> model) { model_ = std::move(model); }
 
   const std::shared_ptr<const Model>& shared() const { return model_; }
   const Model& model() const {
@@ -425,6 +430,94 @@ class SessionHandle {
   std::unique_ptr<DecodeSession> session_;
 };
 
+// "source,target" lines (the CLI's --pairs format) as {sources, targets}.
+val parse_pairs(const std::string& csv) {
+  return guarded([&] {
+    val sources = val::array(), targets = val::array();
+    const auto pairs = train::parse_pairs_csv(csv);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      sources.set(i, pairs[i].source);
+      targets.set(i, pairs[i].target);
+    }
+    val out = val::object();
+    out.set("sources", sources);
+    out.set("targets", targets);
+    return out;
+  });
+}
+
+// Training on sentence pairs, one epoch per call (src/train/trainer.h).
+class TrainerHandle {
+ public:
+  // A fresh word-level model: vocabularies from the pairs, architecture from the options.
+  val create(const val& sources, const val& targets, const std::string& options) {
+    return guarded([&] {
+      const train::TrainSetup setup = train::train_setup_from_json(options);
+      auto pairs = pairs_of(sources, targets);
+      start(train::fresh_model(pairs, setup.architecture, setup.options.seed), std::move(pairs), setup);
+      return val::undefined();
+    });
+  }
+
+  // Continues from a model file's bytes (its architecture and vocabularies).
+  val resume(const std::string& bytes, const val& sources, const val& targets, const std::string& options) {
+    return guarded([&] {
+      const train::TrainSetup setup = train::train_setup_from_json(options);
+      if (setup.has_architecture)
+        throw InputError("layers, heads, dModel and dFf come from the model being continued: leave them out");
+      start(train::trainable_from_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+            pairs_of(sources, targets), setup);
+      return val::undefined();
+    });
+  }
+
+  // One epoch: {epoch, loss, exact, total, seconds}; `into` receives the weights after it.
+  val epoch(ModelHandle& into) {
+    return guarded([&] {
+      const train::EpochReport r = trainer().epoch();
+      into.adopt(r.model);
+      val out = val::object();
+      out.set("epoch", r.epoch);
+      out.set("loss", r.loss);
+      out.set("exact", r.exact);
+      out.set("total", r.total);
+      out.set("seconds", r.seconds);
+      return out;
+    });
+  }
+
+  val epochs_done() const {
+    return guarded([&] { return val(trainer().epochs_done()); });
+  }
+
+  // The current weights as a .safetensors file (a Uint8Array copy).
+  val export_bytes() {
+    return guarded([&] {
+      const std::vector<std::uint8_t> bytes = trainer().export_bytes();
+      return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+    });
+  }
+
+ private:
+  static std::vector<train::TrainPair> pairs_of(const val& sources, const val& targets) {
+    const auto src = emscripten::vecFromJSArray<std::string>(sources);
+    const auto tgt = emscripten::vecFromJSArray<std::string>(targets);
+    if (src.size() != tgt.size()) throw InputError("sources and targets must have the same length");
+    std::vector<train::TrainPair> pairs;
+    for (std::size_t i = 0; i < src.size(); ++i) pairs.push_back({src[i], tgt[i]});
+    return pairs;
+  }
+  void start(train::TrainableModel model, std::vector<train::TrainPair> pairs, const train::TrainSetup& setup) {
+    trainer_ = std::make_unique<train::Trainer>(std::move(model), std::move(pairs), setup.options);
+  }
+  train::Trainer& trainer() const {
+    if (!trainer_) throw Error("the trainer was not created");
+    return *trainer_;
+  }
+
+  std::unique_ptr<train::Trainer> trainer_;
+};
+
 // Bytes currently allocated on the WASM heap (for leak checks; the heap itself never shrinks).
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -444,6 +537,14 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("embeddingPca", &ModelHandle::embedding_pca)
       .function("positionalEncoding", &ModelHandle::positional_encoding)
       .function("embeddingCosine", &ModelHandle::embedding_cosine);
+  emscripten::function("parsePairs", &parse_pairs);
+  class_<TrainerHandle>("TrainerHandle")
+      .constructor<>()
+      .function("create", &TrainerHandle::create)
+      .function("resume", &TrainerHandle::resume)
+      .function("epoch", &TrainerHandle::epoch)
+      .function("epochsDone", &TrainerHandle::epochs_done)
+      .function("exportBytes", &TrainerHandle::export_bytes);
   class_<SessionHandle>("SessionHandle")
       .constructor<>()
       .function("start", &SessionHandle::start)

@@ -204,3 +204,64 @@ export class Session {
   dispose(): void;
   [Symbol.dispose](): void;
 }
+
+/** Sizes a model trained in the page may have (inclusive ranges); the CLI has no such limits. */
+export const TRAIN_LIMITS: Readonly<{
+  layers: readonly [number, number]; heads: readonly [number, number];
+  dModel: readonly [number, number]; dFf: readonly [number, number];
+  batchTokens: readonly [number, number];
+  /** At most this many pairs, each side at most pairLength characters. */
+  pairs: number; pairLength: number;
+}>;
+
+export interface TrainOptions {
+  /** A fresh word-level model (vocabularies built from the pairs): encoder and decoder layers each (default 1). */
+  layers?: number;
+  heads?: number;    // default 1
+  dModel?: number;   // default 64
+  dFf?: number;      // default 2 · dModel
+  /** Initial weights, batch order and dropout (default 1). */
+  seed?: number;
+  lr?: number;             // default 1e-3 (Adam, betas 0.9 / 0.98, eps 1e-9)
+  batchTokens?: number;    // default 24: length-bucketed batches of about this many tokens
+  labelSmoothing?: number; // default 0
+  dropout?: number;        // default 0
+  clipNorm?: number;       // default 0: no clipping
+  warmup?: number;         // > 0: inverse-square-root schedule with this warmup; default constant lr
+  /** Continue training this model file (bytes, a URL or a Response) instead of a fresh one (no layers/heads/dModel/dFf then). */
+  from?: string | URL | Response | ArrayBuffer | Uint8Array;
+}
+
+export interface EpochReport {
+  /** 1 after the first epoch. */
+  epoch: number;
+  /** Mean loss per target token over the epoch. */
+  loss: number;
+  /** Pairs whose greedy translation equals the target, out of `total`. */
+  exact: number;
+  total: number;
+  /** Time of the training pass (without the exact count). */
+  seconds: number;
+  /** The weights after the epoch (the trainer owns it: disposed when the next epoch ends). */
+  model: Model;
+}
+
+/** `pairs`: CSV text ("source,target" per line), such lines, or [source, target] pairs. */
+export function createTrainer(pairs: string | string[] | [string, string][], options?: TrainOptions): Promise<Trainer>;
+
+export class Trainer {
+  /** Epochs trained so far. */
+  readonly epochs: number;
+  /** The model after the last epoch, or null (owned by the trainer). */
+  readonly model: Model | null;
+  readonly training: boolean;
+  runEpoch(): EpochReport;
+  /** Runs up to `epochs` epochs, yielding to the event loop between them; stop() or `signal` ends it early. */
+  train(options?: { epochs?: number; onEpoch?: (report: EpochReport) => void | Promise<void>; signal?: AbortSignal }):
+    Promise<{ epochs: number; stopped: boolean; last: EpochReport | null }>;
+  stop(): void;
+  /** The current weights as a .safetensors file. */
+  exportBytes(): Uint8Array;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "layers/attention.h"
+
 namespace attnscope::train {
 
 Matrix linear_forward(const LinearParams& p, const Matrix& x) {
@@ -101,7 +103,6 @@ Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_
   cache.k = linear_forward(p.k_proj, x_kv);
   cache.v = linear_forward(p.v_proj, x_kv);
   const int d = static_cast<int>(x_q.cols()), dh = d / n_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   cache.context.setZero(x_q.rows(), d);
   cache.attn.assign(q_segments.size() * n_heads, Matrix());
   for (std::size_t s = 0; s < q_segments.size(); ++s) {
@@ -110,7 +111,7 @@ Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_
       const auto q_h = cache.q.block(qs.begin, h * dh, qs.length, dh);
       const auto k_h = cache.k.block(ks.begin, h * dh, ks.length, dh);
       const auto v_h = cache.v.block(ks.begin, h * dh, ks.length, dh);
-      Matrix scores = (q_h * k_h.transpose()) * scale;  // [Tq, Tk]
+      Matrix scores = attention_scores(q_h, k_h);  // [Tq, Tk] q·kᵀ/√dh, the engine's own (layers/)
       if (causal)
         for (int i = 0; i < qs.length; ++i)
           for (int j = i + 1; j < ks.length; ++j) scores(i, j) = -std::numeric_limits<float>::infinity();

@@ -108,8 +108,12 @@ Trainer::Trainer(TrainableModel model, std::vector<TrainPair> pairs, TrainOption
       adam_(model_.params, options.adam),
       random_(options.seed),
       grads_(model_.params.zeros_like()) {
+  if (pairs_.empty()) throw InputError("no sentence pairs given");
   if (options_.batch_tokens < 1) throw InputError("batch tokens must be >= 1");
   if (!(options_.lr > 0)) throw InputError("learning rate must be > 0");
+  if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
+    throw InputError("label smoothing and dropout must be in [0, 1)");
+  if (!(options_.clip_norm >= 0)) throw InputError("clip norm must be >= 0 (0: no clipping)");
   const auto tokenizer = Tokenizer::from_json(model_.text.tokenizer_json);
   const Vocabulary src_vocab(model_.text.src_vocab), tgt_vocab(model_.text.tgt_vocab);
   const ModelConfig& c = model_.params.config;
@@ -150,7 +154,8 @@ EpochReport Trainer::epoch() {
   report.epoch = ++epochs_;
   report.loss = tokens ? loss_sum / tokens : 0.0;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.exact = exact_matches(*model());
+  report.model = model();
+  report.exact = exact_matches(*report.model);
   report.total = static_cast<int>(pairs_.size());
   return report;
 }

@@ -56,6 +56,9 @@ struct EpochReport {
   int exact = 0;         // pairs whose greedy translation equals the target (normalised)
   int total = 0;
   double seconds = 0.0;  // training time of the epoch (without the exact-match count)
+  // The weights after the epoch as the engine loads them: the model the exact count decoded
+  // with, handed on so that a caller (the JS API's onEpoch) needs no second export and load.
+  std::shared_ptr<const Model> model;
 };
 
 class Trainer {
