@@ -30,6 +30,9 @@ TOY = os.path.join(ROOT, "tests", "data", "toy", "eng_de.csv")
 MAX_STEPS = 5
 SENTENCES = ["i can eat apple", "we want to drink beer"]
 CELLS = ("gru", "lstm")
+# Models decoded again under each intervention (tests/golden/rnn_interventions.json).
+INTERVENED = ("gru_bahdanau_additive", "lstm_luong_dot_feed_local", "gru_luong_general", "lstm_none")
+INTERVENTIONS = ("uniform", "beginning", "end", "mean", "last")
 SCORES = ("additive", "dot", "scaled_dot", "general", "cosine")
 
 
@@ -97,6 +100,7 @@ def main():
     src_tok = tk.Tokenizer(spec, src_vocab)
     tgt_tok = tk.Tokenizer(spec, tgt_vocab)
     total = 0
+    intervened = []
     for seed, (name, config) in enumerate(configs()):
         torch.manual_seed(seed)
         model = RNNSeq2Seq(config, len(src_vocab), len(tgt_vocab)).eval()
@@ -119,10 +123,23 @@ def main():
         export(model, cfg, spec, src_vocab, tgt_vocab, path, name=name,
                description="randomly initialised attnscope RNN test model (models/make_rnn_goldens.py)")
         write_json(os.path.join(OUT, name + ".json"), {"model": name + ".safetensors", "config": cfg, "cases": cases})
+        if name in INTERVENED:
+            text = SENTENCES[1]
+            ids = src_tok.encode_source(text, cfg["src_append_eos"], eos)[1]
+            for iv in INTERVENTIONS:
+                if cfg["attention"] == "none" and iv not in ("mean", "last"):
+                    continue
+                trace = model.greedy_decode(ids, MAX_STEPS, iv)
+                intervened.append({"model": name + ".safetensors", "source": text, "intervention": iv,
+                                   "max_steps": MAX_STEPS, "output_ids": trace["output_ids"],
+                                   "steps": [{k: st[k] for k in ("logits", "attention", "context") if k in st}
+                                             for st in trace["steps"]]})
         size = os.path.getsize(path) + os.path.getsize(os.path.join(OUT, name + ".json"))
         total += size
         print(f"{name:34s} {size:7d} B  " + " | ".join(c["output_text"] for c in cases))
-    print(f"{total} bytes in all")
+    path = os.path.join(ROOT, "tests", "golden", "rnn_interventions.json")
+    write_json(path, {"cases": intervened})
+    print(f"{total + os.path.getsize(path)} bytes in all")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .interventions import pattern_weights
 from .tokenizer import SPECIAL_TOKENS
 
 STYLES = ("bahdanau", "luong", "none")
@@ -216,7 +217,21 @@ class RNNSeq2Seq(nn.Module):
             x = h[l]
         return h, c
 
-    def step(self, token, state, H, final, context_override=None):
+    @staticmethod
+    def _intervene(intervention, a, ctx, H, final):
+        """The engine's interventions (src/model/interventions.h) on one step's attention and
+        context: an attention pattern replaces a (and so c = a H); "mean" ("no attention") puts
+        the mean encoder state in c's place, "last" ("last state only") the final state."""
+        if intervention in ("uniform", "beginning", "end") and a is not None:
+            a = pattern_weights(intervention, H.shape[0]).to(torch.float32)
+            ctx = a @ H
+        elif intervention == "mean":
+            ctx = H.mean(dim=0)
+        elif intervention == "last":
+            ctx = final
+        return a, ctx
+
+    def step(self, token, state, H, final, intervention=None):
         """One decoder step. -> (logits [V], new state, record of the step's values)"""
         style = self.config["attention"]
         e = self.tgt_embedding()(torch.tensor(token))
@@ -227,9 +242,10 @@ class RNNSeq2Seq(nn.Module):
                 ctx = a @ H
                 rec.update(attention=a, energies=energies, centre=p)
             else:
-                ctx = final
-            if context_override is not None:
-                ctx = context_override
+                a, ctx = None, final
+            a, ctx = self._intervene(intervention, a, ctx, H, final)
+            if a is not None:
+                rec["attention"] = a
             h, c = self._rnn(torch.cat([e, ctx]), state)
             logits = self.output(torch.cat([h[-1], ctx]))
             feed = state["feed"]
@@ -238,8 +254,7 @@ class RNNSeq2Seq(nn.Module):
             h, c = self._rnn(x, state)
             a, energies, p = self.attention(h[-1], H)
             ctx = a @ H
-            if context_override is not None:
-                ctx = context_override
+            a, ctx = self._intervene(intervention, a, ctx, H, final)
             feed = torch.tanh(self.combine(torch.cat([ctx, h[-1]])))
             logits = self.output(feed)
             rec.update(attention=a, energies=energies, centre=p, attentional=feed)
@@ -247,14 +262,15 @@ class RNNSeq2Seq(nn.Module):
         return logits, {"h": h, "c": c, "feed": feed}, rec
 
     @torch.no_grad()
-    def greedy_decode(self, src_ids, max_steps):
-        """Greedy decoding of one sentence, recording every step's values."""
+    def greedy_decode(self, src_ids, max_steps, intervention=None):
+        """Greedy decoding of one sentence, recording every step's values. `intervention`:
+        None, "uniform" / "beginning" / "end" (attention replaced), "mean" or "last" (context)."""
         H, final = self.encode(src_ids)
         state = self.start(final)
         token, out, steps = self.special("bos"), [], []
         limit = min(max_steps, self.config["max_positions"] - 1)
         for _ in range(limit):
-            logits, state, rec = self.step(token, state, H, final)
+            logits, state, rec = self.step(token, state, H, final, intervention)
             log_probs = torch.log_softmax(logits, dim=0)
             token = int(torch.argmax(logits))
             out.append(token)
