@@ -16,6 +16,7 @@ CellWeights cell(WeightReader& w, const std::string& prefix, const std::string& 
 
 }  // namespace
 
+// LoadOptions::int8 is not applied: an RNN step is small, its products stay exact.
 std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::LoadOptions&) {
   const Config c = Config::from_json(m.config.family_json);
   const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
