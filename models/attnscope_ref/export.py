@@ -5,7 +5,15 @@ import json
 import torch
 
 from . import safetensors_io
+from . import rnn
 from .model import Transformer, complete_config
+
+
+def _family(config):
+    """(model class, complete_config) of the family config["architecture"] names (absent: transformer)."""
+    if config.get("architecture", "transformer") == "rnn":
+        return rnn.RNNSeq2Seq, rnn.complete_config
+    return Transformer, complete_config
 
 
 def _dumps(obj):
@@ -13,14 +21,14 @@ def _dumps(obj):
 
 
 def export(model, config, tokenizer_spec, src_vocab, tgt_vocab, path, dtype="F32", name=None, description=None):
-    config = complete_config(config)
+    config = _family(config)[1](config)
     if config["shared_embeddings"] and list(src_vocab) != list(tgt_vocab):
         raise ValueError("shared_embeddings requires src_vocab == tgt_vocab")
     tensors = {k: v for k, v in model.state_dict().items()}
     # Model structure already omits tgt_embed / output.weight; double-check the contract.
     if config["shared_embeddings"]:
         assert "tgt_embed.weight" not in tensors
-    if config["tied_output"]:
+    if config.get("tied_output"):
         assert "output.weight" not in tensors
     assert tensors["src_embed.weight"].shape[0] == len(src_vocab)
     assert tensors["output.bias"].shape[0] == len(tgt_vocab)
@@ -48,7 +56,7 @@ def load_model(path):
     tokenizer_spec = json.loads(meta["tokenizer"])
     src_vocab = json.loads(meta["src_vocab"])
     tgt_vocab = json.loads(meta["tgt_vocab"])
-    model = Transformer.from_config(config, len(src_vocab), len(tgt_vocab))
+    model = _family(config)[0].from_config(config, len(src_vocab), len(tgt_vocab))
     state = {k: v.to(torch.float32) for k, v in tensors.items()}
     expected = model.state_dict()
     extra = sorted(set(state) - set(expected))

@@ -56,7 +56,7 @@ std::vector<std::vector<float>> weight_rows(const json& v) {
 //                 "weights": [...] or [[...], ...]}],
 //  "maskHeads": [{"site": <site name>, "layer": 0, "head": 3}],
 //  "skip": ["encoderSelfAttention", "decoderSelfAttention", "crossAttention", "ffn", "layerNorm"],
-//  "copySourceEncoding": true}
+//  "copySourceEncoding": true, "lastSourceState": true}
 Interventions interventions_from_json(const json& j) {
   if (!j.is_object()) throw InputError("decoding option 'interventions' must be an object");
   Interventions iv;
@@ -91,8 +91,11 @@ Interventions interventions_from_json(const json& j) {
       }
     } else if (key == "copySourceEncoding") {
       iv.copy_source_encoding = boolean(v, "interventions.copySourceEncoding");
+    } else if (key == "lastSourceState") {
+      iv.last_source_state = boolean(v, "interventions.lastSourceState");
     } else {
-      throw InputError("unknown intervention '" + key + "' (attention, maskHeads, skip, copySourceEncoding)");
+      throw InputError("unknown intervention '" + key +
+                       "' (attention, maskHeads, skip, copySourceEncoding, lastSourceState)");
     }
   }
   return iv;

@@ -2,6 +2,7 @@
 // under src/families/ and one line here.
 #include "model/registry.h"
 
+#include "families/rnn/rnn.h"
 #include "families/transformer/transformer.h"
 
 namespace attnscope {
@@ -14,6 +15,7 @@ struct Registration {
 
 const Registration kFamilies[] = {
     {"transformer", &transformer::load},
+    {"rnn", &rnn::load},
 };
 
 }  // namespace

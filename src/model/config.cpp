@@ -4,17 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "model/config_fields.h"
 
 namespace attnscope {
-namespace {
 
-using json = nlohmann::json;
-
-// Bounds that no model meant for a browser exceeds; they turn absurd values from a corrupted
-// file into a clear error instead of a multi-gigabyte allocation.
-constexpr int kMaxWidth = 16384;
-constexpr int kMaxLayers = 64;
-constexpr int kMaxPositions = 8192;
+namespace config_fields {
 
 const json& field(const json& j, const char* name) {
   if (!j.contains(name)) throw ModelFileError(std::string("config field '") + name + "' is missing");
@@ -46,12 +40,37 @@ bool bool_field(const json& j, const char* name) {
   return v.get<bool>();
 }
 
+std::string one_of(const json& j, const char* name, const std::vector<std::string>& choices) {
+  const json& v = field(j, name);
+  std::string list;
+  for (const std::string& c : choices) {
+    if (v.is_string() && v.get<std::string>() == c) return c;
+    list += (list.empty() ? "\"" : ", \"") + c + "\"";
+  }
+  throw ModelFileError(std::string("config field '") + name + "' must be one of " + list + ", got " + v.dump());
+}
+
 std::string choice_field(const json& j, const char* name, const char* a, const char* b) {
   const json& v = field(j, name);
   if (!v.is_string() || (v != a && v != b))
     throw ModelFileError(std::string("config field '") + name + "' must be \"" + a + "\" or \"" + b +
                          "\", got " + v.dump());
   return v.get<std::string>();
+}
+
+}  // namespace config_fields
+
+namespace {
+
+using namespace config_fields;
+
+void parse_special_tokens(const json& j, SpecialTokens& out) {
+  const json& special = field(j, "special_tokens");
+  if (!special.is_object()) throw ModelFileError("config field 'special_tokens' must be an object");
+  out.pad = int_field(special, "pad", 0, 1 << 24);
+  out.unk = int_field(special, "unk", 0, 1 << 24);
+  out.bos = int_field(special, "bos", 0, 1 << 24);
+  out.eos = int_field(special, "eos", 0, 1 << 24);
 }
 
 }  // namespace
@@ -71,6 +90,15 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     if (!a.is_string() || a.get<std::string>().empty())
       throw ModelFileError("config field 'architecture' must be a non-empty string, got " + a.dump());
     c.architecture = a.get<std::string>();  // the loader checks that some family reads it
+  }
+  if (c.architecture != "transformer") {
+    // Another family reads its own fields from family_json; these four every family has.
+    c.family_json = j.dump();
+    c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
+    c.shared_embeddings = bool_field(j, "shared_embeddings");
+    c.src_append_eos = bool_field(j, "src_append_eos");
+    parse_special_tokens(j, c.special);
+    return c;
   }
   c.d_model = int_field(j, "d_model", 1, kMaxWidth);
   c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
@@ -92,16 +120,12 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   if (!(c.layer_norm_eps > 0.0)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
   c.src_append_eos = bool_field(j, "src_append_eos");
 
-  const json& special = field(j, "special_tokens");
-  if (!special.is_object()) throw ModelFileError("config field 'special_tokens' must be an object");
-  c.special.pad = int_field(special, "pad", 0, 1 << 24);
-  c.special.unk = int_field(special, "unk", 0, 1 << 24);
-  c.special.bos = int_field(special, "bos", 0, 1 << 24);
-  c.special.eos = int_field(special, "eos", 0, 1 << 24);
+  parse_special_tokens(j, c.special);
   return c;
 }
 
 std::string ModelConfig::to_json() const {
+  if (!family_json.empty()) return family_json;
   json j = {
       {"architecture", architecture},
       {"d_model", d_model},

@@ -16,6 +16,11 @@ struct ModelConfig {
   // The model family (models/FORMAT.md): picks the loader and the forward pass. Absent from
   // a file: "transformer".
   std::string architecture = "transformer";
+  // For every other family: the file's config object as written, which that family parses
+  // itself (its own fields); the transformer fields below then stay 0 and only the fields
+  // every family shares (max_positions, shared_embeddings, src_append_eos, special) are read
+  // here. Empty for the transformer.
+  std::string family_json;
   int d_model = 0;
   int n_heads = 0;
   int d_ff = 0;
@@ -34,7 +39,8 @@ struct ModelConfig {
 
   int d_head() const { return d_model / n_heads; }
 
-  // Parses the `config` metadata JSON; throws ModelFileError naming the bad field.
+  // Parses the `config` metadata JSON; throws ModelFileError naming the bad field. For a
+  // family other than the transformer, only the shared fields (see family_json).
   static ModelConfig from_json(const std::string& text);
   std::string to_json() const;
 };

@@ -6,7 +6,8 @@ namespace attnscope {
 
 bool Interventions::empty() const {
   return attention.empty() && masked_heads.empty() && !skip_encoder_self_attention && !skip_decoder_self_attention &&
-         !skip_cross_attention && !skip_ffn && !skip_layer_norm && !copy_source_encoding;
+         !skip_cross_attention && !skip_ffn && !skip_layer_norm && !copy_source_encoding &&
+         !last_source_state;
 }
 
 static void check_index(const AttentionSiteInfo& site, int layer, int head, bool allow_all) {

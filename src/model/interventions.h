@@ -47,6 +47,10 @@ struct Interventions {
   // attention sub-layer outputs the mean of the encoder output (the fixed sentence vector of a
   // pre-attention encoder-decoder, Sutskever et al. 2014), for every target position.
   bool copy_source_encoding = false;
+  // "Last state only": the decoder is given the encoder's final state instead of a context (the
+  // seed's pre-attention picture, Cho et al. 2014). Only a family with one final encoder state
+  // (the RNN) applies it; the others refuse it with an InputError.
+  bool last_source_state = false;
 
   bool empty() const;
   // A copy whose every site is a name of `sites` (an empty name becomes the default site).

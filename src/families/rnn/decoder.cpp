@@ -1,0 +1,195 @@
+// The decoder: one target position per step for each hypothesis, in the style the config names
+// (rnn.h has the equations). A batch runs its hypotheses one after another, so each row gets
+// exactly the bits a batch of one would.
+#include <algorithm>
+#include <cmath>
+
+#include "families/rnn/rnn.h"
+#include "layers/attention.h"
+
+namespace attnscope::rnn {
+namespace {
+
+RowVector concat(const RowVector& a, const RowVector& b) {
+  RowVector out(a.size() + b.size());
+  out << a, b;
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<DecoderState> Rnn::start(const Matrix& states) const {
+  const Config& c = config_;
+  const Weights& w = weights_;
+  auto memory = std::make_shared<Memory>();
+  memory->states = states;
+  memory->final = final_state(c, states);
+  memory->mean = states.colwise().mean();
+  if (c.style != Style::None && (c.score == Score::Additive || c.score == Score::General))
+    memory->keys = ops::linear(states, w.key_proj, RowVector::Zero(w.key_proj.rows()));
+
+  // Every decoder layer starts from s_0 = tanh(bridge(final)); an LSTM's cell from 0; h~_0 = 0.
+  Snapshot s0;
+  const RowVector h0 = ops::linear(memory->final, w.bridge.weight, w.bridge.bias).array().tanh().matrix();
+  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), h0);
+  if (c.cell == Cell::LSTM) s0.c.assign(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
+  s0.feed = RowVector::Zero(c.d_hidden);
+
+  auto state = std::make_unique<State>();
+  state->memory = std::move(memory);
+  state->history.push_back(std::move(s0));
+  return state;
+}
+
+RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors) const {
+  const Config& c = config_;
+  const Weights& w = weights_;
+  const Matrix& H = m.states;
+  const Eigen::Index S = H.rows();
+  RowVector e(S);  // the energies, before the softmax
+  switch (c.score) {
+    case Score::Additive: {  // v · tanh(W_q q + W_k h_j)
+      const RowVector wq = q * w.query_proj.transpose();
+      for (Eigen::Index j = 0; j < S; ++j) e[j] = (wq + m.keys.row(j)).array().tanh().matrix().dot(w.v);
+      break;
+    }
+    case Score::Dot:  // q · h_j
+      e = q * H.transpose();
+      break;
+    case Score::ScaledDot:  // q · h_j / sqrt(d), by the one owner of that rule
+      e = attention_scores(q, H);
+      break;
+    case Score::General:  // q · (W_a h_j)
+      e = q * m.keys.transpose();
+      break;
+    case Score::Cosine:  // q · h_j / max(|q| |h_j|, 1e-8)
+      for (Eigen::Index j = 0; j < S; ++j) e[j] = q.dot(H.row(j)) / std::max(q.norm() * H.row(j).norm(), 1e-8f);
+      break;
+  }
+  if (vectors) (*vectors)["energies"] = e;
+
+  Matrix a = e;
+  if (c.local_window == 0) {
+    ops::softmax_rows(a);
+    return a;
+  }
+  // Luong's local-p: a centre p in [0, S - 1], the softmax over the window |j - p| <= D, times a
+  // Gaussian of sigma = D / 2 (not renormalised, as in the paper); 0 outside the window.
+  const float gate = (q * w.position_proj.transpose()).array().tanh().matrix().dot(w.position_v);
+  const float p = static_cast<float>(S - 1) * (1.0f / (1.0f + std::exp(-gate)));
+  if (vectors) (*vectors)["position"] = Matrix::Constant(1, 1, p);
+  const float D = static_cast<float>(c.local_window), sigma = D / 2.0f;
+  float max = -INFINITY;
+  for (Eigen::Index j = 0; j < S; ++j)
+    if (std::abs(static_cast<float>(j) - p) <= D) max = std::max(max, e[j]);
+  float sum = 0.0f;
+  for (Eigen::Index j = 0; j < S; ++j) {
+    const bool inside = std::abs(static_cast<float>(j) - p) <= D;
+    a(0, j) = inside ? std::exp(e[j] - max) : 0.0f;
+    sum += a(0, j);
+  }
+  for (Eigen::Index j = 0; j < S; ++j) {
+    const float d = static_cast<float>(j) - p;
+    a(0, j) = a(0, j) / sum * std::exp(-(d * d) / (2.0f * sigma * sigma));
+  }
+  return a;
+}
+
+RowVector Rnn::context(const Memory& m, RowVector* a, int position, const Interventions& iv) const {
+  if (a && !sites_.empty()) {
+    const AttentionEdits edits = iv.attention_edits(sites_[kAttention].name, 0, iv.skip_cross_attention, 1);
+    if (edits.any_head() && edits.heads[0].replaced)
+      *a = edits.heads[0].weights_for(position, static_cast<int>(m.states.rows()));
+  }
+  if (iv.last_source_state) return m.final;                      // "last state only"
+  if (iv.copy_source_encoding) return m.mean;                    // "no attention"
+  if (iv.skip_cross_attention) return RowVector::Zero(m.final.size());  // the source unseen
+  return a ? RowVector(*a * m.states) : m.final;
+}
+
+void Rnn::recur(const RowVector& x, const Snapshot& prev, Snapshot& next) const {
+  const Config& c = config_;
+  next.h = prev.h;
+  next.c = prev.c;
+  RowVector in = x;
+  for (std::size_t l = 0; l < weights_.decoder.size(); ++l) {
+    const CellWeights& cell = weights_.decoder[l];
+    RowVector unused;
+    cell.step(c.cell, ops::linear(in, cell.weight_ih, cell.bias_ih), next.h[l], c.cell == Cell::LSTM ? next.c[l] : unused);
+    in = next.h[l];
+  }
+}
+
+RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* attention,
+                        const Interventions& iv) const {
+  const Config& c = config_;
+  const Weights& w = weights_;
+  const int t = state.length();
+  if (t >= model_config_.max_positions)
+    throw InputError("target position " + std::to_string(t) + " is past the " +
+                     std::to_string(model_config_.max_positions) + " positions this model reads");
+  if (token < 0 || token >= w.tgt_embed().rows())
+    throw IndexError("target token id " + std::to_string(token) + " is outside the vocabulary of " +
+                     std::to_string(w.tgt_embed().rows()));
+  const Memory& m = *state.memory;
+  const Snapshot prev = state.history.back();
+  const RowVector e = w.tgt_embed().row(token);
+  Snapshot next;
+  RowVector a, ctx, logits;
+
+  switch (c.style) {
+    case Style::Bahdanau:
+    case Style::None: {
+      if (c.style == Style::Bahdanau) a = attend(m, prev.h.back(), vectors);  // scored with s_{i-1}
+      ctx = context(m, c.style == Style::Bahdanau ? &a : nullptr, t, iv);
+      recur(concat(e, ctx), prev, next);
+      next.feed = prev.feed;
+      logits = ops::linear(concat(next.h.back(), ctx), w.output.weight, w.output.bias);
+      break;
+    }
+    case Style::Luong: {
+      recur(c.input_feeding ? concat(e, prev.feed) : e, prev, next);
+      a = attend(m, next.h.back(), vectors);  // scored with s_i
+      ctx = context(m, &a, t, iv);
+      next.feed = ops::linear(concat(ctx, next.h.back()), w.combine, RowVector::Zero(c.d_hidden)).array().tanh().matrix();
+      logits = ops::linear(next.feed, w.output.weight, w.output.bias);
+      if (vectors) (*vectors)["attentional"] = next.feed;
+      break;
+    }
+  }
+  if (vectors) {
+    (*vectors)["embedding"] = e;
+    (*vectors)["hidden"] = next.h.back();
+    if (c.cell == Cell::LSTM) (*vectors)["cell"] = next.c.back();
+    (*vectors)["context"] = ctx;
+  }
+  if (attention && a.size()) *attention = a;
+  state.history.push_back(std::move(next));
+  return logits;
+}
+
+Matrix Rnn::step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
+                 const std::vector<StepTrace*>& traces, const Interventions& interventions) const {
+  const std::size_t n = states.size();
+  if (tokens.size() != n || traces.size() != n)
+    throw Error("decoder step: " + std::to_string(n) + " states, " + std::to_string(tokens.size()) + " tokens, " +
+                std::to_string(traces.size()) + " traces");
+  Matrix logits;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool observe = traces[i] != nullptr && capture.any();
+    NamedVectors* vectors = observe && capture.vectors ? &traces[i]->vectors : nullptr;
+    Matrix attention;
+    // Every state of this decoder was made by start(): the cast is the seam's contract.
+    const RowVector row = step_one(*static_cast<State*>(states[i]), tokens[i], vectors,
+                                   observe && capture.attention ? &attention : nullptr, interventions);
+    if (i == 0) logits.resize(static_cast<Eigen::Index>(n), row.size());
+    logits.row(static_cast<Eigen::Index>(i)) = row;
+    if (observe && capture.attention) {
+      traces[i]->attention.assign(sites_.size(), Tensor());
+      if (!sites_.empty()) traces[i]->attention[kAttention] = pack_attention({{attention}}, true);
+    }
+  }
+  return logits;
+}
+
+}  // namespace attnscope::rnn

@@ -1,0 +1,159 @@
+#pragma once
+// The RNN encoder-decoder with attention (Bahdanau et al. 2015; Luong et al. 2015) and its
+// no-attention baseline (Cho et al. 2014): one model family behind the seam of model/family.h.
+// Embedding, a GRU or LSTM encoder (optionally bidirectional, stacked), a decoder RNN that
+// scores every encoder state at every step. The reference is models/attnscope_ref/rnn.py; the
+// file format (config fields, tensor names) is in models/FORMAT.md ("The RNN family").
+//
+// One step for one hypothesis (s: the top decoder layer's state, H: the encoder states):
+//   bahdanau:  a = softmax(score(s_{i-1}, H)); c = a H; s_i = RNN([e; c], s_{i-1}); logits = W_o [s_i; c] + b
+//   luong:     s_i = RNN([e; h~_{i-1}] or e, s_{i-1}); a = softmax(score(s_i, H)); c = a H;
+//              h~_i = tanh(W_c [c; s_i]); logits = W_o h~_i + b
+//   none:      c = the encoder's final state; otherwise as bahdanau
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "model/weight_reader.h"
+
+namespace attnscope::rnn {
+
+enum class Cell { GRU, LSTM };
+enum class Style { Bahdanau, Luong, None };
+enum class Score { Additive, Dot, ScaledDot, General, Cosine };
+
+// The family's own config fields (models/FORMAT.md), parsed from ModelConfig::family_json.
+struct Config {
+  Cell cell = Cell::GRU;
+  int d_embed = 0;             // E: token embeddings, both sides
+  int d_encoder = 0;           // encoder hidden size per direction
+  int d_hidden = 0;            // H: decoder hidden size
+  int n_encoder_layers = 1, n_decoder_layers = 1;
+  bool bidirectional = false;
+  Style style = Style::Bahdanau;
+  Score score = Score::Additive;
+  int d_attention = 0;         // A: the additive score's hidden size (0 otherwise)
+  bool input_feeding = false;  // Luong: h~_{i-1} joins the decoder's input
+  int local_window = 0;        // D of Luong's local-p attention; 0: global attention
+
+  int directions() const { return bidirectional ? 2 : 1; }
+  int d_memory() const { return d_encoder * directions(); }  // one encoder state
+  // Throws ModelFileError naming the bad field.
+  static Config from_json(const std::string& text);
+};
+
+// One PyTorch RNN cell (torch.nn.GRUCell / LSTMCell layout), gates stacked in PyTorch's order:
+// GRU r, z, n; LSTM i, f, g, o.
+struct CellWeights {
+  Matrix weight_ih;          // [gates * hidden, in]
+  Matrix weight_hh;          // [gates * hidden, hidden]
+  RowVector bias_ih, bias_hh;  // [gates * hidden]
+
+  // One step from x_proj = x W_ihᵀ + b_ih ([1, gates * hidden], precomputed so the encoder
+  // projects a whole sentence at once): updates h (and, for an LSTM, c), each [1, hidden].
+  void step(Cell cell, const RowVector& x_proj, RowVector& h, RowVector& c) const;
+};
+
+struct Weights {
+  Matrix src_embed;                 // [V_src, E]
+  Matrix tgt_embed_;                // [V_tgt, E]; empty when shared_embeddings
+  // encoder[layer * directions + direction]; direction 1 reads the sentence backwards.
+  std::vector<CellWeights> encoder;
+  Linear bridge;                    // [H, d_mem]: s_0 = tanh(bridge(final))
+  std::vector<CellWeights> decoder;  // one per decoder layer
+  // Attention (absent for Style::None):
+  Matrix query_proj;                // additive W_q [A, H]
+  Matrix key_proj;                  // additive W_k [A, d_mem]; general W_a [H, d_mem]
+  RowVector v;                      // additive v [A]
+  Matrix position_proj;             // local-p W_p [H, H]
+  RowVector position_v;             // local-p v_p [H]
+  Matrix combine;                   // Luong W_c [H, d_mem + H]
+  Linear output;                    // [V_tgt, H] (Luong) or [V_tgt, H + d_mem]
+  bool shared_embeddings = false;
+
+  const Matrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
+};
+
+// What start() derives from the encoder states once per sentence; shared by every hypothesis.
+struct Memory {
+  Matrix states;    // H [S, d_mem]
+  Matrix keys;      // H W_kᵀ [S, A] (additive) or H W_aᵀ [S, H] (general); empty otherwise
+  RowVector final;  // [d_mem]: forward state at the last position; backward state at the first
+  RowVector mean;   // [d_mem]: the mean encoder state ("no attention")
+};
+
+// The decoder's recurrent state after one position.
+struct Snapshot {
+  std::vector<RowVector> h;  // [layer] [1, H]
+  std::vector<RowVector> c;  // [layer] [1, H]; LSTM only
+  RowVector feed;            // h~ [1, H] of the last step (Luong input feeding; zeros at start)
+};
+
+class State : public DecoderState {
+ public:
+  std::shared_ptr<const Memory> memory;
+  std::vector<Snapshot> history;  // [0]: the start; [t]: after t fed tokens (for truncate)
+
+  std::unique_ptr<DecoderState> clone() const override { return std::make_unique<State>(*this); }
+  int length() const override { return static_cast<int>(history.size()) - 1; }
+  void truncate(int length) override {
+    if (length >= 0 && length < this->length()) history.resize(static_cast<std::size_t>(length) + 1);
+  }
+};
+
+// Rows of the site table: the one attention of the decoder over the encoder states.
+enum Site : int { kAttention = 0 };
+
+class Rnn : public ModelFamily, public Decoder {
+ public:
+  Rnn(const ModelConfig& model_config, const Config& config, Weights weights);
+
+  const SiteTable& sites() const override { return sites_; }
+  Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
+                const Interventions& interventions) const override;
+  const Decoder* decoder() const override { return this; }
+  const Matrix& token_embeddings(Side side) const override {
+    return side == Side::Source ? weights_.src_embed : weights_.tgt_embed();
+  }
+  const Matrix& positional_encoding() const override { return none_; }
+  // Its attention is not scaled dot-product multi-head attention: analyses that need one refuse.
+  const MultiHeadAttention* attention_layer(int, int) const override { return nullptr; }
+
+  std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
+  Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
+              const std::vector<StepTrace*>& traces, const Interventions& interventions) const override;
+
+  const Config& config() const { return config_; }
+  const Weights& weights() const { return weights_; }
+
+ private:
+  // The attention weights over the source for query state `q` [1, H], with the energies before
+  // the softmax (and, for local-p, the window's centre) recorded in `vectors` when given.
+  RowVector attend(const Memory& memory, const RowVector& q, NamedVectors* vectors) const;
+  // c = a H (the encoder's final state when `a` is null: no attention), or what an intervention
+  // puts in its place; `a` is replaced by an attention override first.
+  RowVector context(const Memory& memory, RowVector* a, int position, const Interventions& iv) const;
+  // Runs the decoder layers on input x from `prev`, into `next` (h and c).
+  void recur(const RowVector& x, const Snapshot& prev, Snapshot& next) const;
+  RowVector step_one(State& state, int token, NamedVectors* vectors, Matrix* attention,
+                     const Interventions& interventions) const;
+
+  ModelConfig model_config_;
+  Config config_;
+  Weights weights_;
+  SiteTable sites_;
+  Matrix none_;
+};
+
+// The encoder's final state, [1, d_mem]: the top layer's forward state at the last position and
+// (bidirectional) its backward state at the first position, from the encoder states [S, d_mem].
+RowVector final_state(const Config& config, const Matrix& states);
+
+// Reads an RNN's tensors (models/FORMAT.md); registered in src/families/registry.cpp.
+std::unique_ptr<ModelFamily> load(const Model& model, WeightReader& weights, const Model::LoadOptions& options);
+
+// Refuses, with an InputError saying why, the interventions an RNN has nothing to apply to.
+void check_interventions(const Interventions& interventions);
+
+}  // namespace attnscope::rnn
