@@ -174,11 +174,16 @@ def evaluate(args: argparse.Namespace) -> dict:
         out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
 
     bleu = corpus_bleu(hyps, refs)
+    # What papers on Multi30k report: lowercased, tokenised BLEU (here sacreBLEU's -lc with 13a).
+    bleu_lc = corpus_bleu(hyps, refs, lowercase=True)
     n = len(sources)
     return {
         "bleu": bleu["score"],
         "formatted": format_bleu(bleu),
         "signature": signature(bleu),
+        "bleu_lowercase": bleu_lc["score"],
+        "formatted_lowercase": format_bleu(bleu_lc),
+        "signature_lowercase": signature(bleu_lc),
         "precisions": bleu["precisions"],
         "bp": bleu["bp"],
         "ratio": bleu["ratio"],
@@ -238,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(r["formatted"])
     print(f"signature: {r['signature']}")
+    print(f"lowercase: {r['formatted_lowercase']}  ({r['signature_lowercase']})")
     print(f"sentences: {r['sentences']}  failed: {r['failed']}  "
           f"empty hypotheses: {r['empty_hypotheses']}  "
           f"unknown-word warnings: {r['unknown_word_warnings']}")

@@ -87,6 +87,8 @@ class EvaluateWithFakeCli(unittest.TestCase):
         self.assertIn("1 of 4 sentences could not be translated", p.stderr)
         self.assertTrue(r["formatted"].startswith("BLEU = "))
         self.assertEqual(r["signature"], "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+        self.assertEqual(r["signature_lowercase"], "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp")
+        self.assertTrue(r["formatted_lowercase"].startswith("BLEU = "))
         argv = json.loads(argv_file.read_text())
         self.assertEqual(argv[-2:], ["--max-steps", "7"])
         self.assertEqual(Path(argv[2]), REPO / TINY_MODEL)  # resolved from the repo root
@@ -100,6 +102,8 @@ class EvaluateWithFakeCli(unittest.TestCase):
         self.assertTrue(lines[0].startswith("BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"),
                         lines[0])
         self.assertIn("sentences: 1  failed: 0", p.stdout)
+        self.assertIn("lowercase: BLEU = 100.00 ", p.stdout)
+        self.assertIn("(nrefs:1|case:lc|eff:no|tok:13a|smooth:exp)", p.stdout)
         self.assertIn("sentences/s", p.stdout)
         self.assertEqual(p.stderr, "")
 
