@@ -6,7 +6,7 @@ namespace attnscope::rnn {
 // states, one layer, one head, one row per step. A model without attention has no site.
 static SiteTable site_table(const Config& c) {
   if (c.style == Style::None) return {};
-  return {{"cross", "Attention", Side::Target, Side::Source, 1, 1, true, "", "cross_attn"}};
+  return {{"cross", "Attention", Side::Target, Side::Source, 1, 1, true, "", "cross_attn", "crossAttention", true}};
 }
 
 Rnn::Rnn(const ModelConfig& model_config, const Config& config, Weights weights)
