@@ -44,6 +44,9 @@ fi
 echo "== WebAssembly build"
 bash web/build-wasm.sh
 
+echo "== the package's one-tag widget (web/widget.js + web/worker.js) and its first load, gzipped"
+node web/build-widget.mjs
+
 echo "== JavaScript and browser tests (Vitest: WASM vs the native CLI in Node; Debian Chromium)"
 if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

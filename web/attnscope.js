@@ -88,8 +88,10 @@ async function instantiate({ wasmBinary, wasmUrl } = {}) {
     // Emscripten 3.1.6 would try fetch() on a file path in Node: hand it the bytes instead.
     const { readFile } = await import('node:fs/promises');
     args.wasmBinary = await readFile(new URL('./wasm/attnscope-wasm.wasm', import.meta.url));
-  } else if (wasmUrl) {
-    args.locateFile = () => String(wasmUrl);
+  } else {
+    // Beside this module's wasm/ folder, also when a bundler has moved this module and the
+    // Emscripten glue into one file elsewhere (web/worker.js of the package, web/build-widget.mjs).
+    args.locateFile = (file) => (wasmUrl ? String(wasmUrl) : new URL(`./wasm/${file}`, import.meta.url).href);
   }
   return createAttnscope(args);
 }

@@ -47,7 +47,44 @@ a { color: #0969da; margin-left: auto; }
 /** The engine's worker or the model could not load (shown as the widget's fallback). */
 class LoadError extends Error {}
 
-export class AttnScope extends HTMLElement {
+// The full page the "explore" link opens: the repository's web/index.html beside web/widget/. The
+// package's one-file build (web/widget.js, web/build-widget.mjs) ships no page and defines
+// __ATTNSCOPE_PAGE__ as null, which hides the link.
+// eslint-disable-next-line no-undef
+const PAGE = typeof __ATTNSCOPE_PAGE__ === 'undefined' ? new URL('../index.html', import.meta.url).href : __ATTNSCOPE_PAGE__;
+
+/**
+ * Where a `model` attribute that names no manifest entry points: only http(s) URLs and URLs
+ * relative to the page; any other scheme (javascript:, data:, blob:, file:) is refused.
+ */
+export function modelFileUrl(value, base) {
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(value)?.[1].toLowerCase();
+  if (scheme && scheme !== 'http' && scheme !== 'https') {
+    throw new LoadError(`the model attribute must be a model id, an http(s) URL or a relative URL, not a ${scheme}: URL`);
+  }
+  const url = new URL(value, base);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new LoadError(`the model attribute must be a model id, an http(s) URL or a relative URL: “${value}” resolves to a ${url.protocol} URL`);
+  }
+  return url.href;
+}
+
+// One stylesheet object for every widget (adopted, not a <style> element: a page whose
+// Content-Security-Policy has no style-src 'unsafe-inline' still styles it).
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+  }
+  return sheet;
+}
+
+// In Node (server-side rendering, a test runner) there is no HTMLElement: the module still
+// imports, exports a class that is never constructed there, and registers nothing.
+const Base = globalThis.HTMLElement ?? class {};
+
+export class AttnScope extends Base {
   static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
 
   #root;
@@ -62,8 +99,8 @@ export class AttnScope extends HTMLElement {
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = `<style>${CSS}</style>
-      <figure part="figure">
+    this.#root.adoptedStyleSheets = [styleSheet()];
+    this.#root.innerHTML = `<figure part="figure">
         <figcaption class="head"><span class="title"></span><span class="sentence"></span></figcaption>
         <div class="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
         <p class="modified" hidden></p>
@@ -124,7 +161,11 @@ export class AttnScope extends HTMLElement {
     // Not an id of the manifest: a model file's URL has a slash, a dot or a scheme; anything else
     // is an id mistyped, said with the ids there are.
     if (!/[/.:]/.test(id)) return { id, unknown: true, url: null, label: id };
-    return { id, url: new URL(id, document.baseURI).href, label: id };
+    try {
+      return { id, url: modelFileUrl(id, document.baseURI), label: id };
+    } catch (e) {
+      return { id, url: null, label: id, refused: e };
+    }
   }
 
   #options() {
@@ -183,6 +224,7 @@ export class AttnScope extends HTMLElement {
     if (iv.value !== undefined) options.interventions = iv.value;
     this.#run(async () => {
       if (entry.unknown) throw new LoadError(`${unknownModelMessage(entry.id)} (or give a model file's URL)`);
+      if (entry.refused) throw entry.refused;
       if (iv.error) throw new Error(iv.error);
       const progress = this.#root.querySelector('.progress');
       try {
@@ -247,14 +289,21 @@ export class AttnScope extends HTMLElement {
     modified.textContent = modified.hidden ? '' : `Modified model: ${describeInterventions(iv, snap.sites).map((d) => d.text).join('; ')}`;
     const entry = this.#entry();
     const mode = snap.options.strategy ?? 'greedy';
-    const link = new URL('../index.html', import.meta.url);
+    const open = this.#root.querySelector('.open');
+    open.hidden = !PAGE;
+    if (!PAGE) return this.#rendered(snap);
+    const link = new URL(PAGE);
     link.search = formatState({
       s: this.getAttribute('src') ?? '', model: entry.id, mode, step: snap.steps, view, layer, head, kind: view,
       beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1, iv,
     });
-    this.#root.querySelector('.open').href = link.href;
+    open.href = link.href;
+    this.#rendered(snap);
+  }
+
+  #rendered(snap) {
     this.dispatchEvent(new CustomEvent('attn-scope:render', { detail: { steps: snap.steps, done: snap.done } }));
   }
 }
 
-if (!customElements.get('attn-scope')) customElements.define('attn-scope', AttnScope);
+if (globalThis.customElements && !customElements.get('attn-scope')) customElements.define('attn-scope', AttnScope);

@@ -1,0 +1,55 @@
+// Builds the package's one-tag widget: web/widget.js (the <attn-scope> element, its styles and
+// the page side of the engine's worker) and web/worker.js (the worker, the JS wrapper and the
+// Emscripten glue), each one minified ES module, so a page that embeds the widget from a CDN
+// loads two scripts instead of the ~20 modules of web/widget/ and web/app/. The sources stay what
+// the demo page and the repository's tests run; this is only their packaging (run by `npm pack`
+// and `npm test`, after web/build-wasm.sh). Then prints the widget's first load, gzipped.
+//   node web/build-widget.mjs
+//
+// The bundles sit in web/ so that every URL the sources resolve against import.meta.url still
+// points where it did: web/models.js's ../models/, web/app/client.js's ./worker.js (the bundled
+// worker), and web/attnscope.js's ./wasm/ (it hands the glue the .wasm's URL).
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'rolldown';
+
+const root = resolve(import.meta.dirname, '..');
+const web = join(root, 'web');
+
+const bundles = [
+  { input: 'web/widget/attn-scope.js', file: 'widget.js' },
+  { input: 'web/app/worker.js', file: 'worker.js' },
+];
+
+for (const { input, file } of bundles) {
+  await build({
+    input: join(root, input),
+    platform: 'browser',
+    // Node's modules stay imports that a browser never reaches (web/attnscope.js's Node branch).
+    external: [/^node:/],
+    // The package ships no demo page for the widget's "explore in attnscope" link.
+    transform: { define: { __ATTNSCOPE_PAGE__: 'null' } },
+    logLevel: 'warn',
+    output: { file: join(web, file), format: 'esm', minify: true, codeSplitting: false, comments: false },
+  });
+}
+
+const gz = (path) => gzipSync(readFileSync(path), { level: 9 }).length;
+const parts = [
+  ['widget.js (the element, page side)', join(web, 'widget.js')],
+  ['worker.js (worker, wrapper, glue)', join(web, 'worker.js')],
+  ['attnscope-wasm.wasm', join(web, 'wasm/attnscope-wasm.wasm')],
+  ['toy-en-de.safetensors', join(root, 'models/toy-en-de.safetensors')],
+];
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+let js = 0;
+let total = 0;
+console.log("The widget's first load (gzip -9):");
+for (const [label, path] of parts) {
+  const z = gz(path);
+  if (path.endsWith('.js')) js += z;
+  total += z;
+  console.log(`  ${label.padEnd(38)} ${kb(statSync(path).size).padStart(10)} -> ${kb(z).padStart(9)}`);
+}
+console.log(`  JavaScript ${kb(js)}, everything ${kb(total)}`);
