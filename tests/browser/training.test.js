@@ -118,6 +118,39 @@ it('trains the toy grammar in the page to 36/36; the attention sharpens; the vie
   await again.page.close();
 });
 
+it('pauses, answers other requests while training, and continues one epoch at a time', async () => {
+  const { page, errors } = await openPage(env, '/web/index.html');
+  await page.waitForFunction(() => document.querySelector('#tr-pairs').value.trim() !== '');
+  await page.fill('#tr-epochs', '300');
+  await page.uncheck('#tr-stop');
+  await page.click('#tr-train');
+  await page.waitForFunction(() => Number(document.querySelector('#training').dataset.epoch) >= 2, null, { timeout: 60_000 });
+  // The worker answers the page between epochs: a request made while training returns while training.
+  const during = await page.evaluate(async () => {
+    const panel = document.querySelector('#training');
+    const before = [panel.dataset.training, Number(panel.dataset.epoch)];
+    const stats = await window.attnscope.engine.request('stats');
+    return { before, after: [panel.dataset.training, Number(panel.dataset.epoch)], sessions: stats.sessions };
+  });
+  expect(during.before[0]).toBe('true');
+  expect(during.after[0]).toBe('true');
+  expect(during.sessions).toBe(1);
+  expect(await page.isEnabled('#tr-pause')).toBe(true);
+  await page.click('#tr-pause');
+  await trainingDone(page);
+  const paused = Number(await page.getAttribute('#training', 'data-epoch'));
+  expect(paused).toBeGreaterThanOrEqual(2);
+  expect(paused).toBeLessThan(300);
+  expect(await page.evaluate(() => window.attnscope.training.id)).toBe(`trained:e${paused}.s1.l1.h1.d64.lr0.001`);
+  await page.click('#tr-step');
+  await page.waitForFunction((n) => window.attnscope.training.id === `trained:e${n}.s1.l1.h1.d64.lr0.001`
+    && document.querySelector('#training').dataset.training === 'false', paused + 1, { timeout: 30_000 });
+  const epochs = await history(page);
+  expect(epochs.map((r) => r.epoch)).toEqual(Array.from({ length: paused + 2 }, (_, i) => i));
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 it('reports bad pair lines as text, and trains edited pairs under a name with their hash, carried by the URL', async () => {
   const { page, errors } = await openPage(env, '/web/index.html');
   await page.waitForFunction(() => document.querySelector('#tr-pairs').value.trim() !== '');
