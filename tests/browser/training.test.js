@@ -180,6 +180,9 @@ it('reports bad pair lines as text, and trains edited pairs under a name with th
   const q = new URL(page.url()).searchParams;
   expect(q.get('model')).toBe(id);
   expect(q.get('pairs')).toBe('i eat bread,brot esse ich\ni eat apple,apfel esse ich');
+  // The views show the sentence the panel watched (the page's was in the toy's words).
+  expect(q.get('s')).toBe('i eat apple');
+  expect(await page.textContent('#translation')).toBe(await page.textContent('#tr-output'));
   expect(errors).toEqual([]);
   await page.close();
 });

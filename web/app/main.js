@@ -96,6 +96,9 @@ const training = new TrainingPanel($('training'), {
     addTrainedOption(id);
     if (restoring) return;
     $('model').value = id;
+    // Other pairs than the toy's: the page's sentence may use words the model never saw, so the
+    // views show the sentence the panel watched.
+    if (pairs) $('sentence').value = training.sentence;
     store.setState({ model: id, pairs });
     requests.translate({ step: 'end' });
   },

@@ -135,6 +135,9 @@ export class TrainingPanel {
     }
   }
 
+  /** The sentence whose attention the panel draws. */
+  get sentence() { return this.$('#tr-sentence').value.trim() || 'i can eat apple'; }
+
   /** For tests and the curious: every epoch's report (attention as the engine returned it). */
   snapshot() {
     return { history: this.#history, training: this.#training, id: this.#id };
@@ -209,7 +212,7 @@ export class TrainingPanel {
     try {
       const result = await this.#o.engine.request('train', {
         pairs: setup.pairs, options: setup.options, custom: setup.custom, epochs: target, stopAtExact,
-        sentence: this.$('#tr-sentence').value.trim() || 'i can eat apple',
+        sentence: this.sentence,
       }, (report) => {
         if (report.epoch === 0) this.#history = [];
         this.#key = setup.key;
