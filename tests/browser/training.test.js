@@ -183,6 +183,19 @@ it('reports bad pair lines as text, and trains edited pairs under a name with th
   // The views show the sentence the panel watched (the page's was in the toy's words).
   expect(q.get('s')).toBe('i eat apple');
   expect(await page.textContent('#translation')).toBe(await page.textContent('#tr-output'));
+  // Another watched sentence is redrawn with the current weights; words the pairs lack and markup are pieces drawn as text, never HTML.
+  await page.fill('#tr-sentence', 'i eat bread');
+  await page.press('#tr-sentence', 'Enter');
+  await page.waitForFunction(() => /\bbread\b/.test(document.querySelector('#tr-map').dataset.source ?? '')
+    && document.querySelector('#tr-heatmap canvas')?.getAttribute('aria-label')?.includes('after epoch 3,'));
+  expect(await page.textContent('#tr-output')).not.toBe('');
+  await page.fill('#tr-sentence', 'i drink <b>beer</b>');
+  await page.press('#tr-sentence', 'Enter');
+  await page.waitForFunction(() => !/\bbread\b/.test(document.querySelector('#tr-map').dataset.source ?? 'bread'));
+  const drawn = await page.getAttribute('#tr-map', 'data-source');
+  console.log(`[training] words the pairs lack, in the watched sentence: source pieces "${drawn}", translation "${await page.textContent('#tr-output')}"`);
+  expect(drawn).toBe('i drink < b > beer < / b > </s>'); // the engine's pieces (unknown to this model), as text
+  expect(await page.locator('#tr-map b').count()).toBe(0);
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -56,6 +56,7 @@ export class TrainingPanel {
     this.$('#tr-reset').addEventListener('click', () => this.reset());
     this.$('#tr-download').addEventListener('click', () => this.download());
     this.$('#tr-pairs').addEventListener('input', () => this.#checkPairs());
+    this.$('#tr-sentence').addEventListener('change', () => this.#watch());
   }
 
   $(selector) { return this.#root.querySelector(selector); }
@@ -231,6 +232,19 @@ export class TrainingPanel {
     }
   }
 
+  /** Another watched sentence: its attention under the current weights (the next epoch redraws it too). */
+  async #watch() {
+    const last = this.#history.at(-1);
+    if (this.#training || !last || last.epoch === 0) return;
+    let attention;
+    try {
+      attention = await this.#o.engine.request('trainAttention', { sentence: this.sentence });
+    } catch (e) {
+      attention = { error: e.message };
+    }
+    if (this.#history.at(-1) === last && !this.#training) this.#drawMap({ ...last, attention });
+  }
+
   #render() {
     const last = this.#history.at(-1);
     this.#root.dataset.epoch = String(last?.epoch ?? 0);
@@ -262,6 +276,7 @@ export class TrainingPanel {
       this.#map.root.id = 'tr-heatmap';
     }
     const source = a.source.pieces;
+    body.dataset.source = source.join(' '); // which sentence is drawn (for tests and tools)
     this.$('#tr-output').textContent = a.text || a.tokens.join(' ');
     // Layer 1, head 1: the first `source` values of each step's [layers, heads, source] tensor.
     this.#map.set({

@@ -11,6 +11,7 @@
 //          `sentence` (or {error})}. `custom`: the pairs are not the toy grammar (their hash goes
 //          into the name).
 //   trainPause {}  trainReset {}  trainExport {} -> the current weights' .safetensors bytes
+//   trainAttention {sentence} -> greedyAttention of the current weights (another watched sentence)
 // No numbers are computed here: losses, counts and attention come from web/attnscope.js.
 import { createTrainer, loadModel } from '../attnscope.js';
 import { normalizePairs, trainedId } from './trained.js';
@@ -74,6 +75,12 @@ export function trainingHandlers(register) {
       current?.trainer.dispose();
       current = null;
       return { reset: true };
+    },
+
+    trainAttention({ sentence }) {
+      const model = current?.trainer.model;
+      if (!model) throw new Error('nothing trained yet: press Train or One epoch first');
+      return greedyAttention(model, sentence);
     },
 
     trainExport() {
