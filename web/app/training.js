@@ -57,6 +57,7 @@ export class TrainingPanel {
     this.$('#tr-download').addEventListener('click', () => this.download());
     this.$('#tr-pairs').addEventListener('input', () => this.#checkPairs());
     this.$('#tr-sentence').addEventListener('change', () => this.#watch());
+    this.#render(); // the empty curve and map: what will be drawn there
   }
 
   $(selector) { return this.#root.querySelector(selector); }
