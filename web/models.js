@@ -4,6 +4,8 @@
 // group (an <optgroup> of the picker) and heads (a head-importance sweep precomputed with
 // models/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
 // running anything). The first entry is the default of the page.
+import { isTrainedId, trainedLabel } from './app/trained.js';
+
 export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
   { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.',
@@ -19,8 +21,12 @@ export const models = [
 
 export const defaultModelId = models[0].id;
 
-/** The manifest entry of `id`, or undefined. */
+/**
+ * The manifest entry of `id`, or undefined. A model trained in the page (`trained:…`, see
+ * web/app/trained.js) has an entry made from its name: no file, its name is its URL in the worker.
+ */
 export function findModel(id) {
+  if (isTrainedId(id)) return { id, label: trainedLabel(id), example: null, trained: true };
   return models.find((m) => m.id === id);
 }
 
@@ -31,6 +37,7 @@ export function unknownModelMessage(id) {
 
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
+  if (entry.trained) return entry.id;
   return new URL(entry.file, import.meta.url).href;
 }
 

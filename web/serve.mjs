@@ -10,7 +10,7 @@ const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
   '.png': 'image/png', '.safetensors': 'application/octet-stream', '.ts': 'text/plain; charset=utf-8',
-  '.md': 'text/plain; charset=utf-8', '.webmanifest': 'application/manifest+json',
+  '.md': 'text/plain; charset=utf-8', '.csv': 'text/csv; charset=utf-8', '.webmanifest': 'application/manifest+json',
 };
 
 export function serve({ port = 8080, host = '127.0.0.1' } = {}) {

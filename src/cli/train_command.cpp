@@ -100,9 +100,10 @@ int train_main(int argc, char** argv) {
     for (int e = 0; e < epochs; ++e) {
       r = trainer.epoch();
       seconds += r.seconds;
-      // 8 decimals: enough to compare with another build's losses (tests/js/train.test.js).
+      // 8 decimals: enough to compare with another build's losses (tests/js/train.test.js); the
+      // epoch's time in microseconds, for the training benchmark (tests/bench/train_bench.mjs).
       std::cerr << "epoch " << r.epoch << " loss " << std::fixed << std::setprecision(8) << r.loss << " exact "
-                << r.exact << "/" << r.total << " (" << std::setprecision(3) << r.seconds << " s)\n";
+                << r.exact << "/" << r.total << " (" << std::setprecision(6) << r.seconds << " s)\n";
       if (stop_at_exact && r.exact == r.total) break;
     }
     const auto bytes = trainer.export_bytes();

@@ -2,7 +2,8 @@
 # The benchmark of issue 8 (`npm run bench`; not part of `npm test`). Builds what it needs,
 # exports the model to ONNX (checked against PyTorch), then runs tests/bench/bench.mjs, which
 # prints the tables and writes build/bench/results.json, build/bench/RESULTS.md and
-# tests/bench/RESULTS.md. Options go to bench.mjs, e.g.
+# tests/bench/RESULTS.md; then tests/bench/train_bench.mjs (time per toy training epoch in WASM,
+# natively and in PyTorch, as ratios; build/bench/train.json). Options go to bench.mjs, e.g.
 #   npm run bench -- --sentences 20 --repeats 1     # a quick run
 #   npm run bench -- --readme                       # also refresh the table in README.md
 set -euo pipefail
@@ -31,10 +32,10 @@ fi
 echo "== WebAssembly build (web/wasm)"
 bash web/build-wasm.sh
 
-echo "== native build for the benchmark (build/bench-native: g++ -O3 -march=native)"
+echo "== native build for the benchmark (build/bench-native: g++ -O3 -march=native; the CLI for the training benchmark)"
 cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-O3 -march=native" \
-  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
-cmake --build build/bench-native -j "$jobs" --target attnscope
+  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=ON >/dev/null
+cmake --build build/bench-native -j "$jobs" --target attnscope attnscope-cli
 bench=build/bench-native/attnscope-bench
 if [ ! -x $bench ] || [ tests/bench/native/bench_native.cpp -nt $bench ] || [ build/bench-native/libattnscope.a -nt $bench ]; then
   g++ -std=c++17 -O3 -march=native -DNDEBUG -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY -Isrc -isystem /usr/include/eigen3 \
@@ -62,3 +63,6 @@ fi
 
 echo "== benchmark"
 node tests/bench/bench.mjs "$@"
+
+echo "== training benchmark (issue 18: time per toy epoch, WASM vs native vs PyTorch)"
+node tests/bench/train_bench.mjs --cli build/bench-native/attnscope-cli --python "$python"

@@ -27,9 +27,9 @@ export function readForm(st) {
   const fresh = parseState(new URLSearchParams({
     s: $('sentence').value.trim() || st.s, model: $('model').value, mode: f.mode.value, beam: $('beam').value,
     lp: $('lp').value, alpha: $('alpha').value, temp: $('temp').value, topk: $('topk').value, topp: $('topp').value,
-    seed: $('seed').value,
+    seed: $('seed').value, ...(st.pairs ? { pairs: st.pairs } : {}),
   }).toString());
-  return { s: fresh.s, model: fresh.model, mode: fresh.mode, beam: fresh.beam, lp: fresh.lp, alpha: fresh.alpha,
+  return { s: fresh.s, model: fresh.model, pairs: fresh.pairs, mode: fresh.mode, beam: fresh.beam, lp: fresh.lp, alpha: fresh.alpha,
     temp: fresh.temp, topk: fresh.topk, topp: fresh.topp, seed: fresh.seed };
 }
 
@@ -46,9 +46,11 @@ export function showModeOptions() {
  */
 export function noteUnknownModel(asked, shown) {
   const notice = $('notice');
-  notice.hidden = !asked || !!findModel(asked);
+  notice.hidden = !asked || asked === shown;
   if (notice.hidden) return;
-  const msg = unknownModelMessage(asked);
+  const msg = findModel(asked)?.trained
+    ? `“${findModel(asked).label}” was trained on sentence pairs the link does not carry intact (its pairs= parameter is missing or changed)`
+    : unknownModelMessage(asked);
   notice.textContent = `The link asks for a model this page does not have: ${msg}. Showing “${findModel(shown).label}” instead; pick another above.`;
   // Gone once the reader picks a model.
   $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
@@ -73,9 +75,25 @@ export function buildModelPicker() {
   }
 }
 
+/** Adds a model trained in the page to the picker (once), in its own group. */
+export function addTrainedOption(id) {
+  const select = $('model');
+  if ([...select.options].some((o) => o.value === id)) return;
+  let group = select.querySelector('optgroup[data-trained]');
+  if (!group) {
+    group = document.createElement('optgroup');
+    group.label = 'Trained in this page';
+    group.dataset.trained = '';
+    select.append(group);
+  }
+  const opt = new Option(findModel(id).label, id);
+  opt.dataset.label = opt.text;
+  group.append(opt);
+}
+
 /** Adds each model's download size to the picker; marks the ones the server does not have. */
 export async function probeModelSizes(current) {
-  await Promise.all([...$('model').options].map(async (opt) => {
+  await Promise.all([...$('model').options].filter((opt) => !findModel(opt.value)?.trained).map(async (opt) => {
     try {
       const res = await fetch(modelUrl(findModel(opt.value)), { method: 'HEAD' });
       if (res.status === 404) {

@@ -2,7 +2,8 @@
 // (requests.js, which appends each step it returns to step-store.js) and one module per panel:
 // form.js, stepper.js, output-panel.js, logits-panel.js, attention-view.js (with model-view.js
 // and beam-view.js), modified-banner.js, the "Break the model" panel (interventions.js) and the
-// "Analyses" card (analyses.js). It only displays what the engine returns.
+// "Analyses" card (analyses.js) and the Training panel (training.js). It only displays what the
+// engine returns.
 import { findModel } from '../models.js';
 import { AnalysesPanel } from './analyses.js';
 import { AttentionView, shownInterventions } from './attention-view.js';
@@ -10,7 +11,7 @@ import { getEngine } from './client.js';
 import { exportAs } from './export.js';
 import { paneSVG } from './pane-export.js';
 import { wireForceAny } from './force-any.js';
-import { buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
+import { addTrainedOption, buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
 import { HEATMAP_CSS } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { InterventionsPanel } from './interventions.js';
@@ -22,6 +23,7 @@ import { createRequests } from './requests.js';
 import { formatState, hasInterventions, noInterventions, parseState } from './state.js';
 import { createPlayer, renderStepper } from './stepper.js';
 import { pageStore } from './store.js';
+import { TrainingPanel } from './training.js';
 
 const app = $('app');
 const engine = getEngine();
@@ -83,6 +85,23 @@ const analyses = new AnalysesPanel($('analyses'), {
   set: (changes) => store.setState(changes),
   needVectors: () => requests.fetchVectors(),
   sites: () => store.get().snap?.sites,
+});
+
+// A model trained in the panel: every view switches to it (a link to it re-trains it on load;
+// meanwhile `restoring` holds the first translation back until the model exists).
+let restoring = false;
+const training = new TrainingPanel($('training'), {
+  engine,
+  onTrained: (id, pairs) => {
+    addTrainedOption(id);
+    if (restoring) return;
+    $('model').value = id;
+    // Other pairs than the toy's: the page's sentence may use words the model never saw, so the
+    // views show the sentence the panel watched.
+    if (pairs) $('sentence').value = training.sentence;
+    store.setState({ model: id, pairs });
+    requests.translate({ step: 'end' });
+  },
 });
 
 function renderLogits(snap) {
@@ -154,7 +173,7 @@ function wire() {
   $('model').addEventListener('change', () => {
     const before = findModel(store.get().st.model);
     const after = findModel($('model').value);
-    if ($('sentence').value.trim() === before?.example) $('sentence').value = after.example;
+    if (after?.example && $('sentence').value.trim() === before?.example) $('sentence').value = after.example;
     translate({ step: 1 });
   });
   for (const r of document.querySelectorAll('input[name=mode]')) r.addEventListener('change', () => { showModeOptions(); translate({ step: 1 }); });
@@ -213,11 +232,24 @@ function wire() {
 }
 
 buildModelPicker();
-fillForm(store.get().st);
-noteUnknownModel(new URLSearchParams(location.search).get('model'), store.get().st.model);
-if (hasInterventions(store.get().st.iv)) panel.open = true;
+const first = store.get().st;
+if (findModel(first.model)?.trained) addTrainedOption(first.model);
+fillForm(first);
+noteUnknownModel(new URLSearchParams(location.search).get('model'), first.model);
+if (hasInterventions(first.iv)) panel.open = true;
 wire();
-requests.translate({ step: store.get().st.step, restore: true });
+if (findModel(first.model)?.trained) {
+  // A link to a model trained in a page: train it again (same recipe, same weights), then show it.
+  restoring = true;
+  training.restore(first.model, first.pairs).then((id) => {
+    restoring = false;
+    if (id && id !== first.model) showError(new Error(`re-training made “${id}”, not the link's “${first.model}”`));
+    requests.translate({ step: first.step, restore: true });
+  });
+} else {
+  training.start();
+  requests.translate({ step: first.step, restore: true });
+}
 
 // For tests and the curious: the latest snapshot and state, and how many steps the page holds.
 window.attnscope = {
@@ -226,4 +258,6 @@ window.attnscope = {
   get storedSteps() { return requests.steps.size; },
   engine,
   idle: () => requests.idle(),
+  /** The Training panel's epochs ({history, training, id}; attention as the engine returned it). */
+  get training() { return training.snapshot(); },
 };

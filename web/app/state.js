@@ -18,11 +18,15 @@
 // The analyses ride along too: vnorm=1 (the attention maps show ‖α·f(x)‖), an=TAB (the open
 // analysis: rollout, vectors, importance, timeline), epoch=N (the training timeline's snapshot,
 // an index into TIMELINE of web/app/analyses.js).
+// A model trained in the page is model=trained:RECIPE (web/app/trained.js; opening the link
+// re-trains it); trained on pairs other than the toy grammar's, the link carries them too:
+// pairs=LINES ("source,target" lines), checked against the hash in the model's name.
 //
 // Attention sites are the engine's (web/app/sites.js): the URL holds a site's name as it is, and
 // the page checks it against the model's table once the model is known (a view or kind the model
 // lacks falls back to its main site, an intervention on a site it lacks is dropped).
 import { defaultModelId, findModel } from '../models.js';
+import { normalizePairs, pairsHash, parseTrainedId } from './trained.js';
 
 /** The views that are not one attention site: every layer × head of a site, the beam tree. */
 export const PANES = ['model', 'beam'];
@@ -35,7 +39,7 @@ export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAtte
 export const DEFAULTS = Object.freeze({
   // view, kind: null until the model's site table says which site the page opens on.
   s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: null,
-  kind: null, vnorm: false, pin: null, forced: Object.freeze([]), hyp: null, path: null, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  kind: null, pairs: null, vnorm: false, pin: null, forced: Object.freeze([]), hyp: null, path: null, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
   iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
@@ -149,15 +153,29 @@ function parseForced(values) {
   return [...byStep.values()].sort((a, b) => a.step - b.step);
 }
 
+/**
+ * The model a query names, and the pairs a model trained on other pairs than the toy grammar's
+ * needs (null otherwise). A trained model whose pairs are missing or not the ones its name was
+ * made from is no model: the default is shown (and the page says why, see form.js).
+ */
+function modelOf(q) {
+  const id = q.get('model');
+  if (!findModel(id)) return { model: DEFAULTS.model, pairs: null };
+  const recipe = parseTrainedId(id);
+  if (!recipe?.hash) return { model: id, pairs: null };
+  const pairs = normalizePairs(q.get('pairs') ?? '');
+  return pairs && pairsHash(pairs) === recipe.hash ? { model: id, pairs } : { model: DEFAULTS.model, pairs: null };
+}
+
 /** The state a query string describes (anything missing or invalid takes its default). */
 export function parseState(search) {
   const q = new URLSearchParams(search);
-  const model = findModel(q.get('model')) ? q.get('model') : DEFAULTS.model;
-  const s = q.get('s')?.trim() || (model === DEFAULTS.model ? DEFAULTS.s : findModel(model).example);
+  const { model, pairs } = modelOf(q);
+  const s = q.get('s')?.trim() || (model === DEFAULTS.model ? DEFAULTS.s : findModel(model).example ?? DEFAULTS.s);
   const step = q.get('step') === 'end' ? 'end' : int(q.get('step'), 0, 100_000, DEFAULTS.step);
   const head = q.get('head') === 'mean' ? 'mean' : int(q.get('head'), 0, 1024, DEFAULTS.head);
   return {
-    s, model, step, head,
+    s, model, pairs, step, head,
     mode: oneOf(q.get('mode'), MODES, DEFAULTS.mode),
     layer: int(q.get('layer'), 0, 1024, DEFAULTS.layer),
     view: PANES.includes(q.get('view')) ? q.get('view') : siteName(q.get('view')) ?? DEFAULTS.view,
@@ -185,6 +203,7 @@ export function formatState(st) {
   const q = new URLSearchParams();
   q.set('s', st.s);
   q.set('model', st.model);
+  if (st.pairs && parseTrainedId(st.model)?.hash) q.set('pairs', st.pairs);
   q.set('mode', st.mode);
   if (st.mode === 'beam') {
     q.set('beam', st.beam);

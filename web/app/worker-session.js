@@ -7,6 +7,8 @@
 // hypothesis}), path (the selected hypothesis, or null), steps, vocab, source, state, fixed,
 // attention, logits, vectors (what the session captures)}.
 
+import { mainSite } from './sites.js';
+
 export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
@@ -130,4 +132,31 @@ export function fixedParts(s) {
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
     rollout: session.rollout().data, patterns: session.encoderPatterns(),
   };
+}
+
+/**
+ * A greedy run of `model` on `text` with the main site's attention of every step (web/app/sites.js
+ * mainSite): {text, tokens, source, site, attention: [one Float32Array [layers, heads, source]
+ * per step], shape: [layers, heads, source]}. For the training timeline and the Training panel.
+ */
+export function greedyAttention(model, text) {
+  const site = mainSite(model.info.sites);
+  const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
+  try {
+    let state = session.state();
+    const attention = [];
+    let shape = null;
+    while (!state.done) {
+      const record = session.step();
+      const t = record.expansions[0].attention[site.name];
+      attention.push(t.data);
+      shape = t.shape;
+      state = record.state;
+    }
+    const ids = state.nbest[0]?.ids ?? state.live[0]?.ids ?? [];
+    const vocab = model.vocab('target');
+    return { text: state.nbest[0]?.text ?? '', tokens: ids.map((id) => vocab[id]), source: session.source, site, attention, shape };
+  } finally {
+    session.dispose();
+  }
 }

@@ -40,10 +40,16 @@
 //              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
+//
+// Training (web/app/worker-training.js): train, trainPause, trainReset, trainExport. A model it
+// trained is in the model table under its recipe's name (web/app/trained.js), a "url" that every
+// request above takes like a file's.
 // No numbers are computed here: everything comes from web/attnscope.js as it is.
 import { init, loadModel } from '../attnscope.js';
-import { mainSite, siteNamed } from './sites.js';
-import { currentPath, fixedParts, forward, goto, noteChosen, same, update } from './worker-session.js';
+import { siteNamed } from './sites.js';
+import { TRAINED_PREFIX, trainedLabel } from './trained.js';
+import { currentPath, fixedParts, forward, goto, greedyAttention, noteChosen, same, update } from './worker-session.js';
+import { trainingHandlers } from './worker-training.js';
 
 const models = new Map(); // url -> {promise, listeners}
 const sessions = new Map(); // sid -> session entry (see open)
@@ -75,8 +81,31 @@ const ready = init().then((runtime) => {
 });
 ready.catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
 
+// Models trained in the page (web/app/worker-training.js), newest last; the oldest beyond
+// KEEP_TRAINED are freed (their sessions were replaced long before).
+const trained = [];
+const KEEP_TRAINED = 8;
+
+/** Registers a trained model under its recipe's name (`load`: loads it, unless that name has one). */
+async function registerTrained(id, load) {
+  if (models.has(id)) return; // the same recipe trains the same weights: keep the one sessions use
+  const model = await load();
+  models.set(id, { promise: Promise.resolve(model), listeners: new Set() });
+  trained.push(id);
+  while (trained.length > KEEP_TRAINED) {
+    const old = trained.shift();
+    const entry = models.get(old);
+    models.delete(old);
+    for (const [sid, s] of sessions) if (s.url === old) handlers.close({ sid });
+    entry?.promise.then((m) => m.dispose());
+  }
+}
+
 function getModel(url, onProgress) {
   let entry = models.get(url);
+  if (!entry && String(url).startsWith(TRAINED_PREFIX)) {
+    return Promise.reject(new Error(`the model “${trainedLabel(url)}” is not trained in this page yet: train it in the Training panel`));
+  }
   if (!entry) {
     entry = { listeners: new Set() };
     entry.promise = (async () => {
@@ -260,27 +289,11 @@ const handlers = {
   },
 
   async timeline({ url, text }, progress) {
-    const model = await getModel(url, progress);
-    const site = mainSite(model.info.sites);
-    const session = model.translate(String(text), { alternatives: 1, capture: { attention: true, logits: false } });
-    try {
-      let state = session.state();
-      const attention = [];
-      while (!state.done) {
-        const record = session.step();
-        attention.push(record.expansions[0].attention[site.name]);
-        state = record.state;
-      }
-      const ids = state.nbest[0]?.ids ?? state.live[0]?.ids ?? [];
-      const vocab = model.vocab('target');
-      return {
-        text: state.nbest[0]?.text ?? '', tokens: ids.map((id) => vocab[id]), source: session.source, site,
-        attention: attention.map((t) => t.data),
-      };
-    } finally {
-      session.dispose();
-    }
+    const { text: out, tokens, source, site, attention } = greedyAttention(await getModel(url, progress), text);
+    return { text: out, tokens, source, site, attention };
   },
+
+  ...trainingHandlers(registerTrained),
 
   close({ sid }) {
     const s = sessions.get(sid);
