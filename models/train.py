@@ -398,7 +398,7 @@ def add_family_options(parser, hidden, embed):
     parser.add_argument("--rnn-layers", type=int, default=1, help="encoder and decoder layers")
     parser.add_argument("--bidirectional", action="store_true")
     parser.add_argument("--attention", choices=("bahdanau", "luong", "none"), default="bahdanau")
-    parser.add_argument("--score", choices=("additive", "dot", "scaled_dot", "general", "cosine"),
+    parser.add_argument("--score", choices=("additive", "dot", "scaled_dot", "general", "cosine", "location"),
                         default="additive")
     parser.add_argument("--attention-dim", type=int, help="additive score's hidden size (default: hidden)")
     parser.add_argument("--input-feeding", action="store_true", help="Luong: h~ of the last step joins the input")

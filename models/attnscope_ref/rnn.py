@@ -30,6 +30,9 @@ score(q, H)_j:  additive   v . tanh(W_q q + W_k h_j)
                 scaled_dot q . h_j / sqrt(d)
                 general    q . (W_a h_j)
                 cosine     q . h_j / max(|q| |h_j|, 1e-8)
+                location   (W_a q)_j: "a softmax over one fully connected layer" (Luong's
+                           location-based score); W_a [max_positions, d_hidden] has a row per
+                           source position, cut to the sentence's S; H enters only through c
 local-p (local_window D > 0): p = (S - 1) sigmoid(v_p . tanh(W_p q)); the softmax runs over the
 positions j with |j - p| <= D only, and a_j is then multiplied by exp(-(j - p)^2 / (2 (D/2)^2))
 (not renormalised, as in the paper); every other a_j is 0. (Luong uses S sigmoid(...) with
@@ -50,7 +53,7 @@ from .interventions import pattern_weights
 from .tokenizer import SPECIAL_TOKENS
 
 STYLES = ("bahdanau", "luong", "none")
-SCORES = ("additive", "dot", "scaled_dot", "general", "cosine")
+SCORES = ("additive", "dot", "scaled_dot", "general", "cosine", "location")
 
 DEFAULT_CONFIG = {
     "architecture": "rnn",
@@ -118,6 +121,8 @@ class Attention(nn.Module):
             self.v = nn.Linear(c["d_attention"], 1, bias=False)
         elif self.kind == "general":
             self.key_proj = nn.Linear(d_mem, h, bias=False)  # W_a
+        elif self.kind == "location":
+            self.location_proj = nn.Linear(h, c["max_positions"], bias=False)  # W_a, a row per source position
         if self.window > 0:
             self.position_proj = nn.Linear(h, h, bias=False)  # W_p
             self.position_v = nn.Linear(h, 1, bias=False)  # v_p
@@ -136,6 +141,8 @@ class Attention(nn.Module):
         if self.kind == "cosine":
             return (H @ q.unsqueeze(-1))[..., 0] / torch.clamp(
                 q.norm(dim=-1, keepdim=True) * H.norm(dim=-1), min=1e-8)
+        if self.kind == "location":
+            return self.location_proj(q)[..., :H.shape[-2]]
         raise ValueError(self.kind)
 
     def forward(self, q, H, lengths=None):
