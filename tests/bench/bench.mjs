@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
-import { decoderFlops, encoderFlops, renderMarkdown, renderReadmeBlock } from './render.mjs';
+import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBlock } from './render.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const here = (p) => resolve(root, p);
@@ -329,11 +329,14 @@ function rnnModels() {
   return [...new Set([...files, ...args['rnn-model']])];
 }
 
-/** The sentences an RNN file is timed on: the toy grammar for a toy-* file, else Multi30k's. */
+/**
+ * The sentences an RNN file is timed on: --sentences of Multi30k's, or for a toy-* file the 36 of
+ * the toy grammar, repeated up to --sentences (a pass over 36 short sentences is too short to time).
+ */
 function rnnSentences(file) {
   if (!/(^|\/)toy-[^/]*$/.test(file)) return readSentences().sentences;
-  return readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n')
-    .map((l) => l.trim().split(',')[0]).slice(0, N);
+  const toy = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n').map((l) => l.trim().split(',')[0]);
+  return Array.from({ length: N }, (_, i) => toy[i % toy.length]);
 }
 
 /**
@@ -369,8 +372,10 @@ async function rnnBench(api, file) {
   if (torch) out.torch = summarize(passes.torch, sentences.length);
   const a = out.attnscope.decodePerTokenMs;
   const t = out.torch?.decodePerTokenMs;
-  console.log(`  attnscope WASM ${a.toFixed(3)} ms/token, PyTorch ${t ? t.toFixed(3) : 'n/a'} ms/token` +
-    (out.agreement ? `; WASM / PyTorch ${(a / t).toFixed(3)}; ${out.agreement.identical}/${out.agreement.sentences} identical` : ''));
+  // The ratio RESULTS.md prints: the median over repeats of each repeat's ratio.
+  const ratio = pairedRatio(out.attnscope, out.torch, 'decodePerTokenMs');
+  console.log(`  attnscope WASM ${a.toFixed(3)} ms/token, PyTorch ${t ? t.toFixed(3) : 'n/a'} ms/token (medians)` +
+    (out.agreement ? `; WASM / PyTorch ${ratio.toFixed(3)}; ${out.agreement.identical}/${out.agreement.sentences} identical` : ''));
   return out;
 }
 
