@@ -9,7 +9,9 @@ For every tests/golden/<name>.json:
     (no code shared with model.py; heads handled with explicit loops, causal mask instead of a cache)
     reproduces the logits of every step to 1e-5, and the other recorded values;
   * the batched training path Transformer.forward (with padding masks) agrees too.
-Plus the tokenizer goldens are re-tokenised.
+Plus the tokenizer goldens are re-tokenised, and for every RNN golden (tests/golden/rnn/) the
+reference's greedy decode is re-run and its batched, padded training forward RNNSeq2Seq.forward
+(packed encoder, masked attention) reproduces every step's logits.
 """
 
 import json
@@ -283,6 +285,28 @@ def check_model(ck, name):
         ck.close(f"batched training forward logits: {name}[{ci}]", lg[ci, :len(want)], want, LOGIT_TOL)
 
 
+def check_rnn(ck, name):
+    g = json.load(open(os.path.join(GOLDEN, "rnn", name + ".json"), encoding="utf-8"))
+    model = load_model(os.path.join(GOLDEN, "rnn", g["model"]))[0]
+    pad, bos = model.special("pad"), model.special("bos")
+    srcs, tgts = [], []
+    for ci, case in enumerate(g["cases"]):
+        steps = model.greedy_decode(case["src_ids"], case["max_steps"])["steps"]
+        ck.close(f"rnn greedy logits: {name}[{ci}]", torch.stack([s["logits"] for s in steps]),
+                 [s["logits"] for s in case["steps"]], LOGIT_TOL)
+        srcs.append(case["src_ids"])
+        tgts.append([bos] + case["output_ids"][:-1])
+    # Padded: the sentences differ in length, so one of them is followed by <pad> on each side.
+    S, T = max(map(len, srcs)), max(map(len, tgts)) + 1
+    src = torch.tensor([s + [pad] * (S - len(s)) for s in srcs])
+    tgt = torch.tensor([t + [pad] * (T - len(t)) for t in tgts])
+    with torch.no_grad():
+        lg = model(src, tgt)
+    for ci, case in enumerate(g["cases"]):
+        want = [s["logits"] for s in case["steps"]]
+        ck.close(f"rnn batched training forward logits: {name}[{ci}]", lg[ci, :len(want)], want, LOGIT_TOL)
+
+
 def check_tokenizers(ck):
     for name in ("tokenizer_word", "tokenizer_bpe"):
         g = json.load(open(os.path.join(GOLDEN, name + ".json"), encoding="utf-8"))
@@ -300,6 +324,9 @@ def main():
     ck = Checker()
     for name in MODELS:
         check_model(ck, name)
+    for f in sorted(os.listdir(os.path.join(GOLDEN, "rnn"))):
+        if f.endswith(".json"):
+            check_rnn(ck, f[:-len(".json")])
     check_tokenizers(ck)
     for k in sorted(ck.worst):
         print(f"  max abs diff {ck.worst[k]:.3g}  {k}")

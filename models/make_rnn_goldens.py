@@ -6,8 +6,9 @@ the attnscope format, "architecture": "rnn") and <name>.json (tokenisation and e
 log-probability, attention weight, energy, context and decoder state of a greedy decode by the
 PyTorch reference models/attnscope_ref/rnn.py). Covers every cell (GRU, LSTM) x every score
 function (additive, dot, scaled dot, general, cosine) x both styles (Bahdanau, Luong; Luong with
-and without input feeding alternately), local-p windows, bidirectional and stacked encoders and
-decoders, and the no-attention baseline for both cells. Schema: tests/golden/README.md ("RNN").
+and without input feeding alternately), Luong's location score (a softmax over one fully connected
+layer) for every cell x style, local-p windows, bidirectional and stacked encoders and decoders,
+and the no-attention baseline for both cells. Schema: tests/golden/README.md ("RNN").
 """
 
 import math
@@ -31,7 +32,8 @@ MAX_STEPS = 5
 SENTENCES = ["i can eat apple", "we want to drink beer"]
 CELLS = ("gru", "lstm")
 # Models decoded again under each intervention (tests/golden/rnn_interventions.json).
-INTERVENED = ("gru_bahdanau_additive", "lstm_luong_dot_feed_local", "gru_luong_general", "lstm_none")
+INTERVENED = ("gru_bahdanau_additive", "lstm_luong_dot_feed_local", "gru_luong_general", "lstm_none",
+              "gru_luong_location_feed")
 INTERVENTIONS = ("uniform", "beginning", "end", "mean", "last")
 SCORES = ("additive", "dot", "scaled_dot", "general", "cosine")
 
@@ -62,6 +64,17 @@ def configs():
         out.append((f"{cell}_none", {"cell": cell, "attention": "none", "d_embed": 4, "d_encoder": 3, "d_hidden": 6,
                                      "bidirectional": cell == "lstm", "n_encoder_layers": 2, "n_decoder_layers": 1,
                                      "max_positions": 16}))
+    # Luong's location score, a_t = softmax(W_a q) with W_a [max_positions, d_hidden] cut to the
+    # source length: every cell x style (after the cases above, so their seeds stay as they were).
+    for cell in CELLS:
+        for style in ("bahdanau", "luong"):
+            bi = cell == "lstm"
+            c = {"cell": cell, "attention": style, "score": "location", "d_embed": 4, "d_encoder": 3 if bi else 5,
+                 "d_hidden": 6, "bidirectional": bi, "n_encoder_layers": 1, "n_decoder_layers": 2 if bi else 1,
+                 "input_feeding": style == "luong" and cell == "gru",
+                 "local_window": 2 if (cell, style) == ("lstm", "bahdanau") else 0, "max_positions": 16}
+            out.append((f"{cell}_{style}_location" + ("_feed" if c["input_feeding"] else "") +
+                        ("_local" if c["local_window"] else ""), c))
     return out
 
 

@@ -5,6 +5,13 @@
     /usr/bin/python3 models/train.py multi30k --src en --tgt de  # multi30k-en-de
     /usr/bin/python3 models/train.py multi30k --src de --tgt en  # multi30k-de-en
 
+The RNN encoder-decoder family (models/FORMAT.md, "The RNN family") trains through the same
+two paths with `--family rnn` and its options (--cell, --hidden, --embed, --encoder-hidden,
+--rnn-layers, --bidirectional, --attention, --score, --attention-dim, --input-feeding,
+--local-window):
+    /usr/bin/python3 models/train.py toy --family rnn --attention bahdanau --score additive   # toy-rnn-bahdanau-additive
+    /usr/bin/python3 models/train.py multi30k --family rnn --src en --tgt de --threads 1     # build/multi30k-rnn-en-de.*
+
 Multi30k runs write only under build/ (checkpoint, log, candidate weights: the best epoch and
 the average of the last --average epochs); a shipped model is replaced by copying a candidate
 into models/ deliberately, with its log.
@@ -32,6 +39,7 @@ sys.path.insert(0, str(ROOT / "models"))
 from attnscope_ref import safetensors_io  # noqa: E402
 from attnscope_ref.export import export  # noqa: E402
 from attnscope_ref.model import Transformer  # noqa: E402
+from attnscope_ref.rnn import RNNSeq2Seq, complete_config as complete_rnn_config  # noqa: E402
 from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
 
 
@@ -127,26 +135,68 @@ def inverse_sqrt(step, warmup):
 
 # ----------------------------------------------------------------------------------- the toy
 
+def rnn_config(args, max_positions):
+    """The RNN family's config from the command line (FORMAT.md field names)."""
+    d_encoder = args.encoder_hidden or (args.hidden // 2 if args.bidirectional else args.hidden)
+    return complete_rnn_config({
+        "architecture": "rnn", "cell": args.cell, "d_embed": args.embed, "d_encoder": d_encoder,
+        "d_hidden": args.hidden, "n_encoder_layers": args.rnn_layers, "n_decoder_layers": args.rnn_layers,
+        "bidirectional": args.bidirectional, "attention": args.attention,
+        "score": args.score if args.attention != "none" else "none",
+        "d_attention": (args.attention_dim or args.hidden) if args.score == "additive" and args.attention != "none" else 0,
+        "input_feeding": args.input_feeding, "local_window": args.local_window,
+        "max_positions": max_positions, "shared_embeddings": getattr(args, "shared_embeddings", False)})
+
+
+def rnn_words(c):
+    """The RNN config in words, for descriptions and logs."""
+    enc = f"{'bidirectional ' if c['bidirectional'] else ''}{c['cell'].upper()} encoder {c['d_encoder']}" + (
+        " per direction" if c["bidirectional"] else "")
+    if c["attention"] == "none":
+        att = "no attention (the decoder sees the encoder's final state only)"
+    else:
+        att = f"{c['attention'].capitalize()} attention, {c['score'].replace('_', ' ')} score" + (
+            ", input feeding" if c["input_feeding"] else "") + (
+            f", local-p window {c['local_window']}" if c["local_window"] else "")
+    return (f"{enc} x {c['n_encoder_layers']} layer(s), {c['cell'].upper()} decoder {c['d_hidden']} x "
+            f"{c['n_decoder_layers']}, embeddings {c['d_embed']}, {att}")
+
+
+def rnn_name(args):
+    return "rnn-none" if args.attention == "none" else f"rnn-{args.attention}-{args.score.replace('_', '-')}"
+
+
 def train_toy(args):
-    """The seed article's model: one layer, one head, 64 dims, on the 36-pair toy grammar."""
+    """The seed article's model: one layer, one head, 64 dims, on the 36-pair toy grammar.
+    With --family rnn: an RNN encoder-decoder (toy-rnn-<attention>-<score>, no snapshots)."""
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    log = Log("toy-en-de")
+    rnn = args.family == "rnn"
+    model_name = args.name or (f"toy-{rnn_name(args)}" if rnn else "toy-en-de")
+    log = Log(model_name)
     pairs = [tuple(line.split(",")) for line in read_lines(data_dir() / "toy" / "eng_de.csv") if line.strip()]
     spec = {"type": "word", "lowercase": True, "split_punctuation": True}
     src_vocab = build_word_vocab([p[0] for p in pairs])
     tgt_vocab = build_word_vocab([p[1] for p in pairs])
     src_tok, tgt_tok = Tokenizer(spec, src_vocab), Tokenizer(spec, tgt_vocab)
-    config = {"d_model": 64, "n_heads": 1, "d_ff": 128, "n_encoder_layers": 1, "n_decoder_layers": 1,
-              "activation": "relu", "norm": "post", "positions": "sinusoidal", "max_positions": 16,
-              "embedding_scale": 8.0, "shared_embeddings": False, "tied_output": False}
-    model = Transformer(config, len(src_vocab), len(tgt_vocab))
+    if rnn:
+        config = rnn_config(args, 16)
+        model = RNNSeq2Seq(config, len(src_vocab), len(tgt_vocab))
+        n_params = sum(p.numel() for p in model.parameters())
+        description = (f"Toy English->German RNN encoder-decoder: {rnn_words(model.config)}; {n_params:,} parameters, "
+                       f"trained on the 36-pair grammar of shared/data/toy/eng_de.csv.")
+        log(f"{model_name}: {n_params} params, config {json.dumps(model.config)}")
+    else:
+        config = {"d_model": 64, "n_heads": 1, "d_ff": 128, "n_encoder_layers": 1, "n_decoder_layers": 1,
+                  "activation": "relu", "norm": "post", "positions": "sinusoidal", "max_positions": 16,
+                  "embedding_scale": 8.0, "shared_embeddings": False, "tied_output": False}
+        model = Transformer(config, len(src_vocab), len(tgt_vocab))
+        description = ("Toy English->German model of the seed article: 1 layer, 1 head, 64 dims, trained on the "
+                       "36-pair grammar of shared/data/toy/eng_de.csv.")
     examples = encode_pairs(src_tok, tgt_tok, pairs, 15)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     out_dir = ROOT / "models"
-    snapshots = sorted(set(int(x) for x in args.snapshots.split(",")))
-    description = ("Toy English->German model of the seed article: 1 layer, 1 head, 64 dims, trained on the "
-                   "36-pair grammar of shared/data/toy/eng_de.csv.")
+    snapshots = [] if rnn else sorted(set(int(x) for x in args.snapshots.split(",")))
 
     def save(path, label):
         export(model, model.config, spec, src_vocab, tgt_vocab, path, dtype="F32", name=label,
@@ -172,11 +222,13 @@ def train_toy(args):
             loss, n = loss_on(model, src, tgt, 0.0)
             opt.zero_grad()
             (loss / n).backward()
+            if args.clip_norm:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip_norm)
             opt.step()
             total, count = total + float(loss), count + n
         if epoch % 10 == 9 or epoch < 3:
             log(f"epoch {epoch + 1} loss {total / count:.4f} exact {check()}/{len(pairs)}")
-    save(out_dir / "toy-en-de.safetensors", "toy-en-de")
+    save(out_dir / f"{model_name}.safetensors", model_name)
     log(f"final: {check()}/{len(pairs)} training sentences translated exactly")
 
 
@@ -185,7 +237,7 @@ def train_toy(args):
 def train_multi30k(args):
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    name = args.name or f"multi30k-{args.src}-{args.tgt}"
+    name = args.name or (f"multi30k-rnn-{args.src}-{args.tgt}" if args.family == "rnn" else f"multi30k-{args.src}-{args.tgt}")
     log = Log(name, append=args.resume, folder=ROOT / "build")
     mdir = data_dir() / "multi30k"
     train = list(zip(read_lines(mdir / f"train.{args.src}.gz"), read_lines(mdir / f"train.{args.tgt}.gz")))
@@ -203,15 +255,23 @@ def train_multi30k(args):
     spec = {"type": "bpe", "lowercase": False, "merges": merges}
     vocab = build_bpe_vocab([s for s, _ in train] + [t for _, t in train], merges)
     tok = Tokenizer(spec, vocab)
-    config = {"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
-              "n_encoder_layers": args.layers, "n_decoder_layers": args.layers, "activation": "relu",
-              "norm": "pre", "positions": "sinusoidal", "max_positions": args.max_positions,
-              "embedding_scale": math.sqrt(args.d_model), "shared_embeddings": True, "tied_output": True}
-    model = Transformer(config, len(vocab), len(vocab), dropout=args.dropout)
-    for p in model.parameters():
-        if p.dim() > 1:
-            torch.nn.init.xavier_uniform_(p)
-    torch.nn.init.normal_(model.src_embed.weight, std=args.d_model ** -0.5)
+    if args.family == "rnn":
+        args.shared_embeddings = True  # one joint BPE vocabulary: one embedding matrix
+        config = rnn_config(args, args.max_positions)
+        model = RNNSeq2Seq(config, len(vocab), len(vocab), dropout=args.dropout)
+        config = model.config
+        # PyTorch's default init (uniform +-1/sqrt(hidden)) for the cells; embeddings as the transformer's.
+        torch.nn.init.normal_(model.src_embed.weight, std=args.embed ** -0.5)
+    else:
+        config = {"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
+                  "n_encoder_layers": args.layers, "n_decoder_layers": args.layers, "activation": "relu",
+                  "norm": "pre", "positions": "sinusoidal", "max_positions": args.max_positions,
+                  "embedding_scale": math.sqrt(args.d_model), "shared_embeddings": True, "tied_output": True}
+        model = Transformer(config, len(vocab), len(vocab), dropout=args.dropout)
+        for p in model.parameters():
+            if p.dim() > 1:
+                torch.nn.init.xavier_uniform_(p)
+        torch.nn.init.normal_(model.src_embed.weight, std=args.d_model ** -0.5)
     if args.init_from:
         # Continue from a shipped model (f16 weights, fresh optimiser): how training carries
         # over to a machine where build/<name>.ckpt.pt does not exist.
@@ -308,9 +368,14 @@ def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss
 
     Never models/: tests may run while training goes on, and a shipped file is replaced only by
     a deliberate copy (DEVELOPERS.md)."""
-    model_name = f"multi30k-{args.src}-{args.tgt}"
-    description = (f"Multi30k {args.src}->{args.tgt}: {args.layers}+{args.layers} layers, d_model {args.d_model}, "
-                   f"{args.heads} heads, FFN {args.d_ff}, pre-norm, joint BPE ({len(spec['merges'])} merges), "
+    if args.family == "rnn":
+        model_name = f"multi30k-rnn-{args.src}-{args.tgt}"
+        architecture = f"{rnn_words(config)}"
+    else:
+        model_name = f"multi30k-{args.src}-{args.tgt}"
+        architecture = (f"{args.layers}+{args.layers} layers, d_model {args.d_model}, {args.heads} heads, "
+                        f"FFN {args.d_ff}, pre-norm")
+    description = (f"Multi30k {args.src}->{args.tgt}: {architecture}, joint BPE ({len(spec['merges'])} merges), "
                    f"{n_params / 1e6:.2f}M parameters; {what or f'epoch {epoch}'}, val loss {val_loss:.3f}.")
     was_training = model.training
     model.eval()
@@ -322,16 +387,38 @@ def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss
     model.train(was_training)
 
 
+def add_family_options(parser, hidden, embed):
+    parser.add_argument("--family", choices=("transformer", "rnn"), default="transformer",
+                        help="model family (models/FORMAT.md); the options below are the RNN's")
+    parser.add_argument("--cell", choices=("gru", "lstm"), default="gru")
+    parser.add_argument("--hidden", type=int, default=hidden, help="decoder hidden size (d_hidden)")
+    parser.add_argument("--embed", type=int, default=embed, help="embedding size (d_embed)")
+    parser.add_argument("--encoder-hidden", type=int,
+                        help="encoder size per direction (default: hidden, or hidden / 2 when bidirectional)")
+    parser.add_argument("--rnn-layers", type=int, default=1, help="encoder and decoder layers")
+    parser.add_argument("--bidirectional", action="store_true")
+    parser.add_argument("--attention", choices=("bahdanau", "luong", "none"), default="bahdanau")
+    parser.add_argument("--score", choices=("additive", "dot", "scaled_dot", "general", "cosine", "location"),
+                        default="additive")
+    parser.add_argument("--attention-dim", type=int, help="additive score's hidden size (default: hidden)")
+    parser.add_argument("--input-feeding", action="store_true", help="Luong: h~ of the last step joins the input")
+    parser.add_argument("--local-window", type=int, default=0, help="Luong's local-p window D (0: global)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="task", required=True)
     toy = sub.add_parser("toy")
+    add_family_options(toy, hidden=64, embed=32)
+    toy.add_argument("--name", help="model name (default toy-en-de, or toy-rnn-<attention>-<score>)")
     toy.add_argument("--epochs", type=int, default=200)
     toy.add_argument("--snapshots", default="0,1,3,10,30,100")
     toy.add_argument("--batch-tokens", type=int, default=24)
     toy.add_argument("--lr", type=float, default=1e-3)
+    toy.add_argument("--clip-norm", type=float, default=0.0, help="gradient clipping (0: off)")
     toy.add_argument("--seed", type=int, default=1)
     m = sub.add_parser("multi30k")
+    add_family_options(m, hidden=256, embed=256)
     m.add_argument("--src", default="en")
     m.add_argument("--tgt", default="de")
     m.add_argument("--merges", type=int, default=8000)

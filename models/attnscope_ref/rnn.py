@@ -30,6 +30,9 @@ score(q, H)_j:  additive   v . tanh(W_q q + W_k h_j)
                 scaled_dot q . h_j / sqrt(d)
                 general    q . (W_a h_j)
                 cosine     q . h_j / max(|q| |h_j|, 1e-8)
+                location   (W_a q)_j: "a softmax over one fully connected layer" (Luong's
+                           location-based score); W_a [max_positions, d_hidden] has a row per
+                           source position, cut to the sentence's S; H enters only through c
 local-p (local_window D > 0): p = (S - 1) sigmoid(v_p . tanh(W_p q)); the softmax runs over the
 positions j with |j - p| <= D only, and a_j is then multiplied by exp(-(j - p)^2 / (2 (D/2)^2))
 (not renormalised, as in the paper); every other a_j is 0. (Luong uses S sigmoid(...) with
@@ -50,7 +53,7 @@ from .interventions import pattern_weights
 from .tokenizer import SPECIAL_TOKENS
 
 STYLES = ("bahdanau", "luong", "none")
-SCORES = ("additive", "dot", "scaled_dot", "general", "cosine")
+SCORES = ("additive", "dot", "scaled_dot", "general", "cosine", "location")
 
 DEFAULT_CONFIG = {
     "architecture": "rnn",
@@ -118,43 +121,54 @@ class Attention(nn.Module):
             self.v = nn.Linear(c["d_attention"], 1, bias=False)
         elif self.kind == "general":
             self.key_proj = nn.Linear(d_mem, h, bias=False)  # W_a
+        elif self.kind == "location":
+            self.location_proj = nn.Linear(h, c["max_positions"], bias=False)  # W_a, a row per source position
         if self.window > 0:
             self.position_proj = nn.Linear(h, h, bias=False)  # W_p
             self.position_v = nn.Linear(h, 1, bias=False)  # v_p
 
     def scores(self, q, H):
+        """Energies [..., S] of the query q [..., d_hidden] over H [..., S, d_mem] (a leading batch
+        dimension is optional: the training forward scores a whole batch at once)."""
         if self.kind == "additive":
-            return self.v(torch.tanh(self.query_proj(q)[None, :] + self.key_proj(H)))[:, 0]
+            return self.v(torch.tanh(self.query_proj(q).unsqueeze(-2) + self.key_proj(H)))[..., 0]
         if self.kind == "dot":
-            return H @ q
+            return (H @ q.unsqueeze(-1))[..., 0]
         if self.kind == "scaled_dot":
-            return (H @ q) / math.sqrt(q.shape[0])
+            return (H @ q.unsqueeze(-1))[..., 0] / math.sqrt(q.shape[-1])
         if self.kind == "general":
-            return self.key_proj(H) @ q
+            return (self.key_proj(H) @ q.unsqueeze(-1))[..., 0]
         if self.kind == "cosine":
-            return (H @ q) / torch.clamp(q.norm() * H.norm(dim=1), min=1e-8)
+            return (H @ q.unsqueeze(-1))[..., 0] / torch.clamp(
+                q.norm(dim=-1, keepdim=True) * H.norm(dim=-1), min=1e-8)
+        if self.kind == "location":
+            return self.location_proj(q)[..., :H.shape[-2]]
         raise ValueError(self.kind)
 
-    def forward(self, q, H):
-        """-> (weights a [S], energies [S] before the softmax, centre p or None)"""
+    def forward(self, q, H, lengths=None):
+        """-> (weights a [..., S], energies [..., S] before the softmax, centre p [...] or None).
+        `lengths` [...]: the real source lengths of a padded batch (positions past them get 0)."""
         e = self.scores(q, H)
-        if self.window == 0:
-            return torch.softmax(e, dim=0), e, None
-        S = H.shape[0]
-        p = (S - 1) * torch.sigmoid(self.position_v(torch.tanh(self.position_proj(q))))[0]
+        S = H.shape[-2]
         j = torch.arange(S, dtype=torch.float32)
-        inside = (j - p).abs() <= self.window
-        a = torch.zeros(S)
-        a[inside] = torch.softmax(e[inside], dim=0)
+        n = torch.full(e.shape[:-1], S) if lengths is None else lengths
+        valid = j < n[..., None]
+        if self.window == 0:
+            return torch.softmax(e.masked_fill(~valid, -math.inf), dim=-1), e, None
+        p = (n - 1) * torch.sigmoid(self.position_v(torch.tanh(self.position_proj(q))))[..., 0]
+        inside = ((j - p[..., None]).abs() <= self.window) & valid
+        a = torch.softmax(e.masked_fill(~inside, -math.inf), dim=-1)
         sigma = self.window / 2.0
-        a = a * torch.exp(-((j - p) ** 2) / (2 * sigma * sigma))
+        a = a * torch.exp(-((j - p[..., None]) ** 2) / (2 * sigma * sigma))
         return a, e, p
 
 
 class RNNSeq2Seq(nn.Module):
-    def __init__(self, config, src_vocab_size, tgt_vocab_size):
+    def __init__(self, config, src_vocab_size, tgt_vocab_size, dropout=0.0):
         super().__init__()
         c = self.config = complete_config(config)
+        # Training only (forward() in train mode): on the embeddings and on the output's input.
+        self.dropout = nn.Dropout(dropout)
         E, He, H = c["d_embed"], c["d_encoder"], c["d_hidden"]
         d_mem = d_memory(c)
         rnn = nn.GRU if c["cell"] == "gru" else nn.LSTM
@@ -207,13 +221,18 @@ class RNNSeq2Seq(nn.Module):
         return {"h": h, "c": c, "feed": feed}
 
     def _rnn(self, x, state):
-        h, c = list(state["h"]), (list(state["c"]) if state["c"] is not None else None)
+        h, c = self._recur(x[None, :], [h[None, :] for h in state["h"]],
+                           [c[None, :] for c in state["c"]] if state["c"] is not None else None)
+        return [hl[0] for hl in h], ([cl[0] for cl in c] if c is not None else None)
+
+    def _recur(self, x, h, c):
+        """The decoder layers on input x [B, in] from states h (and c) [layer] [B, H] -> new h, c."""
+        h, c = list(h), (list(c) if c is not None else None)
         for l, cell in enumerate(self.decoder.cells):
             if c is None:
-                h[l] = cell(x[None, :], h[l][None, :])[0]
+                h[l] = cell(x, h[l])
             else:
-                hl, cl = cell(x[None, :], (h[l][None, :], c[l][None, :]))
-                h[l], c[l] = hl[0], cl[0]
+                h[l], c[l] = cell(x, (h[l], c[l]))
             x = h[l]
         return h, c
 
@@ -285,3 +304,47 @@ class RNNSeq2Seq(nn.Module):
             if token == self.special("eos"):
                 break
         return {"encoder_states": H, "encoder_final": final, "output_ids": out, "steps": steps}
+
+    # ------------------------------------------------------------------ training (batched)
+    def forward(self, src, tgt_in):
+        """Teacher-forced logits [B, T, V] of a padded batch (src [B, S], tgt_in [B, T], each
+        sentence followed by <pad>): what step() computes, for every sentence at once, with the
+        padding kept out of the encoder (packed sequences) and out of the attention.
+        models/check_reference.py compares it with greedy_decode on the RNN goldens."""
+        c = self.config
+        pad = self.special("pad")
+        B = src.shape[0]
+        lengths = (src != pad).sum(1)
+        x = self.dropout(self.src_embed(src))
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        out, _ = self.encoder.rnn(packed)
+        H, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # [B, S, d_mem]
+        last = H[torch.arange(B), lengths - 1]
+        He = c["d_encoder"]
+        final = torch.cat([last[:, :He], H[:, 0, He:]], dim=1) if c["bidirectional"] else last
+
+        s0 = torch.tanh(self.bridge(final))
+        L = c["n_decoder_layers"]
+        h = [s0] * L
+        cell = [torch.zeros_like(s0)] * L if c["cell"] == "lstm" else None
+        feed = torch.zeros_like(s0)
+        E = self.dropout(self.tgt_embedding()(tgt_in))  # [B, T, E]
+        style = c["attention"]
+        outs = []
+        for t in range(tgt_in.shape[1]):
+            e = E[:, t]
+            if style in ("bahdanau", "none"):
+                if style == "bahdanau":
+                    a = self.attention(h[-1], H, lengths)[0]
+                    ctx = (a.unsqueeze(1) @ H)[:, 0]
+                else:
+                    ctx = final
+                h, cell = self._recur(torch.cat([e, ctx], dim=1), h, cell)
+                outs.append(torch.cat([h[-1], ctx], dim=1))
+            else:
+                h, cell = self._recur(torch.cat([e, feed], dim=1) if c["input_feeding"] else e, h, cell)
+                a = self.attention(h[-1], H, lengths)[0]
+                ctx = (a.unsqueeze(1) @ H)[:, 0]
+                feed = torch.tanh(self.combine(torch.cat([ctx, h[-1]], dim=1)))
+                outs.append(feed)
+        return self.output(self.dropout(torch.stack(outs, dim=1)))

@@ -6,6 +6,13 @@
 //   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 30]
 //       [--max-length 64] [--memory-sentences 20] [--no-publish] [--readme]
 //   node tests/bench/bench.mjs --from build/bench/results.json [--readme]   # only re-render
+//   node tests/bench/bench.mjs --rnn-only [--rnn-model FILE]   # only the RNN comparison
+//
+// The RNN encoder-decoder family (issue 16) is compared with the PyTorch reference the same way:
+// greedy decode time per token of attnscope's WASM build against models/attnscope_ref/rnn.py on
+// the CPU with one thread, same weights, same source ids (rnnBench below). The shipped toy RNN
+// (its 36 sentences) always; models/multi30k-rnn-en-de.safetensors on the Multi30k sentences
+// when it is shipped; --rnn-model adds a file (a toy-* file reads the toy sentences).
 //
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
 // tests/bench/RESULTS.md; --readme also replaces the block between the bench markers in
@@ -18,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
-import { decoderFlops, encoderFlops, renderMarkdown, renderReadmeBlock } from './render.mjs';
+import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBlock } from './render.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const here = (p) => resolve(root, p);
@@ -39,6 +46,8 @@ const { values: args } = parseArgs({
     roofline: { type: 'string', default: 'build/bench/roofline/simd_peak.js' },
     'no-publish': { type: 'boolean', default: false },
     readme: { type: 'boolean', default: false },
+    'rnn-model': { type: 'string', multiple: true, default: [] },
+    'rnn-only': { type: 'boolean', default: false },
     from: { type: 'string' },  // re-render the Markdown from an earlier results.json, run nothing
     cold: { type: 'string' },  // internal: one cold start in a child process ('attnscope' | 'ort')
   },
@@ -311,6 +320,71 @@ function gitRevision() {
   }
 }
 
+// ---------------------------------------------------------------------------- RNN vs PyTorch
+
+/** The RNN files to compare: the shipped toy, the shipped Multi30k RNN if any, and --rnn-model. */
+function rnnModels() {
+  const files = ['models/toy-rnn-bahdanau-additive.safetensors'];
+  if (existsSync(here('models/multi30k-rnn-en-de.safetensors'))) files.push('models/multi30k-rnn-en-de.safetensors');
+  return [...new Set([...files, ...args['rnn-model']])];
+}
+
+/**
+ * The sentences an RNN file is timed on: --sentences of Multi30k's, or for a toy-* file the 36 of
+ * the toy grammar, repeated up to --sentences (a pass over 36 short sentences is too short to time).
+ */
+function rnnSentences(file) {
+  if (!/(^|\/)toy-[^/]*$/.test(file)) return readSentences().sentences;
+  const toy = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n').map((l) => l.trim().split(',')[0]);
+  return Array.from({ length: N }, (_, i) => toy[i % toy.length]);
+}
+
+/**
+ * One RNN file: an untimed pass (the same tokens from both engines, and warm-up), then R repeats
+ * of attnscope's WASM greedy decode (capture off) and the PyTorch worker's, one after the other.
+ */
+async function rnnBench(api, file) {
+  const path = here(file);
+  const model = await api.loadModel(path);
+  const config = model.config;
+  if (config.architecture !== 'rnn') throw new Error(`${file} is not an RNN (architecture ${config.architecture})`);
+  const sentences = rnnSentences(file);
+  const ids = sentences.map((s) => {
+    const t = model.tokenize(s);
+    return config.src_append_eos ? [...t.ids, config.special_tokens.eos] : t.ids;
+  });
+  const sources = join(outDir, `sources-${file.replace(/[^A-Za-z0-9.-]+/g, '_')}.json`);
+  writeFileSync(sources, JSON.stringify({ model: file, config, sentences, ids }));
+  console.log(`RNN ${file}: ${sentences.length} sentences`);
+  const torch = await startWorker('pytorch', args.python,
+    [here('tests/bench/bench_torch.py'), '--model', path, '--sources', sources, '--max-length', String(maxLength)]);
+  const first = sentences.map((s) => ours(model, s, 'off'));
+  const out = { model: file, bytes: statSync(path).size, config, sentences: sentences.length, attnscope: null, torch: null };
+  const passes = { off: [], torch: [] };
+  if (torch) out.agreement = agreement(first, fromWorker(await torch.ask('greedy')));
+  for (let r = 0; r < R; ++r) {
+    passes.off.push(sentences.map((s) => ours(model, s, 'off')));
+    if (torch) passes.torch.push(fromWorker(await torch.ask('greedy')));
+  }
+  await torch?.quit();
+  model.dispose();
+  out.attnscope = summarize(passes.off, sentences.length);
+  if (torch) out.torch = summarize(passes.torch, sentences.length);
+  const a = out.attnscope.decodePerTokenMs;
+  const t = out.torch?.decodePerTokenMs;
+  // The ratio RESULTS.md prints: the median over repeats of each repeat's ratio.
+  const ratio = pairedRatio(out.attnscope, out.torch, 'decodePerTokenMs');
+  console.log(`  attnscope WASM ${a.toFixed(3)} ms/token, PyTorch ${t ? t.toFixed(3) : 'n/a'} ms/token (medians)` +
+    (out.agreement ? `; WASM / PyTorch ${ratio.toFixed(3)}; ${out.agreement.identical}/${out.agreement.sentences} identical` : ''));
+  return out;
+}
+
+async function rnnAll(api) {
+  const runs = [];
+  for (const file of rnnModels()) runs.push(await rnnBench(api, file));
+  return runs;
+}
+
 // ------------------------------------------------------------------------------------- main
 
 async function main() {
@@ -430,6 +504,9 @@ async function main() {
   await torch?.quit();
   await ort.release();
 
+  console.log('RNN encoder-decoders vs PyTorch...');
+  const rnn = await rnnAll(api);
+
   // Cold starts and memory, each in a fresh Node process (alternating engines).
   console.log('cold starts and memory (child processes)...');
   const cold = { attnscope: [], ort: [] };
@@ -499,6 +576,7 @@ async function main() {
     },
     flops,
     roofline,
+    rnn,
   };
   writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(`wrote ${join(outDir, 'results.json')}`);
@@ -538,6 +616,16 @@ function summarizeCold(runs) {
 if (args.cold) {
   if (args.cold !== 'attnscope' && args.cold !== 'ort') throw new Error(`--cold attnscope|ort, got '${args.cold}'`);
   console.log(JSON.stringify(await coldStart(args.cold)));
+} else if (args['rnn-only']) {
+  // Only the RNN comparison: printed and written to build/bench/rnn-results.json (the published
+  // RESULTS.md is left as it is: it needs the whole run).
+  mkdirSync(outDir, { recursive: true });
+  console.log(`attnscope RNN benchmark: up to ${N} sentences, ${R} repeats, max length ${maxLength}`);
+  const rnn = await rnnAll(await import('../../web/attnscope.js'));
+  const { renderRnn } = await import('./render.mjs');
+  writeFileSync(join(outDir, 'rnn-results.json'), JSON.stringify({ meta: { machine: machine(), git: gitRevision() }, rnn }, null, 2) + '\n');
+  console.log('\n' + renderRnn(rnn).join('\n'));
+  console.log(`wrote ${join(outDir, 'rnn-results.json')}`);
 } else if (args.from) {
   publish(JSON.parse(readFileSync(here(args.from), 'utf8')));
 } else {

@@ -10,6 +10,12 @@ each step feeds only the newest token and appends its self-attention keys/values
 (torch.cat). It is fed the source ids attnscope's tokenizer produced (sources.json), so the
 comparison is model-only.
 
+An RNN encoder-decoder file ("architecture": "rnn") runs the reference's own greedy decode
+instead (models/attnscope_ref/rnn.py): encode() once (the encoder states and the final state),
+start() (the bridge), then one step() per token, exactly as RNNSeq2Seq.greedy_decode does,
+without its recording. Its step() scores with W_k H computed again at every step (additive and
+general scores; attnscope projects the keys once per sentence).
+
 Prints {"ready": true, ...}, then answers stdin commands with one JSON line each:
   greedy [N]    per sentence: encode_ms (encoder + cross K/V projection), decode_ms,
                 first_token_ms (encoder + first step), tokens, ids
@@ -27,9 +33,32 @@ import torch
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "models"))
 from attnscope_ref.export import load_model  # noqa: E402
+from attnscope_ref.rnn import RNNSeq2Seq  # noqa: E402
+
+
+def greedy_rnn(model, src_ids, max_length):
+    eos = model.special("eos")
+    limit = max(1, min(max_length, model.config["max_positions"] - 1))
+    t0 = time.perf_counter()
+    H, final = model.encode(src_ids)
+    state = model.start(final)
+    t1 = time.perf_counter()
+    ids, token, first = [], model.special("bos"), 0.0
+    for t in range(limit):
+        logits, state, _ = model.step(token, state, H, final)
+        token = int(torch.argmax(logits))  # first maximal index, as the engine picks
+        ids.append(token)
+        if t == 0:
+            first = time.perf_counter()
+        if token == eos:
+            break
+    t2 = time.perf_counter()
+    return (t1 - t0) * 1e3, (t2 - t1) * 1e3, (first - t0) * 1e3, ids
 
 
 def greedy(model, src_ids, max_length):
+    if isinstance(model, RNNSeq2Seq):
+        return greedy_rnn(model, src_ids, max_length)
     c = model.config
     bos, eos = c["special_tokens"]["bos"], c["special_tokens"]["eos"]
     scale = c["embedding_scale"]

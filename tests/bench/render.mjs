@@ -145,6 +145,28 @@ function roofline(r) {
   };
 }
 
+/** The RNN encoder-decoder section (issue 16): WASM vs PyTorch, decode time per token. */
+export function renderRnn(runs) {
+  const out = ['## RNN encoder-decoder: attnscope (WASM) vs PyTorch', ''];
+  const rows = runs.map((x) => {
+    const c = x.config;
+    const what = `${c.cell.toUpperCase()} ${c.d_hidden}, ${c.attention}${c.attention === 'none' ? '' : ` ${c.score}`}`;
+    const ratio = pairedRatio(x.attnscope, x.torch, 'decodePerTokenMs');
+    return [`${x.model} (${what})`, String(x.sentences), String(x.attnscope.tokens), f(x.attnscope.decodePerTokenMs, 3),
+      x.torch ? f(x.torch.decodePerTokenMs, 3) : 'n/a', x.torch ? f(ratio, 3) : 'n/a',
+      x.torch ? verdict(ratio, true) : 'n/a',
+      x.agreement ? `${x.agreement.identical}/${x.agreement.sentences}` : 'n/a'];
+  });
+  out.push(table(['model', 'sentences', 'tokens', 'WASM, ms per token', 'PyTorch, ms per token', 'WASM / PyTorch',
+    'WASM vs PyTorch', 'identical outputs'], rows), '');
+  out.push('- Greedy decoding, decoder time per generated token (the encoder and the start state excluded on both sides), ' +
+    'median over repeats of the per-repeat ratio. *WASM*: `model.translate()` then `step()`/`run()` with capture off, in ' +
+    'Node. *PyTorch*: the reference models/attnscope_ref/rnn.py on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
+    'its own `step()` per token (tests/bench/bench_torch.py; it computes W_k H again at every step for the additive and ' +
+    'general scores, which attnscope projects once per sentence), fed the same source ids.', '');
+  return out;
+}
+
 export function renderReadmeBlock(r) {
   const m = r.meta;
   return [
@@ -335,6 +357,8 @@ export function renderMarkdown(r) {
   } else {
     out.push('(The roofline microbenchmark was not built: run tests/bench/run.sh.)', '');
   }
+
+  if (r.rnn?.length) out.push(...renderRnn(r.rnn));
 
   out.push('## Targets of issue 8', '');
   out.push(targets(r), '');

@@ -126,7 +126,8 @@ TEST(RnnGoldenInterventions, MatchPyTorchReference) {
   }
 }
 
-// The goldens cover every cell x every score function x both attention styles, Luong with and
+// The goldens cover every cell x every score function (Luong's location score included) x both
+// attention styles, Luong with and
 // without input feeding, local-p, and the no-attention baseline for both cells.
 TEST(RnnGoldenCoverage, EveryCellScoreAndStyle) {
   std::set<std::string> seen;
@@ -141,7 +142,7 @@ TEST(RnnGoldenCoverage, EveryCellScoreAndStyle) {
   }
   for (const char* cell : {"gru", "lstm"}) {
     for (const char* style : {"bahdanau", "luong"})
-      for (const char* score : {"additive", "dot", "scaled_dot", "general", "cosine"})
+      for (const char* score : {"additive", "dot", "scaled_dot", "general", "cosine", "location"})
         EXPECT_TRUE(seen.count(std::string(cell) + "/" + style + "/" + score)) << cell << " " << style << " " << score;
     EXPECT_TRUE(seen.count(std::string(cell) + "/none/none")) << cell << " without attention";
   }

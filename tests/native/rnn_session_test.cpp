@@ -288,6 +288,15 @@ TEST(RnnModelFile, BadConfigsAreLoadErrorsNamingTheField) {
   expect(load_error_with_config("gru_bahdanau_additive", [](json& c) { c["cell"] = "lstm"; }), "has shape");
   expect(load_error_with_config("gru_bahdanau_additive", [](json& c) { c["d_attention"] = 3; }), "has shape");
   expect(load_error_with_config("gru_bahdanau_additive", [](json& c) { c["attention"] = "luong"; }), "has shape");
+  // Luong's location score: W_a has a row per source position, so the config's max_positions
+  // must be there and agree with it; it has no additive hidden layer.
+  expect(load_error_with_config("gru_luong_location_feed", [](json& c) { c.erase("max_positions"); }),
+         "'max_positions' is missing");
+  expect(load_error_with_config("gru_luong_location_feed", [](json& c) { c["max_positions"] = 20; }),
+         "attention.location_proj.weight");
+  expect(load_error_with_config("gru_bahdanau_location", [](json& c) { c["d_attention"] = 4; }), "d_attention");
+  expect(load_error_with_config("gru_bahdanau_location", [](json& c) { c["score"] = "locative"; }),
+         "'score' must be one of");
 }
 
 }  // namespace

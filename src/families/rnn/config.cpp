@@ -28,12 +28,13 @@ Config Config::from_json(const std::string& text) {
       throw ModelFileError("config: a model without attention has no input_feeding, local_window or d_attention");
     return c;
   }
-  const std::string score = one_of(j, "score", {"additive", "dot", "scaled_dot", "general", "cosine"});
+  const std::string score = one_of(j, "score", {"additive", "dot", "scaled_dot", "general", "cosine", "location"});
   c.score = score == "additive"     ? Score::Additive
             : score == "dot"        ? Score::Dot
             : score == "scaled_dot" ? Score::ScaledDot
             : score == "general"    ? Score::General
-                                    : Score::Cosine;
+            : score == "cosine"     ? Score::Cosine
+                                    : Score::Location;
   if ((c.score == Score::Additive) != (c.d_attention > 0))
     throw ModelFileError("config field 'd_attention' must be > 0 with the additive score and 0 otherwise");
   if ((c.score == Score::Dot || c.score == Score::ScaledDot || c.score == Score::Cosine) &&

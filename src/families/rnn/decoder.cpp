@@ -65,6 +65,10 @@ RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors
     case Score::Cosine:  // q · h_j / max(|q| |h_j|, 1e-8)
       for (Eigen::Index j = 0; j < S; ++j) e[j] = q.dot(H.row(j)) / std::max(q.norm() * H.row(j).norm(), 1e-8f);
       break;
+    case Score::Location:  // (W_a q)_j, one row of W_a per source position, cut to this sentence's S
+      // (S <= max_positions = its rows: the source's one length check, decoding/source.cpp).
+      e = q * w.location_proj.topRows(S).transpose();
+      break;
   }
   if (vectors) (*vectors)["energies"] = e;
 

@@ -44,6 +44,9 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
       t.v = w.matrix("attention.v.weight", 1, c.d_attention);
     } else if (c.score == Score::General) {
       t.key_proj = w.matrix("attention.key_proj.weight", H, D);
+    } else if (c.score == Score::Location) {
+      // One row per source position the model reads (max_positions, a source's longest, </s> included).
+      t.location_proj = w.matrix("attention.location_proj.weight", m.config.max_positions, H);
     }
     if (c.local_window > 0) {
       t.position_proj = w.matrix("attention.position_proj.weight", H, H);

@@ -21,7 +21,7 @@ namespace attnscope::rnn {
 
 enum class Cell { GRU, LSTM };
 enum class Style { Bahdanau, Luong, None };
-enum class Score { Additive, Dot, ScaledDot, General, Cosine };
+enum class Score { Additive, Dot, ScaledDot, General, Cosine, Location };
 
 // The family's own config fields (models/FORMAT.md), parsed from ModelConfig::family_json.
 struct Config {
@@ -65,6 +65,7 @@ struct Weights {
   // Attention (absent for Style::None):
   Matrix query_proj;                // additive W_q [A, H]
   Matrix key_proj;                  // additive W_k [A, d_mem]; general W_a [H, d_mem]
+  Matrix location_proj;             // location W_a [max_positions, H]: a row per source position
   RowVector v;                      // additive v [A]
   Matrix position_proj;             // local-p W_p [H, H]
   RowVector position_v;             // local-p v_p [H]
