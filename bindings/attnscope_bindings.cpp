@@ -15,6 +15,7 @@
 #include "analysis/vectors.h"
 #include "decoding/options_json.h"
 #include "decoding/session.h"
+#include "families/bert/tasks.h"
 #include "train/options_json.h"
 #include "train/trainer.h"
 
@@ -66,6 +67,26 @@ val tensor(const Tensor& t) {
 val tokens_of(const Vocabulary& vocab, const std::vector<int>& ids) {
   val out = val::array();
   for (std::size_t i = 0; i < ids.size(); ++i) out.set(i, vocab.token(ids[i]));
+  return out;
+}
+
+// An encoder-only model's encoding of one text: what the views draw.
+val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
+  val out = val::object();
+  out.set("tokens", to_array(e.input.pieces));
+  out.set("ids", to_array(e.input.ids));
+  out.set("segments", to_array(e.input.segments));
+  out.set("unknown", to_array(e.input.unknown));
+  val attention = val::object();
+  for (std::size_t i = 0; i < m.sites().size(); ++i)
+    attention.set(m.sites()[i].name, tensor(site_attention(e.trace.attention, static_cast<int>(i))));
+  out.set("attention", attention);
+  out.set("hidden", matrix(e.hidden));
+  if (vectors) {
+    val named = val::object();
+    for (const auto& [name, value] : e.trace.vectors) named.set(name, matrix(value));
+    out.set("vectors", named);
+  }
   return out;
 }
 
@@ -125,6 +146,45 @@ class ModelHandle {
       out.set("pieces", to_array(e.pieces));
       out.set("ids", to_array(e.ids));
       out.set("unknown", to_array(e.unknown));
+      return out;
+    });
+  }
+
+  // Encoder-only models: `text` (a sentence, or a pair "A [SEP] B") encoded, with its attention
+  // per site, its final hidden states and, if asked, the named vectors (q, k, v, the transformed
+  // value vectors, every layer's output, ...).
+  val encode_text(const std::string& text, bool vectors, const std::string& interventions) const {
+    return guarded([&] {
+      const Model& m = model();
+      const bert::Encoding e = bert::encode_text(m, text, Capture{true, vectors, false}, interventions_from_json(interventions));
+      return encoding(m, e, vectors);
+    });
+  }
+
+  // Encoder-only models: the top_k pieces for every [MASK] of `text`, with the encoding.
+  val fill_mask(const std::string& text, int top_k, const std::string& interventions) const {
+    return guarded([&] {
+      const Model& m = model();
+      const bert::FillMask f = bert::fill_mask(m, text, top_k, Capture{true, false, false}, interventions_from_json(interventions));
+      val out = encoding(m, f.encoding, false);
+      val masks = val::array();
+      for (std::size_t i = 0; i < f.masks.size(); ++i) {
+        val top = val::array();
+        for (std::size_t k = 0; k < f.masks[i].top.size(); ++k) {
+          const bert::Candidate& c = f.masks[i].top[k];
+          val x = val::object();
+          x.set("id", c.id);
+          x.set("token", c.piece);
+          x.set("prob", c.probability);
+          x.set("logit", c.logit);
+          top.set(k, x);
+        }
+        val mask = val::object();
+        mask.set("position", f.masks[i].position);
+        mask.set("topK", top);
+        masks.set(i, mask);
+      }
+      out.set("masks", masks);
       return out;
     });
   }
@@ -532,6 +592,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("info", &ModelHandle::info)
       .function("vocab", &ModelHandle::vocab)
       .function("tokenize", &ModelHandle::tokenize)
+      .function("encodeText", &ModelHandle::encode_text)
+      .function("fillMask", &ModelHandle::fill_mask)
       .function("score", &ModelHandle::score)
       .function("headSweep", &ModelHandle::head_sweep)
       .function("embeddingPca", &ModelHandle::embedding_pca)

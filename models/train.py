@@ -4,6 +4,7 @@
     /usr/bin/python3 models/train.py toy                       # toy-en-de + training snapshots, ~1 min
     /usr/bin/python3 models/train.py multi30k --src en --tgt de  # multi30k-en-de
     /usr/bin/python3 models/train.py multi30k --src de --tgt en  # multi30k-de-en
+    /usr/bin/python3 models/train.py mlm                        # multi30k-en-mlm: a small BERT (issue 17)
 
 The RNN encoder-decoder family (models/FORMAT.md, "The RNN family") trains through the same
 two paths with `--family rnn` and its options (--cell, --hidden, --embed, --encoder-hidden,
@@ -38,8 +39,10 @@ sys.path.insert(0, str(ROOT / "models"))
 
 from attnscope_ref import safetensors_io  # noqa: E402
 from attnscope_ref.export import export  # noqa: E402
+from attnscope_ref import bert  # noqa: E402
 from attnscope_ref.model import Transformer  # noqa: E402
 from attnscope_ref.rnn import RNNSeq2Seq, complete_config as complete_rnn_config  # noqa: E402
+from attnscope_ref.wordpiece import DEFAULT_SPEC as WORDPIECE_SPEC, WordPiece, basic_tokenize  # noqa: E402
 from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
 
 
@@ -363,6 +366,150 @@ def train_multi30k(args):
         f"build/{name}.avg.safetensors (F16): copy the better one (on val) to models/ deliberately")
 
 
+# ----------------------------------------------------------------------- masked LM (BERT family)
+
+def build_wordpiece_vocab(sentences, min_count):
+    """[PAD] [UNK] [CLS] [SEP] [MASK], every character alone and as a "##" continuation (so that
+    every word can be cut), then every basic-tokenizer word seen at least `min_count` times."""
+    from collections import Counter
+    counts = Counter(w for s in sentences for w in basic_tokenize(s, True))
+    chars = sorted({c for w in counts for c in w})
+    words = [w for w, n in counts.most_common() if n >= min_count and len(w) > 1]
+    return bert.SPECIALS + chars + ["##" + c for c in chars] + words
+
+
+def mask_batch(ids, rng, vocab_size, first_word, p=0.15):
+    """BERT's masking (Devlin et al. 2019, 3.1): each piece (not [CLS], [SEP], [PAD]) is chosen
+    with probability p, at least one per sentence; a chosen piece becomes [MASK] 80% of the time,
+    a random piece 10%, stays 10%. -> (inputs, labels with -100 where not chosen)."""
+    inputs, labels = ids.clone(), torch.full_like(ids, -100)
+    special = {bert.SPECIALS.index(t) for t in ("[PAD]", "[CLS]", "[SEP]")}
+    mask_id = bert.SPECIALS.index("[MASK]")
+    for b in range(ids.shape[0]):
+        cand = [t for t in range(ids.shape[1]) if int(ids[b, t]) not in special]
+        chosen = [t for t in cand if rng.random() < p] or ([rng.choice(cand)] if cand else [])
+        for t in chosen:
+            labels[b, t] = ids[b, t]
+            r = rng.random()
+            if r < 0.8:
+                inputs[b, t] = mask_id
+            elif r < 0.9:
+                inputs[b, t] = rng.randrange(first_word, vocab_size)
+    return inputs, labels
+
+
+def mlm_step(model, ids, rng, vocab_size, first_word):
+    inputs, labels = mask_batch(ids, rng, vocab_size, first_word)
+    pad = ids == bert.SPECIALS.index("[PAD]")
+    segments = torch.zeros_like(ids)
+    hidden = model.batch_hidden(inputs, segments, pad)
+    chosen = labels != -100
+    logits = model.mlm_logits(hidden[chosen])
+    gold = labels[chosen]
+    loss = F.cross_entropy(logits, gold, reduction="sum")
+    return loss, int(chosen.sum()), int((logits.argmax(-1) == gold).sum())
+
+
+@torch.no_grad()
+def evaluate_mlm(model, examples, max_tokens, vocab_size, first_word):
+    """Masked-piece accuracy and loss on `examples`, with the same masks every time (seed 1234)."""
+    model.eval()
+    rng = random.Random(1234)
+    total, count, correct = 0.0, 0, 0
+    for ids, _ in batches(examples, max_tokens, False, None):
+        loss, n, ok = mlm_step(model, ids, rng, vocab_size, first_word)
+        total, count, correct = total + float(loss), count + n, correct + ok
+    model.train()
+    return total / max(count, 1), correct / max(count, 1)
+
+
+def train_mlm(args):
+    """A small BERT (issue 17): masked-LM on the English side of Multi30k train, masked-piece
+    accuracy on val. Writes build/<name>.log and build/<name>.best.safetensors (F16, the best val
+    accuracy); shipping is a deliberate copy to models/ with the log, as for the translators."""
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    name = args.name
+    log = Log(name, append=args.resume, folder=ROOT / "build")
+    mdir = data_dir() / "multi30k"
+    train, val = read_lines(mdir / "train.en.gz"), read_lines(mdir / "val.en.gz")
+    vocab = build_wordpiece_vocab(train, args.min_count)
+    tok = WordPiece(WORDPIECE_SPEC, vocab)
+    index = {p: i for i, p in enumerate(vocab)}
+    cls, sep = index["[CLS]"], index["[SEP]"]
+
+    def encode(lines):
+        out = []
+        for line in lines:
+            ids = [cls] + [index[p] for p in tok.split(line)][: args.max_positions - 2] + [sep]
+            if len(ids) > 2:
+                out.append((ids, ids))
+        return out
+
+    train_ex, val_ex = encode(train), encode(val)
+    first_word = len(bert.SPECIALS)
+    config = bert.complete_config({"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
+                                   "n_layers": args.layers, "max_positions": args.max_positions, "pooler": False},
+                                  vocab)
+    model = bert.Bert(config, len(vocab), dropout=args.dropout)
+    for n, p in model.named_parameters():  # BERT's initialisation: N(0, 0.02), LayerNorm 1 / 0
+        if p.dim() > 1:
+            torch.nn.init.normal_(p, std=0.02)
+        elif n.endswith("norm.weight"):
+            torch.nn.init.ones_(p)
+        else:
+            torch.nn.init.zeros_(p)
+    n_params = sum(p.numel() for p in model.parameters())
+    log(f"{name}: {len(train_ex)} train / {len(val_ex)} val sentences, vocabulary {len(vocab)} pieces, "
+        f"{args.layers} layers x {args.heads} heads x {args.d_model}, {n_params / 1e6:.2f}M parameters")
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-6, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: inverse_sqrt(st, args.warmup))
+    ckpt = ROOT / "build" / f"{name}.ckpt.pt"
+    epoch, best = 0, -1.0
+    if args.resume and ckpt.exists():
+        state = torch.load(ckpt)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        epoch, best = state["epoch"], state["best"]
+        rng.setstate(state["rng"])
+        log(f"resumed after epoch {epoch}, best val accuracy {best:.4f}")
+    clock = time.process_time if args.cpu_minutes else time.time
+    deadline = clock() + 60 * (args.cpu_minutes or args.minutes)
+    model.train()
+    while epoch < args.epochs and clock() < deadline:
+        epoch += 1
+        total, count, correct, steps = 0.0, 0, 0, 0
+        for ids, _ in batches(train_ex, args.batch_tokens, True, rng):
+            loss, n, ok = mlm_step(model, ids, rng, len(vocab), first_word)
+            opt.zero_grad()
+            (loss / max(n, 1)).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            total, count, correct, steps = total + float(loss), count + n, correct + ok, steps + 1
+            if clock() > deadline:
+                break
+        val_loss, val_acc = evaluate_mlm(model, val_ex, args.batch_tokens, len(vocab), first_word)
+        log(f"epoch {epoch}: {steps} steps, train loss {total / max(count, 1):.3f} acc {correct / max(count, 1):.4f}; "
+            f"val loss {val_loss:.3f} masked-piece accuracy {val_acc:.4f}")
+        if val_acc > best:
+            best = val_acc
+            model.eval()
+            bert.export(model, config, vocab, ROOT / "build" / f"{name}.best.safetensors", dtype="F16",
+                        name="multi30k-en-mlm",
+                        description=(f"Masked LM on Multi30k English: {args.layers} layers x {args.heads} heads x "
+                                     f"{args.d_model}, FFN {args.d_ff}, WordPiece ({len(vocab)} pieces), "
+                                     f"{n_params / 1e6:.2f}M parameters; epoch {epoch}, val masked-piece accuracy "
+                                     f"{val_acc:.4f}."))
+            model.train()
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch, "best": best, "rng": rng.getstate()}, ckpt)
+    log(f"best val masked-piece accuracy {best:.4f}: build/{name}.best.safetensors (F16); copy it to models/ "
+        "deliberately, with this log")
+
+
+
 def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss, kind, what=None):
     """Writes build/<name>.<kind>.safetensors (F16, the candidate) and .<kind>.f32.safetensors.
 
@@ -443,11 +590,29 @@ def main():
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--name", help="run name for build/<name>.* (default multi30k-<src>-<tgt>)")
     m.add_argument("--average", type=int, default=10, help="average the last N epochs' weights (candidate .avg)")
+    b = sub.add_parser("mlm", help="a small BERT: masked LM on Multi30k English (build/<name>.*)")
+    b.add_argument("--d-model", type=int, default=256)
+    b.add_argument("--heads", type=int, default=4)
+    b.add_argument("--d-ff", type=int, default=1024)
+    b.add_argument("--layers", type=int, default=4)
+    b.add_argument("--max-positions", type=int, default=64)
+    b.add_argument("--min-count", type=int, default=2, help="a word needs this many occurrences to be one piece")
+    b.add_argument("--dropout", type=float, default=0.1)
+    b.add_argument("--lr", type=float, default=5e-4)
+    b.add_argument("--warmup", type=int, default=1000)
+    b.add_argument("--batch-tokens", type=int, default=4000)
+    b.add_argument("--epochs", type=int, default=100)
+    b.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
+    b.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
+    b.add_argument("--threads", type=int, default=1)
+    b.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--name", default="multi30k-en-mlm")
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))
     (ROOT / "build").mkdir(exist_ok=True)
     (ROOT / "models" / "snapshots").mkdir(exist_ok=True)
-    train_toy(args) if args.task == "toy" else train_multi30k(args)
+    {"toy": train_toy, "multi30k": train_multi30k, "mlm": train_mlm}[args.task](args)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ export interface ModelConfig {
 
 export interface ModelInfo {
   name: string; description: string; config: ModelConfig;
-  tokenizer: { type: 'word' | 'bpe'; lowercase: boolean; split_punctuation?: boolean; merges?: string[] };
+  tokenizer: { type: 'word' | 'bpe' | 'wordpiece'; lowercase: boolean; split_punctuation?: boolean; merges?: string[];
+    unk?: string; max_chars_per_word?: number; never_split?: string[] };
   srcVocabSize: number; tgtVocabSize: number;
   /** Loaded with `int8: true`. */
   int8: boolean;
@@ -110,12 +111,34 @@ export interface Interventions {
   copySourceEncoding?: boolean;
 }
 
+/** An encoder-only model's reading of one text ("[CLS] pieces [SEP]"). */
+export interface Encoding {
+  tokens: string[]; ids: number[];
+  /** 0 up to and including the first [SEP], then 1. */
+  segments: number[];
+  unknown: string[];
+  /** Per site of info.sites: [layers, heads, T, T]. */
+  attention: Record<string, AttentionTensor>;
+  /** The final hidden states, [T, d]. */
+  hidden: AttentionTensor;
+  /** With `vectors: true`: 'layers.<l>.q' | 'k' | 'v' | 'transformed_values' ([heads * T, d]) | 'output', 'embedding_sum', 'pooled', ... */
+  vectors?: Record<string, AttentionTensor>;
+}
+export interface MaskCandidate { id: number; token: string; prob: number; logit: number }
+export interface FillMaskResult extends Encoding {
+  masks: { position: number; topK: MaskCandidate[] }[];
+}
+
 export class Model {
   readonly info: ModelInfo;
   readonly config: ModelConfig;
   vocab(side?: 'source' | 'target'): readonly string[];
   tokenId(token: string, side?: 'source' | 'target'): number;
   tokenize(text: string, options?: { side?: 'source' | 'target' }): Tokenized;
+  /** Encoder-only models: a sentence or a pair ('A [SEP] B'), its attention and hidden states. */
+  encode(text: string, options?: { vectors?: boolean; interventions?: Interventions }): Encoding;
+  /** Encoder-only models: the topK best pieces (default 5) for every [MASK]. */
+  fillMask(text: string, options?: { topK?: number; interventions?: Interventions }): FillMaskResult;
   translate(text: string, options?: DecodeOptions): Session;
   score(source: string, target: string, options?: { interventions?: Interventions }):
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };

@@ -243,6 +243,28 @@ export class Model {
     return check(this.#live().tokenize(text(input), side === 'target'));
   }
 
+  /**
+   * Encoder-only models (architecture 'bert'): encodes `text`, a sentence or a pair written
+   * 'text A [SEP] text B', as "[CLS] pieces [SEP]". Returns {tokens, ids, segments, unknown,
+   * attention: {<site>: {shape: [layers, heads, T, T], data}}, hidden: {shape: [T, d], data}} and,
+   * with `vectors: true`, `vectors`: {name: {shape, data}} ('layers.<l>.q', ...k, ...v,
+   * ...transformed_values [heads * T, d]: head h's value vector of token j after the output
+   * projection, row h*T + j (Kobayashi et al. 2020), ...output, 'embedding_sum', 'pooled', ...).
+   */
+  encode(input, { vectors = false, interventions = {} } = {}) {
+    if (typeof vectors !== 'boolean') throw new AttnscopeError(`vectors must be true or false, got ${vectors}`);
+    return check(this.#live().encodeText(text(input), vectors, json(interventions, 'intervention option')));
+  }
+
+  /**
+   * Encoder-only models: the `topK` best pieces for every [MASK] of `text`, left to right:
+   * what encode() returns, plus masks: [{position, topK: [{id, token, prob, logit}]}].
+   * A text without [MASK] is an error.
+   */
+  fillMask(input, { topK = 5, interventions = {} } = {}) {
+    return check(this.#live().fillMask(text(input), int(topK, 'topK'), json(interventions, 'intervention option')));
+  }
+
   /** Teacher-forced log-probability of `target` as the translation of `source`. */
   score(source, target, { interventions = {} } = {}) {
     return check(this.#live().score(text(source), text(target), json(interventions, 'intervention option')));

@@ -2,6 +2,7 @@
 // under src/families/ and one line here.
 #include "model/registry.h"
 
+#include "families/bert/bert.h"
 #include "families/rnn/rnn.h"
 #include "families/transformer/transformer.h"
 
@@ -16,6 +17,7 @@ struct Registration {
 const Registration kFamilies[] = {
     {"transformer", &transformer::load},
     {"rnn", &rnn::load},
+    {"bert", &bert::load},
 };
 
 }  // namespace

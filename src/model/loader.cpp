@@ -55,9 +55,9 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
 
   m.config = ModelConfig::from_json(required(m.metadata, "config"));
   const ModelConfig& c = m.config;
-  m.tokenizer = Tokenizer::from_json(required(m.metadata, "tokenizer"));
   m.src_vocab = Vocabulary(parse_vocab(m.metadata, "src_vocab"));
   m.tgt_vocab = Vocabulary(parse_vocab(m.metadata, "tgt_vocab"));
+  m.tokenizer = Tokenizer::from_json(required(m.metadata, "tokenizer"), m.src_vocab);
   if (c.shared_embeddings && m.src_vocab.tokens() != m.tgt_vocab.tokens())
     throw ModelFileError("shared_embeddings needs src_vocab and tgt_vocab to be identical");
   check_special_tokens(c, m.src_vocab, "source");

@@ -6,10 +6,11 @@
 #include "core/error.h"
 #include "text/bpe_tokenizer.h"
 #include "text/word_tokenizer.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace attnscope {
 
-std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text) {
+std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const Vocabulary& vocab) {
   using json = nlohmann::json;
   json j;
   try {
@@ -36,7 +37,32 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text) {
     }
     return std::make_unique<BpeTokenizer>(std::move(merges), flag("lowercase", false));
   }
-  throw ModelFileError("tokenizer type '" + type + "' is not supported (use \"word\" or \"bpe\")");
+  if (type == "wordpiece") {
+    WordPieceTokenizer::Options o;
+    o.lowercase = flag("lowercase", true);
+    if (j.contains("unk")) {
+      if (!j["unk"].is_string()) throw ModelFileError("tokenizer field 'unk' must be a string");
+      o.unk = j["unk"].get<std::string>();
+    }
+    if (j.contains("max_chars_per_word")) {
+      const json& m = j["max_chars_per_word"];
+      if (!m.is_number_integer() || m.get<long long>() < 1 || m.get<long long>() > 100000)
+        throw ModelFileError("tokenizer field 'max_chars_per_word' must be an integer in [1, 100000]");
+      o.max_chars_per_word = m.get<int>();
+    }
+    if (j.contains("never_split")) {
+      if (!j["never_split"].is_array()) throw ModelFileError("tokenizer field 'never_split' must be an array");
+      for (const json& s : j["never_split"]) {
+        if (!s.is_string() || s.get<std::string>().empty())
+          throw ModelFileError("tokenizer field 'never_split' must hold non-empty strings");
+        o.never_split.push_back(s.get<std::string>());
+      }
+    }
+    if (vocab.size() == 0) throw ModelFileError("a wordpiece tokenizer needs the model's vocabulary");
+    if (!vocab.contains(o.unk)) throw ModelFileError("wordpiece unk piece '" + o.unk + "' is not in the vocabulary");
+    return std::make_unique<WordPieceTokenizer>(std::move(o), vocab);
+  }
+  throw ModelFileError("tokenizer type '" + type + "' is not supported (use \"word\", \"bpe\" or \"wordpiece\")");
 }
 
 Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {

@@ -16,8 +16,9 @@ class Tokenizer {
   virtual std::string join(const std::vector<std::string>& pieces) const = 0;
   virtual std::string to_json() const = 0;
 
-  // Builds the tokenizer described by the `tokenizer` metadata JSON (models/FORMAT.md).
-  static std::unique_ptr<Tokenizer> from_json(const std::string& text);
+  // Builds the tokenizer described by the `tokenizer` metadata JSON (models/FORMAT.md). A
+  // "wordpiece" tokenizer cuts words into pieces of `vocab` (the model's vocabulary).
+  static std::unique_ptr<Tokenizer> from_json(const std::string& text, const Vocabulary& vocab = Vocabulary());
 };
 
 struct Encoded {

@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes as a sentence, through UTF-8 decoding, normalisation, the word
-// tokenizer (every flag combination) and the BPE tokenizer (the golden merges, and merges taken
-// from the input itself: "merge\nmerge\n...\0text").
+// tokenizer (every flag combination), the BPE tokenizer (the golden merges, and merges taken
+// from the input itself: "merge\nmerge\n...\0text") and the WordPiece tokenizer (the golden
+// vocabulary, uncased and cased: every piece is in the vocabulary, non-empty, without white space).
 //
 // Checked for every input: decoded code points are Unicode scalar values and re-encode to valid
 // UTF-8; pieces are non-empty and free of whitespace; word pieces and BPE pieces glue back to the
@@ -22,6 +23,7 @@
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 #include "text/word_tokenizer.h"
+#include "text/wordpiece_tokenizer.h"
 
 using namespace attnscope;
 
@@ -113,6 +115,35 @@ void check_bpe(const Tokenizer& bpe, bool lowercase, const std::string& text, co
   }
 }
 
+struct WordPieceGolden {
+  Vocabulary vocab;
+  std::vector<std::unique_ptr<Tokenizer>> tokenizers;  // one per spec of the golden
+};
+
+const WordPieceGolden& wordpiece_golden() {
+  static const WordPieceGolden g = [] {
+    std::ifstream in(std::string(ATTNSCOPE_GOLDEN_DIR) + "/bert/wordpiece.json");
+    FUZZ_CHECK(in.good());
+    const nlohmann::json j = nlohmann::json::parse(in);
+    WordPieceGolden out;
+    out.vocab = Vocabulary(j["vocab"].get<std::vector<std::string>>());
+    for (const nlohmann::json& s : j["specs"]) out.tokenizers.push_back(Tokenizer::from_json(s["spec"].dump(), out.vocab));
+    return out;
+  }();
+  return g;
+}
+
+void check_wordpiece(const std::string& text) {
+  const WordPieceGolden& g = wordpiece_golden();
+  for (const auto& t : g.tokenizers) {
+    const std::vector<std::string> pieces = t->split(text);
+    check_pieces(pieces);
+    for (const std::string& p : pieces) FUZZ_CHECK(g.vocab.contains(p));  // [UNK] and the specials are in it
+    const Encoded e = encode(*t, g.vocab, text, 1);
+    FUZZ_CHECK(e.unknown.empty());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -121,6 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_word(input);
   const Golden& g = golden();
   check_bpe(*g.bpe, g.lowercase, input, &g.vocab);
+  check_wordpiece(input);
 
   // "merges\0text": BPE with merges from the input.
   const std::size_t nul = input.find('\0');

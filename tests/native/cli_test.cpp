@@ -168,5 +168,50 @@ TEST(Cli, InterventionsFlag) {
   EXPECT_EQ(run_cli("translate --model " + toy + " --interventions '{\"skip\": [\"x\"]}' 'i eat'").status, 2);
 }
 
+// fill-mask on an encoder-only model: the top pieces and probabilities of the PyTorch reference
+// (tests/golden/bert/), the attention in --json, and the exit statuses.
+TEST(CliFillMask, MatchesReferenceAndReportsErrors) {
+  const json g = testing::load_json(testing::golden_path("bert/small_mlm.json"));
+  const std::string model = testing::golden_path("bert/small_mlm.safetensors");
+  int masks = 0;
+  for (const json& c : g["cases"]) {
+    if (c["masks"].empty()) continue;
+    const Result r = run_cli("fill-mask --json --top-k 5 --model " + model + " " + quoted(c["text"]));
+    ASSERT_EQ(r.status, 0) << c["text"];
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["tokens"], c["pieces"]);
+    EXPECT_EQ(j["segments"], c["segments"]);
+    ASSERT_EQ(j["masks"].size(), c["masks"].size());
+    for (std::size_t m = 0; m < c["masks"].size(); ++m, ++masks) {
+      EXPECT_EQ(j["masks"][m]["position"], c["masks"][m]["position"]);
+      for (std::size_t k = 0; k < 5; ++k) {
+        EXPECT_EQ(j["masks"][m]["top_k"][k]["id"], c["masks"][m]["ids"][k]);
+        EXPECT_NEAR(j["masks"][m]["top_k"][k]["prob"].get<double>(), c["masks"][m]["probabilities"][k].get<double>(), 1e-4);
+      }
+    }
+    const json& a = j["attention"]["self"];
+    std::vector<float> flat;
+    for (const json& layer : a)
+      for (const json& head : layer)
+        for (const json& row : head)
+          for (const json& x : row) flat.push_back(x.get<float>());
+    testing::expect_close(c["attention"], flat.data(), flat.size(),
+                          {static_cast<int>(a.size()), static_cast<int>(a[0].size()), static_cast<int>(a[0][0].size()),
+                           static_cast<int>(a[0][0][0].size())},
+                          "fill-mask --json attention");
+  }
+  EXPECT_EQ(masks, 5);
+  const Result text = run_cli("fill-mask --model " + model + " 'i want to eat [MASK] .'");
+  ASSERT_EQ(text.status, 0);
+  ASSERT_EQ(lines(text.out).size(), 2u);
+  EXPECT_EQ(lines(text.out)[0], "i want to eat ? .");  // the reference's top piece is '?'
+  EXPECT_EQ(lines(text.out)[1].rfind("  5:  ? 0.86", 0), 0u) << lines(text.out)[1];
+  EXPECT_EQ(run_cli("fill-mask --model " + model + " 'no mask here'").status, 3);
+  EXPECT_EQ(run_cli("fill-mask --model " + model + " --top-k 0 'a [MASK]'").status, 2);
+  EXPECT_EQ(run_cli("fill-mask --model " + testing::frozen_toy_path() + " 'a [MASK]'").status, 2);  // not a BERT
+  EXPECT_EQ(run_cli("translate --model " + model + " 'i want to eat'").status, 2);  // no decoder
+}
+
+
 }  // namespace
 }  // namespace attnscope

@@ -1,0 +1,30 @@
+// The BERT family's config fields (models/FORMAT.md, "The BERT family").
+#include "core/error.h"
+#include "families/bert/bert.h"
+#include "model/config_fields.h"
+
+namespace attnscope::bert {
+
+using namespace config_fields;
+
+Config Config::from_json(const std::string& text) {
+  const json j = json::parse(text);  // already parsed once by ModelConfig::from_json
+  Config c;
+  c.d_model = int_field(j, "d_model", 1, kMaxWidth);
+  c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
+  if (c.d_model % c.n_heads != 0)
+    throw ModelFileError("config d_model = " + std::to_string(c.d_model) + " is not divisible by n_heads = " +
+                         std::to_string(c.n_heads));
+  c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
+  c.n_layers = int_field(j, "n_layers", 1, kMaxLayers);
+  c.n_segments = int_field(j, "n_segments", 1, 16);
+  c.layer_norm_eps = static_cast<float>(float_field(j, "layer_norm_eps"));
+  if (!(c.layer_norm_eps > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  c.pooler = bool_field(j, "pooler");
+  c.mask = int_field(field(j, "special_tokens"), "mask", 0, 1 << 24);
+  if (!bool_field(j, "shared_embeddings"))
+    throw ModelFileError("config field 'shared_embeddings' must be true for a BERT (one vocabulary)");
+  return c;
+}
+
+}  // namespace attnscope::bert

@@ -1,0 +1,25 @@
+#pragma once
+// The Unicode character properties BERT's basic tokenizer uses (text/wordpiece_tokenizer.h),
+// answered from tables generated out of Python's unicodedata (models/make_unicode_tables.py,
+// src/text/unicode_tables.inc), so that this engine and the Python reference agree without ICU.
+#include <string>
+
+namespace attnscope::unicode {
+
+const char* version();  // the Unicode version of the tables, e.g. "14.0.0"
+
+bool is_punctuation(char32_t c);  // category P*
+bool is_space_separator(char32_t c);  // category Zs
+bool is_control(char32_t c);  // category Cc or Cf
+bool is_nonspacing_mark(char32_t c);  // category Mn
+
+// Python's str.lower() of a word: per code point, with the final-sigma rule (Σ becomes ς after a
+// cased letter and before none; "cased": lower() or upper() changes it; "case-ignorable": Mn).
+std::u32string lower(const std::u32string& word);
+
+// The canonical decomposition (NFD) of every code point with the non-spacing marks dropped:
+// "é" -> "e". Code point by code point (no canonical reordering, which only moves marks that are
+// dropped anyway).
+std::u32string strip_accents(const std::u32string& word);
+
+}  // namespace attnscope::unicode

@@ -1,0 +1,152 @@
+#include "text/wordpiece_tokenizer.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "text/unicode.h"
+#include "text/utf8.h"
+
+namespace attnscope {
+namespace {
+
+bool is_whitespace(char32_t c) {
+  return c == U' ' || c == U'\t' || c == U'\n' || c == U'\r' || unicode::is_space_separator(c);
+}
+
+bool is_control(char32_t c) { return c != U'\t' && c != U'\n' && c != U'\r' && unicode::is_control(c); }
+
+// BERT counts every ASCII non-letter, non-digit symbol as punctuation, e.g. $ + < = > ^ ` | ~.
+bool is_punctuation(char32_t c) {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) ||
+         unicode::is_punctuation(c);
+}
+
+// The CJK Unified Ideographs blocks (not Hangul, Hiragana or Katakana: those are spaced like Latin).
+bool is_cjk(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+// What Python's str.split() splits on once the text is cleaned (every other white space is gone).
+bool splits_words(char32_t c) { return c == U' ' || c == 0x2028 || c == 0x2029; }
+
+}  // namespace
+
+WordPieceTokenizer::WordPieceTokenizer(Options options, const Vocabulary& vocab)
+    : options_(std::move(options)), specials_(options_.never_split), vocab_(vocab) {
+  // Longest first, so that of two specials starting at one place the longer one is cut out.
+  std::stable_sort(specials_.begin(), specials_.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string& text) const {
+  // Clean-up and CJK spacing.
+  std::u32string clean;
+  clean.reserve(text.size());
+  for (char32_t c : text) {
+    if (c == 0 || c == 0xFFFD || is_control(c)) continue;
+    if (is_cjk(c)) {
+      clean += U' ';
+      clean += c;
+      clean += U' ';
+    } else {
+      clean += is_whitespace(c) ? U' ' : c;
+    }
+  }
+  std::vector<std::u32string> words;
+  auto add = [&](std::u32string w) {
+    if (w.empty()) return;
+    if (options_.lowercase) w = unicode::strip_accents(unicode::lower(w));
+    std::u32string current;
+    for (char32_t c : w) {
+      if (is_punctuation(c)) {
+        if (!current.empty()) words.push_back(std::move(current));
+        current.clear();
+        words.push_back(std::u32string(1, c));
+      } else {
+        current += c;
+      }
+    }
+    if (!current.empty()) words.push_back(std::move(current));
+  };
+  std::u32string word;
+  for (char32_t c : clean) {
+    if (splits_words(c)) {
+      add(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  add(std::move(word));
+  return words;
+}
+
+void WordPieceTokenizer::cut(const std::u32string& word, std::vector<std::string>& pieces) const {
+  if (static_cast<int>(word.size()) > options_.max_chars_per_word) {
+    pieces.push_back(options_.unk);
+    return;
+  }
+  const std::size_t first = pieces.size();
+  std::size_t start = 0;
+  while (start < word.size()) {
+    std::string found;
+    for (std::size_t end = word.size(); end > start; --end) {
+      const std::string piece = (start == 0 ? "" : "##") + encode_utf8(word.substr(start, end - start));
+      if (vocab_.contains(piece)) {
+        found = piece;
+        start = end;
+        break;
+      }
+    }
+    if (found.empty()) {  // no piece starts here: the whole word is unknown
+      pieces.resize(first);
+      pieces.push_back(options_.unk);
+      return;
+    }
+    pieces.push_back(std::move(found));
+  }
+}
+
+std::vector<std::string> WordPieceTokenizer::split(const std::string& text) const {
+  std::vector<std::string> pieces;
+  auto run = [&](const std::string& stretch) {
+    for (const std::u32string& w : basic_words(decode_utf8(stretch))) cut(w, pieces);
+  };
+  std::size_t begin = 0, i = 0;
+  while (i < text.size()) {
+    const auto hit = std::find_if(specials_.begin(), specials_.end(),
+                                  [&](const std::string& s) { return !s.empty() && text.compare(i, s.size(), s) == 0; });
+    if (hit == specials_.end()) {
+      ++i;
+      continue;
+    }
+    run(text.substr(begin, i - begin));
+    pieces.push_back(*hit);
+    i += hit->size();
+    begin = i;
+  }
+  run(text.substr(begin));
+  return pieces;
+}
+
+std::string WordPieceTokenizer::join(const std::vector<std::string>& pieces) const {
+  std::string out;
+  for (const std::string& p : pieces) {
+    if (p.size() >= 2 && p.compare(0, 2, "##") == 0 && !out.empty()) out += p.substr(2);
+    else out += (out.empty() ? "" : " ") + p;
+  }
+  return out;
+}
+
+std::string WordPieceTokenizer::to_json() const {
+  return nlohmann::json{{"type", "wordpiece"},
+                        {"lowercase", options_.lowercase},
+                        {"unk", options_.unk},
+                        {"max_chars_per_word", options_.max_chars_per_word},
+                        {"never_split", options_.never_split}}
+      .dump();
+}
+
+}  // namespace attnscope

@@ -1,0 +1,40 @@
+#pragma once
+// BERT's WordPiece tokenizer (Devlin et al. 2019): the basic tokenizer (clean-up, CJK spacing,
+// lower-casing and accent stripping, punctuation splitting), then greedy longest-match-first
+// WordPiece with "##" continuations over the model's vocabulary. The rules, step by step, are in
+// models/FORMAT.md ("wordpiece") and the Python reference models/attnscope_ref/wordpiece.py.
+#include <string>
+#include <vector>
+
+#include "text/tokenizer.h"
+
+namespace attnscope {
+
+class WordPieceTokenizer : public Tokenizer {
+ public:
+  struct Options {
+    bool lowercase = true;                 // lower-case and strip accents
+    std::string unk = "[UNK]";             // the piece of a word WordPiece cannot cut
+    int max_chars_per_word = 100;          // longer words are unk
+    std::vector<std::string> never_split;  // special tokens kept whole wherever they appear
+  };
+  // `vocab`: the model's vocabulary (continuation pieces start with "##"); copied.
+  WordPieceTokenizer(Options options, const Vocabulary& vocab);
+
+  std::vector<std::string> split(const std::string& text) const override;
+  // Pieces joined with spaces, "##" pieces glued to the one before.
+  std::string join(const std::vector<std::string>& pieces) const override;
+  std::string to_json() const override;
+
+  // The basic tokenizer alone (step 1 of FORMAT.md's rules): the words WordPiece then cuts.
+  std::vector<std::u32string> basic_words(const std::u32string& text) const;
+  // WordPiece on one word.
+  void cut(const std::u32string& word, std::vector<std::string>& pieces) const;
+
+ private:
+  Options options_;
+  std::vector<std::string> specials_;  // never_split, longest first
+  Vocabulary vocab_;
+};
+
+}  // namespace attnscope
