@@ -126,6 +126,17 @@ it('runs an RNN beside the transformer in sync (Next, Back, force), each map the
   await settle(page);
   expect(await page.locator('#compare-view').isVisible()).toBe(false);
   expect(new URL(page.url()).searchParams.get('compare')).toBeNull();
+
+  // Another model picked, and Next pressed twice at once while it loads: it still ends in sync.
+  await page.click('#first');
+  await settle(page);
+  await page.selectOption('#compare', 'test-rnn-luong');
+  await page.click('#next');
+  await page.click('#next');
+  await settle(page);
+  expect(await pane(page, 'page').getAttribute('data-steps')).toBe('2');
+  expect(await pane(page, 'other').getAttribute('data-steps')).toBe('2');
+  expect(await page.evaluate(() => window.attnscope.compare.snapshot.url)).toMatch(/lstm_luong_dot_feed_local\.safetensors$/);
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -133,21 +133,26 @@ export class CompareView {
     const url = modelUrl(entry);
     const options = strategyOptions(st);
     const forced = snap.forced.map((f) => ({ ...f }));
-    // Where the page is: the same step, or (the page's translation finished) the other's end.
-    const step = snap.done ? 'end' : snap.steps;
     const key = JSON.stringify([url, st.s, options, forced]);
     this.#renderNotes(st, entry);
+    // Where the page is when the work runs (it may have moved on while the other model loaded):
+    // the same step, or (the page's translation finished) the other's end.
+    const target = () => {
+      const now = this.#store.get().snap;
+      return now.done ? 'end' : now.steps;
+    };
     if (key !== this.#key) {
       this.#key = key;
       this.#run(async () => {
         this.#info = await this.#engine.request('load', { url });
-        return this.#engine.request('open', { url, text: st.s, options, step, forced, replace: this.#snap?.sid });
+        return this.#engine.request('open', { url, text: st.s, options, step: target(), forced, replace: this.#snap?.sid });
       }, entry);
-    } else if (this.#snap) {
+    } else {
       this.#run(() => {
         const now = this.#snap;
-        const want = step === 'end' ? (now.done ? null : 'end') : step;
-        return want === null || want === now.steps ? null : this.#engine.request('goto', { sid: now.sid, step: want });
+        const step = target();
+        const want = step === 'end' ? (now?.done ? null : 'end') : step;
+        return !now || want === null || want === now.steps ? null : this.#engine.request('goto', { sid: now.sid, step: want });
       }, entry);
     }
   }
