@@ -127,6 +127,8 @@ class ModelHandle {
         x.set("skip", site.skip);
         x.set("customWeights", site.takes_custom_weights());
         x.set("copiedBySourceEncoding", site.copied_by_source_encoding);
+        // Whether the site has per-head q/k/v projections (value-weighted attention, Q·Kᵀ rows apply).
+        x.set("queryKeyValues", m.family->attention_layer(static_cast<int>(i), 0) != nullptr);
         sites.set(i, x);
       }
       out.set("sites", sites);

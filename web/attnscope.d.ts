@@ -70,6 +70,8 @@ export interface AttentionSiteInfo {
   customWeights: boolean;
   /** Whether `interventions.copySourceEncoding` replaces this site's output. */
   copiedBySourceEncoding: boolean;
+  /** Whether the family records this site's q, k and v (valueWeightedAttention and attentionLogits need them; an RNN's score has none). */
+  queryKeyValues: boolean;
 }
 
 export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] }
@@ -109,6 +111,8 @@ export interface Interventions {
   skip?: ('encoderSelfAttention' | 'decoderSelfAttention' | 'crossAttention' | 'ffn' | 'layerNorm')[];
   /** Copy the source encoding into the decoder: every cross-attention sub-layer outputs the mean of the encoder output. */
   copySourceEncoding?: boolean;
+  /** "Last state only": the decoder gets the encoder's final state instead of its attention (an RNN; a transformer refuses it). */
+  lastSourceState?: boolean;
 }
 
 /** An encoder-only model's reading of one text ("[CLS] pieces [SEP]"). */

@@ -39,6 +39,10 @@ const Tensor& session_attention(const DecodeSession& s, int site, int step, int 
 
 SiteInputs site_inputs(const DecodeSession& s, int site, int layer, int step, int hypothesis) {
   const AttentionSiteInfo& info = s.model().sites()[site];
+  // A family whose attention has no per-head projections (the RNN's one score) has no q/k/v.
+  if (s.model().family->attention_layer(site, 0) == nullptr)
+    throw InputError("attention site '" + info.name + "' has no query/key/value vectors (its family scores without "
+                     "per-head projections): value-weighted attention and attention logits do not apply to it");
   const std::string p = "layers." + std::to_string(layer) + "." + info.vectors;
   const NamedVectors& enc = s.encoder_trace().vectors;
   SiteInputs in;

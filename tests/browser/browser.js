@@ -30,6 +30,29 @@ function serveFrozenToy(server) {
   });
 }
 
+/**
+ * Random-weight RNN models of tests/golden/rnn/ (models/make_rnn_goldens.py, the toy grammar's
+ * vocabulary), offered to a page under these ids by withGoldenRnns: values tests can check
+ * against the engine, whatever the trained RNNs of models/ become.
+ */
+export const GOLDEN_RNNS = [
+  { id: 'test-rnn-bahdanau', file: '../tests/golden/rnn/gru_bahdanau_additive.safetensors', label: 'Test RNN · GRU, Bahdanau additive (random weights)', example: 'i can eat apple', group: 'Test RNNs' },
+  { id: 'test-rnn-luong', file: '../tests/golden/rnn/lstm_luong_dot_feed_local.safetensors', label: 'Test RNN · bi-LSTM, Luong dot, local, input feeding (random weights)', example: 'i can eat apple', group: 'Test RNNs' },
+  { id: 'test-rnn-none', file: '../tests/golden/rnn/gru_none.safetensors', label: 'Test RNN · GRU, no attention (random weights)', example: 'i can eat apple', group: 'Test RNNs' },
+];
+
+/**
+ * Makes `page` see web/models.js with GOLDEN_RNNS appended (the manifest as served, plus one
+ * push): the page and its widgets then accept those ids in their URLs and attributes.
+ */
+export async function withGoldenRnns(page) {
+  await page.route((url) => url.pathname === '/web/models.js', async (route) => {
+    const response = await route.fetch();
+    const body = `${await response.text()}\nmodels.push(...${JSON.stringify(GOLDEN_RNNS)});\n`;
+    await route.fulfill({ response, body, headers: { ...response.headers(), 'content-length': String(Buffer.byteLength(body)) } });
+  });
+}
+
 export async function startBrowser() {
   const server = await serve({ port: 0 });
   serveFrozenToy(server);
@@ -87,9 +110,10 @@ export async function idle(page) {
 }
 
 /** A fresh demo page at `path` (service workers blocked: the offline test has its own). */
-export async function openPage(env, path, { viewport = { width: 1280, height: 900 }, acceptDownloads = false } = {}) {
+export async function openPage(env, path, { viewport = { width: 1280, height: 900 }, acceptDownloads = false, goldenRnns = false } = {}) {
   const page = await env.browser.newPage({ viewport, serviceWorkers: 'block', acceptDownloads });
   const errors = watchErrors(page);
+  if (goldenRnns) await withGoldenRnns(page);
   await page.goto(env.url(path));
   await idle(page);
   return { page, errors };

@@ -5,6 +5,8 @@
 
 #include <functional>
 
+#include "analysis/session_analysis.h"
+#include "analysis/vectors.h"
 #include "decoding/session.h"
 #include "families/rnn/rnn.h"
 #include "io/safetensors.h"
@@ -149,6 +151,28 @@ TEST(RnnSession, SiteTableHasOneMapOfOneHead) {
   EXPECT_EQ(site.queries, Side::Target);
   EXPECT_EQ(site.keys, Side::Source);
   EXPECT_TRUE(load("gru_none")->sites().empty());
+}
+
+// The RNN's score has no per-head q/k/v projections: the analyses that need them refuse the site
+// with that reason (not "vectors were not captured"), and the session goes on.
+TEST(RnnSession, AnalysesThatNeedQueryKeyValuesRefuseItsSite) {
+  const auto model = load("gru_bahdanau_additive");
+  EXPECT_EQ(model->family->attention_layer(0, 0), nullptr);
+  DecodeOptions o;
+  o.capture = {true, true, true};
+  DecodeSession s(model, "i can eat apple", o);
+  s.step();
+  const auto refuses = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return std::string(e.what()).find("attention site 'cross' has no query/key/value vectors") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refuses([&] { value_weighted_attention(s, "cross", 0); }));
+  EXPECT_TRUE(refuses([&] { attention_logits(s, "cross", 0, 0, 0, 0); }));
+  EXPECT_EQ(s.step().step, 1);
 }
 
 // ---------------------------------------------------------------------------- interventions

@@ -6,7 +6,7 @@
 import { Heatmap } from './heatmap.js';
 import { ImportanceTab } from './importance-tab.js';
 import { largest, rolloutSpec } from './views.js';
-import { shortLabel, siteNamed } from './sites.js';
+import { hasQueryKeyValues, shortLabel, siteNamed } from './sites.js';
 import { findModel, modelUrl, models } from '../models.js';
 import { esc } from './html.js';
 
@@ -91,7 +91,15 @@ export class AnalysesPanel {
 
   // ---------------------------------------------------------------------------- rollout
   #renderRollout() {
-    this.#map('rollout', this.$('#rollout-body')).set(rolloutSpec(this.#snap));
+    // The rollout multiplies the encoder's self-attention maps: a model without one (an RNN's
+    // recurrent encoder) has nothing to roll out, and the engine sent none.
+    const body = this.$('#rollout-body');
+    if (!this.#snap.rollout) {
+      this.#maps.rollout = null;
+      body.innerHTML = '<p class="placeholder not-applicable">Not for this model: it has no self-attention over the source (its encoder does not attend), so there is nothing to roll out.</p>';
+      return;
+    }
+    this.#map('rollout', body).set(rolloutSpec(this.#snap));
   }
 
   // ---------------------------------------------------------------------------- vectors
@@ -111,6 +119,7 @@ export class AnalysesPanel {
       const v = await this.#vectorsOf(snap.url);
       if (this.#snap !== snap) return;
       const [P, D] = v.positional.shape;
+      this.$('#pos-section').hidden = P === 0; // a model without a positional encoding table (an RNN)
       const rows = Array.from({ length: P }, (_, p) => v.positional.data.subarray(p * D, (p + 1) * D));
       const extent = Math.max(largest(rows), -Math.min(...v.positional.data));
       const every = Math.max(1, Math.ceil(D / 32));
@@ -219,14 +228,22 @@ export class AnalysesPanel {
     const snap = this.#snap;
     const $ = this.$;
     const picker = $('#fq-kind');
-    const names = snap.sites.map((x) => x.name).join(',');
+    // Only the sites whose queries and keys the engine records (not an RNN's score).
+    const sites = snap.sites.filter(hasQueryKeyValues);
+    const body = $('#factor-body');
+    $('#fq-tools').hidden = !sites.length;
+    if (!sites.length) {
+      body.innerHTML = '<p class="placeholder not-applicable">Not for this model: its attention has no query and key vectors (no per-head projections to take q·kᵀ of).</p>';
+      return;
+    }
+    const names = sites.map((x) => x.name).join(',');
     if (picker.dataset.sites !== names) {
       const keep = picker.value;
-      picker.replaceChildren(...snap.sites.map((x) => new Option(shortLabel(x).toLowerCase(), x.name)));
+      picker.replaceChildren(...sites.map((x) => new Option(shortLabel(x).toLowerCase(), x.name)));
       picker.dataset.sites = names;
-      if (siteNamed(snap.sites, keep)) picker.value = keep;
+      if (siteNamed(sites, keep)) picker.value = keep;
     }
-    const site = siteNamed(snap.sites, picker.value);
+    const site = siteNamed(sites, picker.value);
     const kind = site.name;
     const L = site.layers;
     const fill = (select, n, label) => {
@@ -249,7 +266,6 @@ export class AnalysesPanel {
       q.value = String(Math.min(keep, snap.source.pieces.length - 1));
     }
     $('#fq-query-field').hidden = site.perStep;
-    const body = $('#factor-body');
     const row = snap.rows.at(-1);
     $('#fq-step').hidden = !site.perStep;
     $('#fq-step').textContent = row ? `query: step ${row.step + 1} (input “${row.input}”, producing “${row.output}”)` : '';

@@ -9,7 +9,7 @@ import { byId as $ } from './html.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
 import { marksWords, pieceLabel } from './pieces.js';
 import { ModelView } from './model-view.js';
-import { mainSite, patternSite, siteNamed, tabOrder } from './sites.js';
+import { hasQueryKeyValues, mainSite, patternSite, siteNamed, tabOrder } from './sites.js';
 import { PANES, hasInterventions, noInterventions } from './state.js';
 import { attentionSpec } from './views.js';
 
@@ -34,11 +34,12 @@ export const headName = (h, of) => (h === 'mean' ? 'mean of heads' : `head ${h +
 
 /**
  * The URL state fitted to a model's sites: a view or kind the model lacks becomes its main
- * site, a layer or head it lacks the last layer / the first head of the site shown.
+ * site, a layer or head it lacks the last layer / the first head of the site shown. A model
+ * without attention sites opens on the model view, which says so.
  */
 export function fitView(st, sites) {
   const main = mainSite(sites)?.name;
-  const view = PANES.includes(st.view) || siteNamed(sites, st.view) ? st.view : main;
+  const view = PANES.includes(st.view) || siteNamed(sites, st.view) ? st.view : main ?? 'model';
   const kind = siteNamed(sites, st.kind) ? st.kind : main;
   const site = siteNamed(sites, view === 'model' ? kind : view);
   const fitted = { ...st, view, kind };
@@ -144,11 +145,12 @@ export class AttentionView {
     $('view-panel').setAttribute('aria-labelledby', `tab-${view}`);
     const site = siteNamed(snap.sites, view);
     $('layer-field').hidden = $('head-field').hidden = $('pin').hidden = !site;
-    $('kind-field').hidden = view !== 'model';
+    $('kind-field').hidden = view !== 'model' || !snap.sites.length;
     $('pruned-field').hidden = view !== 'beam';
-    $('vnorm-field').hidden = !site;
+    // ‖α·f(x)‖ needs the site's values: hidden where the engine records none (an RNN's score).
+    $('vnorm-field').hidden = !hasQueryKeyValues(site);
     $('vnorm').value = st.vnorm ? '1' : '0';
-    const vnorm = !!site && st.vnorm && snap.vectors;
+    const vnorm = hasQueryKeyValues(site) && st.vnorm && snap.vectors;
     $('view-caption').textContent = (site ? captionOf(site) : PANE_CAPTIONS[view]) + (vnorm ? VNORM_CAPTION : '');
     const kind = siteNamed(snap.sites, st.kind);
     $('pattern-help').hidden = !(view === 'model' && kind && kind === patternSite(snap.sites));
@@ -185,6 +187,9 @@ export class AttentionView {
       }
       this.#main.set(attentionSpec(shownPieces(snap.attention(site.name, { vnorm })), st.layer, st.head, vnorm));
       this.#onFirstHeatmap();
+    } else if (view === 'model' && !kind) {
+      this.#main = null;
+      body.innerHTML = '<p class="placeholder no-sites">This model has no attention: its decoder never looks back at the source token by token, so there is no map to draw. The output, the logits and the beam search still show how it translates.</p>';
     } else if (view === 'model') {
       this.#main = null;
       $('kind').value = kind.name;
@@ -226,6 +231,7 @@ export class AttentionView {
       if (e.pattern) parts.push(st.head === 'mean' ? `Overridden: heads of layer ${st.layer + 1} attend by a pattern (“${PATTERN_LABEL[e.pattern]}”), not by their own weights.` : `Overridden: these weights are the “${PATTERN_LABEL[e.pattern]}” pattern, not the head's own.`);
       if (e.masked) parts.push(`Masked (${what}): the head still attends, as shown, but its output is zeroed.`);
       if (e.skipped) parts.push(`Skipped: the ${site.label.toLowerCase()} still runs, as shown, but adds nothing to the model.`);
+      if (e.lastState) parts.push('Last state only: this attention still runs, as shown, but the decoder gets the encoder\'s final state instead of its context.');
       if (e.copied) parts.push('Source encoding copied in: this attention still runs, as shown, but the sub-layer outputs the mean of the encoder output instead.');
     }
     note.hidden = parts.length === 0;

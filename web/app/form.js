@@ -56,8 +56,8 @@ export function noteUnknownModel(asked, shown) {
   $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
 }
 
-export function buildModelPicker() {
-  const select = $('model');
+/** The models of the manifest as the options of `select` (grouped as the manifest groups them). */
+export function buildModelPicker(select = $('model')) {
   const groups = new Map();
   for (const m of models) {
     const opt = new Option(m.label, m.id);

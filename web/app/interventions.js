@@ -44,6 +44,10 @@ export const COPY_SOURCE_LABEL = 'Copy the source encoding into the decoder';
 export const COPY_SOURCE_HELP = 'Every cross-attention sub-layer outputs the mean of the encoder output instead of attending: '
   + 'the decoder sees the source only as one averaged vector. The attention still runs and is shown, but is not used.';
 
+export const LAST_STATE_LABEL = 'Last state only';
+export const LAST_STATE_HELP = 'The decoder gets the encoder\'s final state instead of attending (the RNN seed\'s picture before attention): '
+  + 'the attention still runs and is shown, but is not used. A model whose decoder does not read one source state refuses it.';
+
 /** The seed article's experiments. A preset replaces whatever was set before. */
 export const PRESETS = [
   { id: 'uniform', label: 'Uniform attention', help: 'Cross-attention spread evenly over the source (every layer and head)', iv: allCross('uniform') },
@@ -96,6 +100,7 @@ export function describeInterventions(iv, sites) {
   }
   for (const k of iv.skip) out.push({ kind: 'skip', text: SKIP_SHORT[k] });
   if (iv.copySourceEncoding) out.push({ kind: 'copy', text: 'source encoding copied into the decoder (cross-attention outputs the encoder mean)' });
+  if (iv.lastSourceState) out.push({ kind: 'last', text: 'last state only (the decoder gets the encoder\'s final state, not its attention)' });
   return out;
 }
 
@@ -106,7 +111,7 @@ export function describeInterventions(iv, sites) {
  * is replaced by the copied source encoding. `head` may be 'mean' (any head of the layer).
  */
 export function editsOf(iv, site, layer, head) {
-  if (!iv || !site) return { skipped: false, pattern: null, masked: false, copied: false };
+  if (!iv || !site) return { skipped: false, pattern: null, masked: false, copied: false, lastState: false };
   const hit = (h) => head === 'mean' || h === '*' || h === head;
   let pattern = null;
   for (const a of iv.attention ?? []) if (a.site === site.name && (a.layer === '*' || a.layer === layer) && hit(a.head)) pattern = a.pattern;
@@ -115,6 +120,7 @@ export function editsOf(iv, site, layer, head) {
     pattern,
     masked: (iv.maskHeads ?? []).some((m) => m.site === site.name && m.layer === layer && hit(m.head)),
     copied: copiedBySourceEncoding(site) && iv.copySourceEncoding === true,
+    lastState: copiedBySourceEncoding(site) && iv.lastSourceState === true,
   };
 }
 
@@ -186,6 +192,13 @@ export class InterventionsPanel {
       if (this.copySource.checked) iv.copySourceEncoding = true;
       else delete iv.copySourceEncoding;
     }));
+    this.lastState = root.querySelector('#last-state');
+    root.querySelector('#last-state-label').textContent = LAST_STATE_LABEL;
+    root.querySelector('#last-state-help').textContent = LAST_STATE_HELP;
+    this.lastState.addEventListener('change', () => this.#change((iv) => {
+      if (this.lastState.checked) iv.lastSourceState = true;
+      else delete iv.lastSourceState;
+    }));
     this.problem = root.querySelector('#break-error');
     for (const p of PRESETS) {
       const b = el('button', { type: 'button', className: 'preset', title: p.help, textContent: p.label });
@@ -227,6 +240,7 @@ export class InterventionsPanel {
     this.presets.querySelector('.reset').disabled = !hasInterventions(this.#iv);
     for (const box of this.skips.querySelectorAll('input')) box.checked = this.#iv.skip.includes(box.value);
     this.copySource.checked = this.#iv.copySourceEncoding === true;
+    this.lastState.checked = this.#iv.lastSourceState === true;
     const count = this.#root.querySelector('#break-count');
     const n = describeInterventions(this.#iv, this.#sites ?? []).length;
     count.hidden = n === 0;

@@ -6,7 +6,10 @@
 // engine returns.
 import { findModel } from '../models.js';
 import { AnalysesPanel } from './analyses.js';
+import { renderArchitecture } from './architecture-panel.js';
+import { describeArchitecture } from './architecture.js';
 import { AttentionView, shownInterventions } from './attention-view.js';
+import { CompareView } from './compare.js';
 import { getEngine } from './client.js';
 import { exportAs } from './export.js';
 import { paneSVG } from './pane-export.js';
@@ -103,6 +106,7 @@ const training = new TrainingPanel($('training'), {
     requests.translate({ step: 'end' });
   },
 });
+const compare = new CompareView({ store, engine, root: $('compare-view') });
 
 function renderLogits(snap) {
   renderLogitsPanel(snap, { scale: $('scale').value, onForce: (id) => requests.force(id) });
@@ -124,7 +128,12 @@ function render({ st, snap, original }) {
 
 store.subscribe((state, changed, before) => {
   if (changed.has('st')) writeURL();
-  if (changed.has('info')) renderVocabHint(state.info);
+  if (changed.has('info')) {
+    renderVocabHint(state.info);
+    $('arch-family').textContent = describeArchitecture(state.info).family;
+    renderArchitecture($('arch-body'), state.info, { name: findModel(state.st.model)?.label });
+  }
+  if (changed.has('snap') || before.st.compare !== state.st.compare) compare.sync();
   if (!state.snap) return;
   if (changed.has('snap')) render(state);
   else if (changed.has('st') && VIEW_KEYS.some((k) => before.st[k] !== state.st[k])) attention.render();
@@ -180,6 +189,7 @@ function wire() {
   for (const id of ['beam', 'lp', 'alpha', 'temp', 'topk', 'topp', 'seed']) {
     $(id).addEventListener('change', () => { showModeOptions(); translate({ step: 1 }); });
   }
+  $('compare').addEventListener('change', () => store.setState({ compare: $('compare').value || null }));
   $('modified-reset').addEventListener('click', () => { store.setState({ iv: noInterventions() }); translate({ step: keepStep() }); });
   const showPanel = () => {
     panel.open = true;
@@ -232,9 +242,11 @@ function wire() {
 }
 
 buildModelPicker();
+buildModelPicker($('compare'));
 const first = store.get().st;
 if (findModel(first.model)?.trained) addTrainedOption(first.model);
 fillForm(first);
+$('compare').value = first.compare ?? '';
 noteUnknownModel(new URLSearchParams(location.search).get('model'), first.model);
 if (hasInterventions(first.iv)) panel.open = true;
 wire();
@@ -257,7 +269,9 @@ window.attnscope = {
   get state() { return { ...store.get().st }; },
   get storedSteps() { return requests.steps.size; },
   engine,
-  idle: () => requests.idle(),
+  idle: () => requests.idle().then(() => compare.idle()),
   /** The Training panel's epochs ({history, training, id}; attention as the engine returned it). */
   get training() { return training.snapshot(); },
+  /** The compare view's other model: its latest snapshot, and when it has caught up. */
+  compare: { get snapshot() { return compare.snapshot; }, idle: () => compare.idle() },
 };

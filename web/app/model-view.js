@@ -85,7 +85,7 @@ export class ModelView {
           badge?.remove();
         }
         const e = editsOf(interventions, site, l, h);
-        const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern], e.copied && 'source copied'].filter(Boolean).join(' · ');
+        const mod = [e.skipped && 'skipped', e.masked && 'masked', e.pattern && PATTERN_LABEL[e.pattern], e.copied && 'source copied', e.lastState && 'last state only'].filter(Boolean).join(' · ');
         if (mod) cell.dataset.mod = mod;
         else delete cell.dataset.mod;
       }

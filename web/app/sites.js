@@ -1,7 +1,8 @@
 // The attention sites of a model, as the engine describes them (web/attnscope.js
 // `model.info.sites`, the model family's table): in the engine's order, each {name, label,
 // queries: 'source'|'target', keys: 'source'|'target', layers, heads, perStep, skip,
-// customWeights, copiedBySourceEncoding}. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
+// customWeights, copiedBySourceEncoding, queryKeyValues}; an RNN has one site, a model without
+// attention none. Everything on the page (views, pickers, tabs, URL state, the "Break the model"
 // panel, the widget, the worker) iterates over that table; no list of site names is written
 // anywhere in web/. What a site is *for* is read from its roles (what its queries and keys are),
 // never from its name.
@@ -40,6 +41,12 @@ export const skipOf = (site) => site.skip;
 
 /** Whether "copy the source encoding into the decoder" replaces this site's output. */
 export const copiedBySourceEncoding = (site) => site.copiedBySourceEncoding === true;
+
+/**
+ * Whether the engine records this site's queries, keys and values (model.info.sites
+ * queryKeyValues): only then do ‖α·f(x)‖ and the Q·Kᵀ row apply (an RNN's one score has none).
+ */
+export const hasQueryKeyValues = (site) => site?.queryKeyValues === true;
 
 /** The site whose heads the engine classifies by pattern (Session.encoderPatterns). */
 export const patternSite = (sites) => siteWith(sites, { perStep: false, queries: 'source', keys: 'source' });

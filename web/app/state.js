@@ -8,6 +8,8 @@
 //   mask=SITE.LAYER.HEAD                  a masked head, e.g. mask=encoder.0.3
 //   skip=NAME                             a skipped sub-layer (the engine's names), e.g. skip=ffn
 //   copysrc=1                             copy the source encoding into the decoder
+//   lastsrc=1                             the decoder gets the encoder's final state only ("last
+//                                          state only", the RNN seed's picture before attention)
 // What the reader did to the decoding rides along as well:
 //   force=STEP:TOKEN or STEP.HYP:TOKEN  a forced token (STEP 0-based, TOKEN the target piece as
 //                                       the model writes it, HYP the beam hypothesis it extended
@@ -21,6 +23,8 @@
 // A model trained in the page is model=trained:RECIPE (web/app/trained.js; opening the link
 // re-trains it); trained on pairs other than the toy grammar's, the link carries them too:
 // pairs=LINES ("source,target" lines), checked against the hash in the model's name.
+// The compare view rides along: compare=ID (a model of web/models.js run on the same sentence
+// beside the page's model, its steps in sync with the page's; web/app/compare.js).
 //
 // Attention sites are the engine's (web/app/sites.js): the URL holds a site's name as it is, and
 // the page checks it against the model's table once the model is known (a view or kind the model
@@ -39,7 +43,7 @@ export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAtte
 export const DEFAULTS = Object.freeze({
   // view, kind: null until the model's site table says which site the page opens on.
   s: findModel(defaultModelId).example, model: defaultModelId, mode: 'greedy', step: 1, layer: 0, head: 0, view: null,
-  kind: null, pairs: null, vnorm: false, pin: null, forced: Object.freeze([]), hyp: null, path: null, an: 'rollout', epoch: 6, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
+  kind: null, pairs: null, vnorm: false, pin: null, forced: Object.freeze([]), hyp: null, path: null, an: 'rollout', epoch: 6, compare: null, beam: 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: 1,
   iv: Object.freeze({ attention: Object.freeze([]), maskHeads: Object.freeze([]), skip: Object.freeze([]) }),
 });
 
@@ -61,7 +65,8 @@ export const noInterventions = () => ({ attention: [], maskHeads: [], skip: [] }
 
 /** Whether `iv` changes anything. */
 export const hasInterventions = (iv) => !!iv
-  && (iv.attention.length > 0 || iv.maskHeads.length > 0 || iv.skip.length > 0 || iv.copySourceEncoding === true);
+  && (iv.attention.length > 0 || iv.maskHeads.length > 0 || iv.skip.length > 0 || iv.copySourceEncoding === true
+    || iv.lastSourceState === true);
 
 // A weight as typed or linked; '' and null are not 0 (Number('') would say so).
 const weight = (v) => (v === '' || v === null || typeof v === 'boolean' ? NaN : Number(v));
@@ -119,7 +124,10 @@ export function normalizeInterventions(iv, sites = null) {
   const maskHeads = sites ? [...masks.values()].sort((a, b) => order(a) - order(b) || a.layer - b.layer || a.head - b.head) : [...masks.values()];
   const skip = SKIPS.filter((k) => (iv?.skip ?? []).includes(k));
   // Only when on, so the trained model stays {attention: [], maskHeads: [], skip: []}.
-  return { attention, maskHeads, skip, ...(iv?.copySourceEncoding === true ? { copySourceEncoding: true } : {}) };
+  return {
+    attention, maskHeads, skip, ...(iv?.copySourceEncoding === true ? { copySourceEncoding: true } : {}),
+    ...(iv?.lastSourceState === true ? { lastSourceState: true } : {}),
+  };
 }
 
 function parseInterventions(q) {
@@ -133,7 +141,9 @@ function parseInterventions(q) {
     const [site, layer, head] = text.split('.');
     return { site, layer, head };
   });
-  return normalizeInterventions({ attention, maskHeads, skip: q.getAll('skip'), copySourceEncoding: q.get('copysrc') === '1' });
+  return normalizeInterventions({
+    attention, maskHeads, skip: q.getAll('skip'), copySourceEncoding: q.get('copysrc') === '1', lastSourceState: q.get('lastsrc') === '1',
+  });
 }
 
 /** pin=SITE.LAYER.HEAD: the pinned head, or null. */
@@ -186,6 +196,7 @@ export function parseState(search) {
     hyp: int(q.get('hyp'), 0, 1024, null),
     path: q.get('hyp') === null && /^\d+(_\d+)*$/.test(q.get('path') ?? '') ? q.get('path').split('_').map(Number) : null,
     an: oneOf(q.get('an'), ANALYSES, DEFAULTS.an),
+    compare: findModel(q.get('compare')) ? q.get('compare') : DEFAULTS.compare,
     epoch: int(q.get('epoch'), 0, 64, DEFAULTS.epoch),
     beam: int(q.get('beam'), 1, 64, DEFAULTS.beam),
     lp: oneOf(q.get('lp'), PENALTIES, DEFAULTS.lp),
@@ -228,12 +239,14 @@ export function formatState(st) {
   else if (st.path?.length) q.set('path', st.path.join('_'));
   if (st.an && st.an !== DEFAULTS.an) q.set('an', st.an);
   if (st.an === 'timeline' && st.epoch !== DEFAULTS.epoch) q.set('epoch', st.epoch);
+  if (st.compare) q.set('compare', st.compare);
   const iv = normalizeInterventions(st.iv);
   const weights = (w) => (isMatrix(w) ? w.map((r) => r.join('_')).join('~') : w.join('_'));
   for (const a of iv.attention) q.append('att', [a.site, a.layer, a.head, a.pattern, ...(a.weights ? [weights(a.weights)] : [])].join('.'));
   for (const m of iv.maskHeads) q.append('mask', `${m.site}.${m.layer}.${m.head}`);
   for (const k of iv.skip) q.append('skip', k);
   if (iv.copySourceEncoding) q.set('copysrc', '1');
+  if (iv.lastSourceState) q.set('lastsrc', '1');
   return `?${q}`;
 }
 

@@ -7,7 +7,7 @@
 // hypothesis}), path (the selected hypothesis, or null), steps, vocab, source, state, fixed,
 // attention, logits, vectors (what the session captures)}.
 
-import { mainSite } from './sites.js';
+import { hasQueryKeyValues, mainSite, patternSite } from './sites.js';
 
 export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -17,7 +17,7 @@ export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b
  */
 function entryOf(s, record) {
   const { session, model } = s;
-  const perStep = model.info.sites.filter((site) => site.perStep);
+  const perStep = model.info.sites.filter((site) => site.perStep && hasQueryKeyValues(site));
   return {
     step: record.step, forced: record.forced, forcedToken: record.forcedToken,
     expansions: record.expansions.map((x, e) => {
@@ -123,14 +123,15 @@ export function fixedParts(s) {
   const vfixed = {};
   for (const site of model.info.sites.filter((x) => !x.perStep)) {
     if (s.attention) fixed[site.name] = session.attention(site.name, 0);
-    if (s.vectors) vfixed[site.name] = session.valueWeightedAttention(site.name, 0);
+    if (s.vectors && hasQueryKeyValues(site)) vfixed[site.name] = session.valueWeightedAttention(site.name, 0);
   }
   s.fixed = fixed;
   return {
     sid: s.sid, url: s.url, options: s.options, source: s.source, bos: s.vocab[model.config.special_tokens.bos],
     eos: s.vocab[model.config.special_tokens.eos], sites: model.info.sites, attention: fixed,
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
-    rollout: session.rollout().data, patterns: session.encoderPatterns(),
+    // The rollout and the head patterns read self-attention over the source: only a model with one.
+    ...(patternSite(model.info.sites) ? { rollout: session.rollout().data, patterns: session.encoderPatterns() } : { rollout: null, patterns: null }),
   };
 }
 

@@ -34,6 +34,7 @@ figure { margin: 0; border: 1px solid #d0d7de; border-radius: 10px; background: 
 .modified { font-size: 13px; color: #3b2300; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 2px 8px; margin-bottom: 6px; }
 .fallback { color: #57606a; background: #f6f8fa; border: 1px dashed #8c959f; border-radius: 6px; padding: 8px 10px; }
 .fallback .why { display: block; margin-top: 4px; font-size: 12px; color: #82071e; }
+.note { color: #57606a; background: #f6f8fa; border: 1px dashed #8c959f; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
 .error { color: #82071e; background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
 .controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: 13px; color: #57606a; }
 button { font: inherit; color: #1f2328; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
@@ -106,6 +107,7 @@ export class AttnScope extends Base {
         <p class="modified" hidden></p>
         <div class="error" role="alert" hidden></div>
         <div class="fallback" role="alert" hidden><slot>This attention heatmap could not load.</slot><span class="why"></span></div>
+        <p class="note" hidden></p>
         <div class="map"></div>
         <div class="controls">
           <button type="button" class="prev" aria-label="Previous step">◀</button>
@@ -266,6 +268,16 @@ export class AttnScope extends Base {
     const snap = this.#snap;
     if (!snap) return;
     const site = siteNamed(snap.sites, this.getAttribute('view')) ?? mainSite(snap.sites);
+    if (!site) {
+      // A model without attention (an RNN's no-attention baseline): its translation, and why no map.
+      this.#map.root.hidden = true;
+      this.#root.querySelector('.title').textContent = 'No attention in this model';
+      this.#drawSentence(snap);
+      this.#drawControls(snap);
+      this.#note('This model has no attention: its decoder never looks back at the source token by token, so there is no map to draw.');
+      return;
+    }
+    this.#note(null);
     const view = site.name;
     const layers = site.layers;
     const layer = Math.min(layers - 1, Math.max(0, Number.parseInt(this.getAttribute('layer') ?? '0', 10) || 0));
@@ -273,16 +285,11 @@ export class AttnScope extends Base {
     const head = headAttr === 'mean' ? 'mean' : Math.min(site.heads - 1, Math.max(0, Number.parseInt(headAttr, 10) || 0));
     const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}/${site.heads}`;
     this.#root.querySelector('.title').textContent = `${site.label} · layer ${layer + 1}/${layers} · ${headName}`;
-    const sentence = this.#root.querySelector('.sentence');
-    sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
-    sentence.querySelector('.s').textContent = snap.source.pieces.filter((p) => p !== '</s>').join(' ');
-    sentence.querySelector('.t').textContent = snap.path.text || '…';
+    this.#drawSentence(snap);
     const empty = site.perStep && !snap.rows.length;
     this.#map.root.hidden = empty;
     if (!empty) this.#map.set(attentionSpec(snap.attention(view), layer, head));
-    this.#root.querySelector('.prev').disabled = snap.steps === 0;
-    this.#root.querySelector('.next').disabled = snap.done;
-    this.#root.querySelector('.status').textContent = `step ${snap.steps}${snap.done ? ' (finished)' : ''}`;
+    this.#drawControls(snap);
     const iv = normalizeInterventions(snap.options.interventions);
     const modified = this.#root.querySelector('.modified');
     modified.hidden = !hasInterventions(iv);
@@ -303,6 +310,25 @@ export class AttnScope extends Base {
 
   #rendered(snap) {
     this.dispatchEvent(new CustomEvent('attn-scope:render', { detail: { steps: snap.steps, done: snap.done } }));
+  }
+
+  #note(text) {
+    const note = this.#root.querySelector('.note');
+    note.hidden = !text;
+    note.textContent = text ?? '';
+  }
+
+  #drawSentence(snap) {
+    const sentence = this.#root.querySelector('.sentence');
+    sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
+    sentence.querySelector('.s').textContent = snap.source.pieces.filter((p) => p !== '</s>').join(' ');
+    sentence.querySelector('.t').textContent = snap.path.text || '…';
+  }
+
+  #drawControls(snap) {
+    this.#root.querySelector('.prev').disabled = snap.steps === 0;
+    this.#root.querySelector('.next').disabled = snap.done;
+    this.#root.querySelector('.status').textContent = `step ${snap.steps}${snap.done ? ' (finished)' : ''}`;
   }
 }
 
