@@ -24,8 +24,7 @@ import { createPlayer, renderStepper } from './stepper.js';
 import { pageStore } from './store.js';
 
 const app = $('app');
-const engine = getEngine();
-engine.request('init').catch(() => {}); // start the worker and the WebAssembly compile at once
+const engine = getEngine(); // starts the worker and the WebAssembly compile at once
 
 const style = document.createElement('style');
 style.textContent = HEATMAP_CSS;

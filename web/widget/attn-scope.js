@@ -129,6 +129,15 @@ export class AttnScope extends Base {
     });
   }
 
+  /**
+   * What the page's engine holds now: {sessions, models, fetches, embindCalls}. Every widget
+   * holds one session while it is in the document and closes it when removed, so a framework
+   * that unmounts its widgets can check that they freed what they held (sessions back to 0).
+   */
+  static engineStats() {
+    return getEngine().request('stats');
+  }
+
   /** The latest snapshot (for tests and tools). */
   get snapshot() { return this.#snap; }
   /** Resolves when the widget has drawn what its attributes ask for. */
@@ -198,6 +207,12 @@ export class AttnScope extends Base {
     this.#queue = this.#queue.then(async () => {
       try {
         const answer = await work();
+        // Removed from the document while the engine was answering: the session that answer
+        // opened is no one's; close it (disconnectedCallback could not, it had no id yet).
+        if (!this.#connected && answer?.sid !== undefined && answer.sid !== this.#sid) {
+          getEngine().request('close', { sid: answer.sid }).catch(() => {});
+          return;
+        }
         const snap = answer ? this.#steps.apply(answer) : null;
         if (snap) {
           this.#snap = snap;
