@@ -138,7 +138,18 @@ function layout(spec, width) {
 const valueAt = (spec, r, c) => (c < spec.values[r].length ? spec.values[r][c] : undefined);
 const fmt = (v) => (Math.abs(v) >= 9.95 ? v.toFixed(1) : Math.abs(v) >= 0.995 ? v.toFixed(2) : v.toFixed(2).replace(/^(-?)0/, '$1'));
 
-function draw(ctx, spec, L) {
+/**
+ * The colours of a map's labels, legend text and empty cells, from the CSS around the map (its
+ * `color`, `--hm-empty` and `--hm-highlight-ink`): the widget's theme (light, dark, --attnscope-*) reaches the canvas.
+ * Cell colours are the data's scale and never change; text on cells keeps TEXT/white (inkOn).
+ */
+function themeOf(el) {
+  const style = getComputedStyle(el);
+  const prop = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
+  return { text: style.color || TEXT, empty: prop('--hm-empty', EMPTY), highlight: prop('--hm-highlight-ink', HIGHLIGHT_TEXT) };
+}
+
+function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHLIGHT_TEXT }) {
   const scale = scaleOf(spec);
   ctx.clearRect(0, 0, L.width, L.height);
   const showText = !L.compact && L.cw >= 34;
@@ -146,7 +157,7 @@ function draw(ctx, spec, L) {
   for (let r = 0; r < L.rows; r++) {
     for (let c = 0; c < L.cols; c++) {
       const v = valueAt(spec, r, c);
-      ctx.fillStyle = v === undefined ? EMPTY : colourIn(scale, v);
+      ctx.fillStyle = v === undefined ? theme.empty : colourIn(scale, v);
       ctx.fillRect(L.x + c * L.cw, L.y + r * L.ch, L.cw, L.ch);
       if (showText && v !== undefined) {
         ctx.fillStyle = inkOn(scale, v);
@@ -167,11 +178,11 @@ function draw(ctx, spec, L) {
   ctx.textAlign = 'right';
   spec.rowLabels.forEach((t, r) => {
     ctx.font = r === hr ? BOLD : FONT;
-    ctx.fillStyle = r === hr ? HIGHLIGHT_TEXT : TEXT;
+    ctx.fillStyle = r === hr ? theme.highlight : theme.text;
     ctx.fillText(t, L.x - 8, L.y + (r + 0.5) * L.ch);
   });
   ctx.font = FONT;
-  ctx.fillStyle = TEXT;
+  ctx.fillStyle = theme.text;
   spec.colLabels.forEach((t, c) => {
     const cx = L.x + (c + 0.5) * L.cw;
     if (L.rotate) {
@@ -195,7 +206,7 @@ function draw(ctx, spec, L) {
     ctx.strokeStyle = '#8c959f';
     ctx.lineWidth = 1;
     ctx.strokeRect(g.x + 0.5, g.y + 0.5, g.w - 1, g.h - 1);
-    ctx.fillStyle = TEXT;
+    ctx.fillStyle = theme.text;
     ctx.font = FONT;
     ctx.textAlign = 'center';
     for (const [t, label] of scale.ticks) {
@@ -344,6 +355,10 @@ export class Heatmap {
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
     this.resizer = new ResizeObserver(() => this.#draw());
     this.resizer.observe(this.root);
+    // The label colours follow the theme: redraw when the colour scheme flips.
+    this.scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
+    this.onScheme = () => this.#draw();
+    this.scheme?.addEventListener?.('change', this.onScheme);
   }
 
   /** Draws a new map. */
@@ -376,7 +391,7 @@ export class Heatmap {
     this.canvas.style.height = `${L.height}px`;
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    draw(ctx, spec, L);
+    draw(ctx, spec, L, themeOf(this.root));
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
     this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
     Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
@@ -482,6 +497,7 @@ export class Heatmap {
   dispose() {
     window.removeEventListener('scroll', this.onScroll, { capture: true });
     this.resizer.disconnect();
+    this.scheme?.removeEventListener?.('change', this.onScheme);
     this.root.remove();
   }
 }
