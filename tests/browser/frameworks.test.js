@@ -117,6 +117,11 @@ describe.each(EXAMPLES)('examples/%s', (name) => {
     await page.getByRole('button', { name: 'Hide the widget' }).click();
     await page.waitForFunction(() => !document.querySelector('attn-scope'));
     await expect.poll(() => sessions(page), { timeout: 10_000 }).toBe(0);
+    // Unmounted while its session is still opening: the widget closes the session when it arrives.
+    await page.getByRole('button', { name: 'Show the widget' }).click();
+    await page.getByRole('button', { name: 'Hide the widget' }).click();
+    await page.waitForTimeout(1500); // the open request, already sent, is answered meanwhile
+    expect(await sessions(page)).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

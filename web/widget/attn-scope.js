@@ -300,6 +300,7 @@ export class AttnScope extends Base {
       } finally {
         progress.hidden = true;
       }
+      if (!this.#connected) return null; // removed while the model loaded: open nothing
       return getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined });
     });
   }
