@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { artifacts, openPage, root, startBrowser, watchErrors } from './browser.js';
+import { artifacts, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const results = {};
@@ -85,15 +85,20 @@ it('the demo page: every heatmap is a keyboard stop with a live readout and a ta
 
   const light = await axe(page, 'page (light)');
   expect(severe(light)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' }); // app.css's dark theme
+  const dark = await axe(page, 'page (dark)');
+  expect(severe(dark)).toEqual([]);
+  await screenshot(page, 'page-dark');
   expect(errors).toEqual([]);
   await page.close();
 });
 
-it("the demo page's other views (every head at once, the beam tree, a modified model): heatmaps are keyboard stops with tables; axe finds nothing serious", async () => {
+it("the demo page's other views (every head at once, the beam tree, a modified model, the vectors): heatmaps are keyboard stops with tables; axe finds nothing serious, light or dark", async () => {
   const views = {
     'page, model view': '/web/index.html?s=i%20can%20eat%20apple&step=end&view=model',
     'page, beam search': '/web/index.html?s=i%20can%20eat%20apple&step=end&mode=beam&view=beam',
     'page, Multi30k model view, modified model': '/web/index.html?model=multi30k-en-de&step=2&view=model&mask=cross.0.1',
+    'page, analyses: vectors': '/web/index.html?s=i%20can%20eat%20apple&step=end&an=vectors',
   };
   for (const [name, path] of Object.entries(views)) {
     const { page, errors } = await openPage(env, path);
@@ -101,7 +106,10 @@ it("the demo page's other views (every head at once, the beam tree, a modified m
       expect([m.tabIndex, m.live, m.hidden], `${name}: ${m.label}`).toEqual([0, 'polite', true]);
       expect([m.rows.length, m.cols.length], `${name}: ${m.label}`).toEqual(m.grid);
     }
-    expect(severe(await axe(page, name)), name).toEqual([]);
+    expect(severe(await axe(page, `${name} (light)`)), name).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(severe(await axe(page, `${name} (dark)`)), name).toEqual([]);
+    await screenshot(page, `a11y-${name.replace(/\W+/g, '-')}-dark`);
     expect(errors, name).toEqual([]);
     await page.close();
   }

@@ -1,8 +1,9 @@
 // Theming the widget (README "Embed", Theming): its --attnscope-* custom properties and ::part()s
 // reach the shadow DOM's computed styles, and prefers-color-scheme: dark switches its defaults
 // (a page's own property still wins); the heatmap canvas redraws its labels in the theme's colour.
+// The demo page has a dark theme too (web/app/app.css).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { screenshot, startBrowser, watchErrors } from './browser.js';
+import { openPage, screenshot, startBrowser, watchErrors } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -32,9 +33,12 @@ const styles = (page, id, wanted) => page.evaluate(([id, wanted]) => {
   return out;
 }, [id, wanted]);
 
-/** The mean RGB of the row labels' inked pixels on a widget's heatmap canvas (0 dark … 255 light). */
+/**
+ * The mean RGB of the row labels' inked pixels on a heatmap canvas (0 dark … 255 light): a
+ * widget's (its id) or the page's main map (null).
+ */
 const labelInk = (page, id) => page.evaluate((id) => {
-  const canvas = document.getElementById(id).shadowRoot.querySelector('canvas');
+  const canvas = id ? document.getElementById(id).shadowRoot.querySelector('canvas') : document.querySelector('#heatmap canvas');
   const grid = JSON.parse(canvas.dataset.grid);
   const dpr = canvas.width / parseFloat(canvas.style.width);
   const data = canvas.getContext('2d').getImageData(0, Math.round(grid.y * dpr), Math.round((grid.x - 4) * dpr), Math.round(grid.ch * grid.rows * dpr)).data;
@@ -101,4 +105,19 @@ it('every custom property and part the manifest lists is in the widget and in th
   const used = new Set(source.match(/--attnscope-[\w-]+/g));
   expect([...used].sort()).toEqual(decl.cssProperties.map((p) => p.name).sort());
   for (const { name } of decl.cssParts) expect(readme, name).toContain(`\`${name}\``);
+});
+
+it("the demo page follows prefers-color-scheme: app.css's colours are properties with dark values", async () => {
+  const { page, errors } = await openPage(env, '/web/index.html');
+  const look = () => page.evaluate(() => {
+    const cs = (sel) => getComputedStyle(document.querySelector(sel));
+    return { page: cs('html').backgroundColor, card: cs('.card').backgroundColor, text: cs('.card').color, input: cs('input[type=text]').backgroundColor };
+  });
+  expect(await look()).toEqual({ page: 'rgb(246, 248, 250)', card: 'rgb(255, 255, 255)', text: 'rgb(31, 35, 40)', input: 'rgb(255, 255, 255)' });
+  expect(await labelInk(page, null)).toBeLessThan(110);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await look()).toEqual({ page: 'rgb(1, 4, 9)', card: 'rgb(13, 17, 23)', text: 'rgb(230, 237, 243)', input: 'rgb(13, 17, 23)' });
+  await expect.poll(() => labelInk(page, null)).toBeGreaterThan(160);
+  expect(errors).toEqual([]);
+  await page.close();
 });

@@ -411,11 +411,11 @@ export class Heatmap {
     caption.textContent = `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`;
     const head = document.createElement('tr');
     head.append(cell('td', ''));
-    for (let c = 0; c < cols; c++) head.append(cell('th', spec.colLabels?.[c] ?? `column ${c + 1}`, 'col'));
+    for (let c = 0; c < cols; c++) head.append(cell('th', spec.colLabels?.[c] || `column ${c + 1}`, 'col')); // (some maps label every other column)
     const body = document.createElement('tbody');
     for (let r = 0; r < rows; r++) {
       const tr = document.createElement('tr');
-      tr.append(cell('th', spec.rowLabels?.[r] ?? `row ${r + 1}`, 'row'));
+      tr.append(cell('th', spec.rowLabels?.[r] || `row ${r + 1}`, 'row'));
       for (let c = 0; c < cols; c++) {
         const v = valueAt(spec, r, c);
         tr.append(cell('td', v === undefined ? '—' : v.toFixed(4)));
