@@ -22,10 +22,27 @@ const bundles = [
   { input: 'web/app/worker.js', file: 'worker.js' },
 ];
 
+// The widget's styles are CSS in template literals (`const CSS = \`…\``, `HEATMAP_CSS`), which a JS
+// minifier keeps as written: drop their comments and collapse their whitespace here. They hold no
+// CSS strings, url()s or interpolations, so this changes no rule.
+const minifyCss = {
+  name: 'attnscope-minify-css',
+  transform(code, id) {
+    if (!/web[\\/](widget[\\/]attn-scope|app[\\/]heatmap)\.js$/.test(id)) return null;
+    return code.replace(/(CSS = `)([^`$]*)(`)/g, (_, open, css, close) => open + css
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\s+/g, ' ')
+      .replace(/\s*([{};,>])\s*/g, '$1')
+      .replace(/:\s+/g, ':') // after a property's colon (no selector has a colon before a space)
+      .trim() + close);
+  },
+};
+
 for (const { input, file } of bundles) {
   await build({
     input: join(root, input),
     platform: 'browser',
+    plugins: [minifyCss],
     // Node's modules stay imports that a browser never reaches (web/attnscope.js's Node branch).
     external: [/^node:/],
     // The package ships no demo page for the widget's "explore in attnscope" link.

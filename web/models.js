@@ -3,11 +3,14 @@
 // file (relative to this manifest), label, example (a sentence it knows), and optionally
 // group (an <optgroup> of the picker) and heads (a head-importance sweep precomputed with
 // models/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
-// running anything). The first entry is the default of the page.
+// running anything). The first entry is the default of the page. The toy model, the one the npm
+// package ships, also has `url`: the same file as a literal `new URL('…', import.meta.url)`, the
+// form bundlers (Vite, webpack 5, rolldown) recognise and copy into an app's build with the
+// URL rewritten (a computed `new URL(entry.file, …)` they leave alone, and its file would be missing).
 import { isTrainedId, trainedLabel } from './app/trained.js';
 
 export const models = [
-  { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
+  { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', url: () => new URL('../models/toy-en-de.safetensors', import.meta.url).href, label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
   { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.',
     heads: '../models/analysis/multi30k-en-de.heads.json' },
   { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 3+3 layers, 8 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
@@ -40,8 +43,9 @@ export function unknownModelMessage(id) {
 
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
-  if (entry.trained) return entry.id;
-  return new URL(entry.file, import.meta.url).href;
+  return entry.url?.() ?? new URL(entry.file, import.meta.url).href;
+import { isTrainedId, trainedLabel } from './app/trained.js';
+
 }
 
 /** The absolute URL of a manifest entry's precomputed head-importance sweep, or null. */

@@ -3,9 +3,9 @@
 // cache answers when the network cannot. Installing stores the page, its modules, the
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep (the page fetches it when the model is picked).
-const CACHE = 'attnscope-v8';
+const CACHE = 'attnscope-v9';
 const SHELL = [
-  'index.html', 'blog.html', 'models.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
+  'index.html', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
   'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'app/custom-weights.js', 'app/analyses.js',
   'app/importance-tab.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',

@@ -23,8 +23,21 @@ export interface AttnScopeRenderDetail { steps: number; done: boolean }
  * "mean"), mode (greedy | beam | sample), step (a number or "end"), beam-size, seed,
  * interventions (JSON, the JS API's `interventions` option).
  */
+/** What the page's engine holds (AttnScope.engineStats()). */
+export interface AttnScopeEngineStats {
+  /** Open sessions: one per widget in the document (a removed widget closes its own). */
+  readonly sessions: number;
+  /** The URLs of the models loaded. */
+  readonly models: readonly string[];
+  /** Model downloads so far. */
+  readonly fetches: number;
+  readonly [key: string]: unknown;
+}
+
 export declare class AttnScope extends HTMLElement {
   static readonly observedAttributes: readonly string[];
+  /** What the page's engine (shared by every widget) holds now. */
+  static engineStats(): Promise<AttnScopeEngineStats>;
   /** The latest snapshot, or null before the first translation. */
   readonly snapshot: AttnScopeSnapshot | null;
   /** Resolves when the widget has drawn what its attributes ask for. */

@@ -4,7 +4,7 @@
 // and the export of the view as SVG.
 import { PATTERN_RULES } from './analyses.js';
 import { BeamView } from './beam-view.js';
-import { Heatmap } from './heatmap.js';
+import { Heatmap, mapSVG } from './heatmap.js';
 import { byId as $ } from './html.js';
 import { PATTERN_LABEL, editsOf } from './interventions.js';
 import { marksWords, pieceLabel } from './pieces.js';
@@ -266,7 +266,7 @@ export class AttentionView {
     const site = siteNamed(snap.sites, st.view);
     if (site) {
       return {
-        svg: this.#main.svg(`${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`),
+        svg: mapSVG(this.#main, `${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`),
         name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
       };
     }

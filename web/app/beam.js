@@ -100,7 +100,8 @@ export function beamTreeSVG(nodes, { showPruned = false, expanded = new Set(), p
     const st = STATUS_STYLE[n.status] ?? STATUS_STYLE.live;
     const hot = on.has(n.id);
     const label = n.parent < 0 ? n.token : `${n.token}${n.status === 'finished' ? ' ✓' : ''}`;
-    boxes.push(`<g class="node" data-node="${n.id}" data-status="${n.status}" tabindex="0" role="button" aria-label="${esc(`${n.token}, step ${n.step + 1}, score ${fmtScore(n.score)}, ${LABEL[n.status] ?? n.status}`)}" style="cursor:pointer">
+    // The node's name starts with its visible text (WCAG 2.5.3, label in name), then says the rest.
+    boxes.push(`<g class="node" data-node="${n.id}" data-status="${n.status}" tabindex="0" role="button" aria-label="${esc(`${label} ${n.parent < 0 ? 'start' : `${fmtScore(n.score)} (score)`}, step ${n.step + 1}, ${LABEL[n.status] ?? n.status}`)}" style="cursor:pointer">
 <title>${esc(`${n.token} — step ${n.step + 1}, log-prob ${n.logProb}, score ${n.score} (${LABEL[n.status] ?? n.status})`)}</title>
 <rect x="${X(n)}" y="${Y(n)}" width="${nodeW}" height="${nodeH}" rx="5" fill="${st.fill}" stroke="${hot ? '#d94801' : st.stroke}" stroke-width="${hot ? 2.5 : 1.2}"${st.dash ? ` stroke-dasharray="${st.dash}"` : ''}/>
 <text x="${X(n) + nodeW / 2}" y="${Y(n) + 13}" text-anchor="middle" font-weight="600" fill="${st.text}"${n.status === 'pruned' ? ' text-decoration="line-through"' : ''}>${esc(label)}</text>

@@ -3,6 +3,7 @@
 //
 //   const engine = getEngine();
 //   const info = await engine.request('load', { url }, (p) => console.log(p.loaded, p.total));
+import { wasmFileUrl } from '../package-files.js';
 
 let shared = null;
 
@@ -48,6 +49,9 @@ class Engine {
       for (const p of this.#pending.values()) p.reject(this.#broken);
       this.#pending.clear();
     };
+    // First message: compile the engine now, from where this page found the .wasm (in an app
+    // built by a bundler, the .wasm is not beside the worker). Errors surface at the first request.
+    this.request('init', { wasmUrl: wasmFileUrl() }).catch(() => {});
   }
 
   /** Sends one request to the worker; resolves with its plain-data answer. */

@@ -1,10 +1,12 @@
 // Canvas heatmaps (one canvas per map, however many cells), with a colour legend, exact values
 // on hover (a tooltip whose text and data-value hold the number as the engine returned it),
-// keyboard reading (focus the map, arrow keys move the cursor) and an SVG twin for export.
+// keyboard reading (focus the map, arrow keys move the cursor, a polite live region reads the
+// cell), the same numbers as a visually hidden <table> for screen readers, and an SVG twin for
+// export.
 //
 //   const map = new Heatmap(container, { onSelect: (row, col) => … });
 //   map.set({ values: [Float32Array, …], rowLabels, colLabels, highlightRow, rowTitle, colTitle });
-//   map.svg()  // the same picture as an SVG document (string)
+//   mapSVG(map)  // the same picture as an SVG document (string)
 //
 // `values` is a list of rows; a row shorter than colLabels leaves its last cells empty (the
 // decoder's self-attention only sees earlier positions). Colours map [0, 1] (attention weights)
@@ -30,6 +32,9 @@ export const HEATMAP_CSS = `
 .hm-cursor { position: absolute; z-index: 10; pointer-events: none; box-sizing: border-box;
   border: 2px solid #111; box-shadow: inset 0 0 0 1px #fff; }
 .hm-tip[hidden], .hm-cursor[hidden] { display: none; }
+/* For screen readers only: the live readout of the keyboard's cell and the table of values. */
+.hm-sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap; }
 `;
 
 export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -138,7 +143,18 @@ function layout(spec, width) {
 const valueAt = (spec, r, c) => (c < spec.values[r].length ? spec.values[r][c] : undefined);
 const fmt = (v) => (Math.abs(v) >= 9.95 ? v.toFixed(1) : Math.abs(v) >= 0.995 ? v.toFixed(2) : v.toFixed(2).replace(/^(-?)0/, '$1'));
 
-function draw(ctx, spec, L) {
+/**
+ * The colours of a map's labels, legend text and empty cells, from the CSS around the map (its
+ * `color`, `--hm-empty` and `--hm-highlight-ink`): the widget's theme (light, dark, --attnscope-*) reaches the canvas.
+ * Cell colours are the data's scale and never change; text on cells keeps TEXT/white (inkOn).
+ */
+function themeOf(el) {
+  const style = getComputedStyle(el);
+  const prop = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
+  return { text: style.color || TEXT, empty: prop('--hm-empty', EMPTY), highlight: prop('--hm-highlight-ink', HIGHLIGHT_TEXT) };
+}
+
+function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHLIGHT_TEXT }) {
   const scale = scaleOf(spec);
   ctx.clearRect(0, 0, L.width, L.height);
   const showText = !L.compact && L.cw >= 34;
@@ -146,7 +162,7 @@ function draw(ctx, spec, L) {
   for (let r = 0; r < L.rows; r++) {
     for (let c = 0; c < L.cols; c++) {
       const v = valueAt(spec, r, c);
-      ctx.fillStyle = v === undefined ? EMPTY : colourIn(scale, v);
+      ctx.fillStyle = v === undefined ? theme.empty : colourIn(scale, v);
       ctx.fillRect(L.x + c * L.cw, L.y + r * L.ch, L.cw, L.ch);
       if (showText && v !== undefined) {
         ctx.fillStyle = inkOn(scale, v);
@@ -167,11 +183,11 @@ function draw(ctx, spec, L) {
   ctx.textAlign = 'right';
   spec.rowLabels.forEach((t, r) => {
     ctx.font = r === hr ? BOLD : FONT;
-    ctx.fillStyle = r === hr ? HIGHLIGHT_TEXT : TEXT;
+    ctx.fillStyle = r === hr ? theme.highlight : theme.text;
     ctx.fillText(t, L.x - 8, L.y + (r + 0.5) * L.ch);
   });
   ctx.font = FONT;
-  ctx.fillStyle = TEXT;
+  ctx.fillStyle = theme.text;
   spec.colLabels.forEach((t, c) => {
     const cx = L.x + (c + 0.5) * L.cw;
     if (L.rotate) {
@@ -195,7 +211,7 @@ function draw(ctx, spec, L) {
     ctx.strokeStyle = '#8c959f';
     ctx.lineWidth = 1;
     ctx.strokeRect(g.x + 0.5, g.y + 0.5, g.w - 1, g.h - 1);
-    ctx.fillStyle = TEXT;
+    ctx.fillStyle = theme.text;
     ctx.font = FONT;
     ctx.textAlign = 'center';
     for (const [t, label] of scale.ticks) {
@@ -295,6 +311,15 @@ export function svgDocument(width, height, body) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${Math.ceil(height)}" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}">\n<rect width="100%" height="100%" fill="#fff"/>\n${body}\n</svg>\n`;
 }
 
+/**
+ * A drawn map as a standalone SVG document, as drawn now, with an optional title. (Functions, not
+ * methods of Heatmap: the widget, which exports nothing, leaves the SVG code out of its build.)
+ */
+export const mapSVG = (map, title) => heatmapSVG(map.spec, map.width, title);
+
+/** A drawn map's SVG elements at (x, y): {body, width, height} (for composite exports). */
+export const mapSVGBody = (map, x, y, idPrefix) => heatmapSVGBody(map.spec, map.width, x, y, idPrefix);
+
 const drawn = new WeakMap(); // canvas -> its Heatmap (composite exports find the maps of a pane)
 
 /** The Heatmap drawing `canvas`, or undefined. */
@@ -315,11 +340,23 @@ export class Heatmap {
     this.canvas = document.createElement('canvas');
     this.canvas.tabIndex = opts.focusable === false ? -1 : 0;
     this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-keyshortcuts', 'ArrowUp ArrowDown ArrowLeft ArrowRight');
     drawn.set(this.canvas, this);
+    // The tooltip is for the eyes (it follows the mouse too); the readout says the keyboard's cell.
     this.tip = document.createElement('div');
     this.tip.className = 'hm-tip';
-    this.tip.setAttribute('role', 'status');
+    this.tip.setAttribute('aria-hidden', 'true');
     this.tip.hidden = true;
+    this.readout = document.createElement('p');
+    this.readout.className = 'hm-sr hm-readout';
+    this.readout.setAttribute('aria-live', 'polite');
+    this.readout.setAttribute('aria-atomic', 'true');
+    // A table ignores width and overflow: the visually hidden box is a div around it.
+    this.tableBox = document.createElement('div');
+    this.tableBox.className = 'hm-sr';
+    this.table = document.createElement('table');
+    this.table.className = 'hm-table';
+    this.tableBox.append(this.table);
     this.box = document.createElement('div');
     this.box.className = 'hm-cursor';
     this.box.hidden = true;
@@ -327,7 +364,7 @@ export class Heatmap {
     this.ring.className = 'hm-ring';
     this.ring.setAttribute('aria-hidden', 'true');
     this.scroll.append(this.canvas, this.ring);
-    this.root.append(this.scroll, this.box, this.tip);
+    this.root.append(this.scroll, this.box, this.tip, this.readout, this.tableBox);
     container.append(this.root);
 
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e.offsetX, e.offsetY));
@@ -344,6 +381,10 @@ export class Heatmap {
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
     this.resizer = new ResizeObserver(() => this.#draw());
     this.resizer.observe(this.root);
+    // The label colours follow the theme: redraw when the colour scheme flips.
+    this.scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
+    this.onScheme = () => this.#draw();
+    this.scheme?.addEventListener?.('change', this.onScheme);
   }
 
   /** Draws a new map. */
@@ -351,16 +392,45 @@ export class Heatmap {
     this.#spec = spec;
     this.canvas.setAttribute('aria-label', spec.ariaLabel ?? 'attention heatmap');
     if (this.#cursor && (this.#cursor[0] >= spec.values.length)) this.#cursor = null;
+    this.#fillTable();
     this.#draw();
+  }
+
+  /** The map's numbers as a table (DOM APIs, text only): a header row of columns, a row per query. */
+  #fillTable() {
+    const spec = this.#spec;
+    const rows = spec.values.length;
+    const cols = spec.colLabels?.length ?? Math.max(0, ...spec.values.map((r) => r.length));
+    const cell = (tag, text, scope) => {
+      const el = document.createElement(tag);
+      el.textContent = text;
+      if (scope) el.scope = scope;
+      return el;
+    };
+    const caption = document.createElement('caption');
+    caption.textContent = `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`;
+    const head = document.createElement('tr');
+    head.append(cell('td', ''));
+    for (let c = 0; c < cols; c++) head.append(cell('th', spec.colLabels?.[c] || `column ${c + 1}`, 'col')); // (some maps label every other column)
+    const body = document.createElement('tbody');
+    for (let r = 0; r < rows; r++) {
+      const tr = document.createElement('tr');
+      tr.append(cell('th', spec.rowLabels?.[r] || `row ${r + 1}`, 'row'));
+      for (let c = 0; c < cols; c++) {
+        const v = valueAt(spec, r, c);
+        tr.append(cell('td', v === undefined ? '—' : v.toFixed(4)));
+      }
+      body.append(tr);
+    }
+    const thead = document.createElement('thead');
+    thead.append(head);
+    this.table.replaceChildren(caption, thead, body);
   }
 
   get spec() { return this.#spec; }
 
-  /** The map as a standalone SVG document. */
-  svg(title) { return heatmapSVG(this.#spec, this.#width(), title); }
-
-  /** The map's SVG elements at (x, y), as drawn now: {body, width, height} (for composite exports). */
-  svgBody(x, y, idPrefix) { return heatmapSVGBody(this.#spec, this.#width(), x, y, idPrefix); }
+  /** The width the map is laid out at (its SVG twin, mapSVG, uses the same). */
+  get width() { return this.#width(); }
 
   #width() { return this.#spec?.compact ? 0 : Math.max(120, this.root.clientWidth || 600); }
 
@@ -376,7 +446,7 @@ export class Heatmap {
     this.canvas.style.height = `${L.height}px`;
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    draw(ctx, spec, L);
+    draw(ctx, spec, L, themeOf(this.root));
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
     this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
     Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
@@ -425,6 +495,15 @@ export class Heatmap {
     const c = this.#cursor ? clamp(c0 + m[1], 0, Math.max(0, this.#spec.values[r].length - 1)) : c0;
     this.#cursor = [r, c];
     this.#show(r, c);
+    const v = valueAt(this.#spec, r, c);
+    this.readout.textContent = v === undefined ? '' : `${this.#what(r, c)}: ${v.toFixed(4)}`;
+  }
+
+  /** What cell (r, c) is, in words ("ich → i", or the spec's own description). */
+  #what(r, c) {
+    const spec = this.#spec;
+    if (spec.describe) return spec.describe(r, c);
+    return `${spec.rowLabels?.[r] ?? `row ${r}`} → ${spec.colLabels?.[c] ?? `column ${c}`}`;
   }
 
   #show(r, c) {
@@ -432,9 +511,7 @@ export class Heatmap {
     const L = this.#layout;
     const v = valueAt(spec, r, c);
     if (v === undefined) return this.#hide();
-    const rowLabel = spec.rowLabels?.[r] ?? `row ${r}`;
-    const colLabel = spec.colLabels?.[c] ?? `column ${c}`;
-    const what = spec.describe ? spec.describe(r, c) : `${rowLabel} → ${colLabel}`;
+    const what = this.#what(r, c);
     this.tip.replaceChildren();
     const head = document.createElement('div');
     head.innerHTML = `<b></b>`;
@@ -482,6 +559,7 @@ export class Heatmap {
   dispose() {
     window.removeEventListener('scroll', this.onScroll, { capture: true });
     this.resizer.disconnect();
+    this.scheme?.removeEventListener?.('change', this.onScheme);
     this.root.remove();
   }
 }

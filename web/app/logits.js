@@ -41,8 +41,10 @@ export function renderLogits(list, row, { scale = 'prob', onForce, disabled = fa
     b.dataset.prob = String(a.prob);
     b.disabled = disabled;
     b.title = chosen ? `${a.token}: the token taken at this step` : `Force “${a.token}” at this step and continue from it`;
-    b.setAttribute('aria-label', `${a.token}: probability ${formatProb(a.prob)}, logit ${formatLogit(a.logit)}${chosen ? ' (taken)' : '. Activate to force it.'}`);
-    b.innerHTML = `<span class="tok"></span><span class="track"><span class="fill"></span></span><span class="nums"><span class="p"></span><span class="l"></span></span>`;
+    // The name starts with the bar's visible text, in its order (WCAG 2.5.3, label in name).
+    b.setAttribute('aria-label', `${a.token} p ${formatProb(a.prob)} logit ${formatLogit(a.logit)}${chosen ? ' (taken)' : ': activate to force it'}`);
+    // (The spaces separate the words for assistive technology; grid and flex items ignore them.)
+    b.innerHTML = `<span class="tok"></span> <span class="track"><span class="fill"></span></span> <span class="nums"><span class="p"></span> <span class="l"></span></span>`;
     b.querySelector('.tok').textContent = a.token;
     b.querySelector('.fill').style.width = `${(widths[i] * 100).toFixed(2)}%`;
     b.querySelector('.p').textContent = `p ${formatProb(a.prob)}`;

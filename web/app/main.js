@@ -29,8 +29,7 @@ import { pageStore } from './store.js';
 import { TrainingPanel } from './training.js';
 
 const app = $('app');
-const engine = getEngine();
-engine.request('init').catch(() => {}); // start the worker and the WebAssembly compile at once
+const engine = getEngine(); // starts the worker and the WebAssembly compile at once
 
 const style = document.createElement('style');
 style.textContent = HEATMAP_CSS;

@@ -1,6 +1,6 @@
 // Export of an Analyses pane: every figure it shows (canvas heatmaps and inline SVG charts), in
 // page order, each under its heading, on one SVG sheet under a title.
-import { heatmapOf, svgDocument, titleSVG, FONT_FAMILY } from './heatmap.js';
+import { heatmapOf, mapSVGBody, svgDocument, titleSVG, FONT_FAMILY } from './heatmap.js';
 import { esc } from './html.js';
 
 const GAP = 18;
@@ -27,7 +27,7 @@ export function paneSVG(pane, title) {
     if (el instanceof HTMLCanvasElement) {
       const map = heatmapOf(el);
       if (!map?.spec) continue;
-      block = (x, top, id) => map.svgBody(x, top, id);
+      block = (x, top, id) => mapSVGBody(map, x, top, id);
       const probe = block(0, 0, 'p');
       blocks.push({ caption, width: probe.width, height: probe.height, draw: block });
     } else {

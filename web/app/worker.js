@@ -20,6 +20,7 @@
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   vocab    {url, side}                             -> the model's vocabulary of that side (type-ahead forcing)
+//   init {wasmUrl}  (the page's first message: starts compiling the engine from that URL)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
 // An update is what changed, never the whole history again: {sid, keep, steps, state, path,
@@ -74,12 +75,18 @@ function countCalls(cls, prefix) {
     };
   }
 }
-const ready = init().then((runtime) => {
-  countCalls(runtime.SessionHandle, 'SessionHandle');
-  countCalls(runtime.ModelHandle, 'ModelHandle');
-  return runtime;
-});
-ready.catch(() => {}); // compile the WebAssembly at once; an error surfaces at first use
+// The engine starts with the page's first message, `init {wasmUrl}` (where the page found the
+// .wasm: inside an app built by a bundler it is not beside this worker); a worker used without
+// it starts on its first request, with the .wasm beside web/attnscope.js.
+let ready = null;
+function engine(wasmUrl) {
+  ready ??= init(wasmUrl ? { wasmUrl } : {}).then((runtime) => {
+    countCalls(runtime.SessionHandle, 'SessionHandle');
+    countCalls(runtime.ModelHandle, 'ModelHandle');
+    return runtime;
+  });
+  return ready;
+}
 
 // Models trained in the page (web/app/worker-training.js), newest last; the oldest beyond
 // KEEP_TRAINED are freed (their sessions were replaced long before).
@@ -109,7 +116,7 @@ function getModel(url, onProgress) {
   if (!entry) {
     entry = { listeners: new Set() };
     entry.promise = (async () => {
-      await ready;
+      await engine();
       fetches++;
       let response;
       try {
@@ -161,8 +168,8 @@ function live(sid) {
 }
 
 const handlers = {
-  async init() {
-    await ready;
+  async init({ wasmUrl } = {}) {
+    await engine(wasmUrl);
     return { ok: true };
   },
 

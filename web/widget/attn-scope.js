@@ -20,28 +20,72 @@ import { mainSite, siteNamed } from '../app/sites.js';
 import { StepStore } from '../app/step-store.js';
 import { findModel, modelUrl, unknownModelMessage } from '../models.js';
 
+// Theming: every colour, font and size below comes from a public custom property
+// (--attnscope-*, README "Embed"), each with a light default and a dark one under
+// prefers-color-scheme: dark; the private --_* names are what the rules read.
 const CSS = `
-:host { display: block; margin: 1.2em 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; }
+:host {
+  --_font: var(--attnscope-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
+  --_size: var(--attnscope-font-size, 14px);
+  --_radius: var(--attnscope-radius, 10px);
+  --_pad: var(--attnscope-padding, 10px 12px);
+  --_fg: var(--attnscope-color, #1f2328);
+  --_muted: var(--attnscope-muted-color, #57606a);
+  --_bg: var(--attnscope-background, #fff);
+  --_line: var(--attnscope-border-color, #d0d7de);
+  --_accent: var(--attnscope-accent-color, #0969da);
+  --_control: var(--attnscope-control-background, #f6f8fa);
+  --_control-line: var(--attnscope-control-border-color, #8c959f);
+  --_err: var(--attnscope-error-color, #82071e);
+  --_err-bg: var(--attnscope-error-background, #ffebe9);
+  --_err-line: var(--attnscope-error-border-color, #ff8182);
+  --_note: var(--attnscope-notice-color, #3b2300);
+  --_note-bg: var(--attnscope-notice-background, #fff8c5);
+  --_note-line: var(--attnscope-notice-border-color, #d4a72c);
+  --hm-empty: var(--attnscope-empty-cell-color, #eef0f3);
+  --hm-highlight-ink: var(--attnscope-highlight-color, #a63603);
+  display: block; margin: 1.2em 0; font: var(--_size)/1.45 var(--_font); color: var(--_fg);
+}
+@media (prefers-color-scheme: dark) {
+  :host {
+    --_fg: var(--attnscope-color, #e6edf3);
+    --_muted: var(--attnscope-muted-color, #9198a1);
+    --_bg: var(--attnscope-background, #0d1117);
+    --_line: var(--attnscope-border-color, #3d444d);
+    --_accent: var(--attnscope-accent-color, #4493f8);
+    --_control: var(--attnscope-control-background, #21262d);
+    --_control-line: var(--attnscope-control-border-color, #656c76);
+    --_err: var(--attnscope-error-color, #ffa198);
+    --_err-bg: var(--attnscope-error-background, #25171c);
+    --_err-line: var(--attnscope-error-border-color, #f85149);
+    --_note: var(--attnscope-notice-color, #e3b341);
+    --_note-bg: var(--attnscope-notice-background, #272115);
+    --_note-line: var(--attnscope-notice-border-color, #9e6a03);
+    --hm-empty: var(--attnscope-empty-cell-color, #262c36);
+    --hm-highlight-ink: var(--attnscope-highlight-color, #ffa657);
+  }
+}
 :host([hidden]) { display: none; }
 * { box-sizing: border-box; }
-figure { margin: 0; border: 1px solid #d0d7de; border-radius: 10px; background: #fff; padding: 10px 12px; }
+figure { margin: 0; border: 1px solid var(--_line); border-radius: var(--_radius); background: var(--_bg); padding: var(--_pad); }
 .head { display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: baseline; margin-bottom: 6px; }
 .title { font-weight: 600; }
-.sentence { color: #57606a; }
-.sentence b { color: #1f2328; }
-.progress { display: flex; gap: 8px; align-items: center; color: #57606a; font-size: 13px; margin: 6px 0; }
-.progress progress { width: 160px; accent-color: #0969da; }
-.modified { font-size: 13px; color: #3b2300; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 2px 8px; margin-bottom: 6px; }
-.fallback { color: #57606a; background: #f6f8fa; border: 1px dashed #8c959f; border-radius: 6px; padding: 8px 10px; }
-.fallback .why { display: block; margin-top: 4px; font-size: 12px; color: #82071e; }
-.note { color: #57606a; background: #f6f8fa; border: 1px dashed #8c959f; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
-.error { color: #82071e; background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; padding: 6px 10px; font-size: 13px; }
-.controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: 13px; color: #57606a; }
-button { font: inherit; color: #1f2328; background: #f6f8fa; border: 1px solid #8c959f; border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
-button:hover:not(:disabled) { background: #eaeef2; }
+.sentence { color: var(--_muted); }
+.sentence b { color: var(--_fg); }
+.progress { display: flex; gap: 8px; align-items: center; color: var(--_muted); font-size: .93em; margin: 6px 0; }
+.progress progress { width: 160px; accent-color: var(--_accent); }
+.modified { font-size: .93em; color: var(--_note); background: var(--_note-bg); border: 1px solid var(--_note-line); border-radius: 6px; padding: 2px 8px; margin-bottom: 6px; }
+.fallback { color: var(--_muted); background: var(--_control); border: 1px dashed var(--_control-line); border-radius: 6px; padding: 8px 10px; }
+.fallback .why { display: block; margin-top: 4px; font-size: .86em; color: var(--_err); }
+.note { color: var(--_muted); background: var(--_control); border: 1px dashed var(--_control-line); border-radius: 6px; padding: 6px 10px; font-size: .93em; }
+.error { color: var(--_err); background: var(--_err-bg); border: 1px solid var(--_err-line); border-radius: 6px; padding: 6px 10px; font-size: .93em; }
+.map { color: var(--_fg); }
+.controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: .93em; color: var(--_muted); }
+button { font: inherit; color: var(--_fg); background: var(--_control); border: 1px solid var(--_control-line); border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
+button:hover:not(:disabled) { filter: brightness(.95); }
 button:disabled { opacity: .45; cursor: default; }
-button:focus-visible, a:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
-a { color: #0969da; margin-left: auto; }
+button:focus-visible, a:focus-visible { outline: 3px solid var(--_accent); outline-offset: 2px; }
+a { color: var(--_accent); margin-left: auto; }
 [hidden] { display: none !important; }
 ` + HEATMAP_CSS;
 
@@ -102,18 +146,18 @@ export class AttnScope extends Base {
     this.#root = this.attachShadow({ mode: 'open' });
     this.#root.adoptedStyleSheets = [styleSheet()];
     this.#root.innerHTML = `<figure part="figure">
-        <figcaption class="head"><span class="title"></span><span class="sentence"></span></figcaption>
-        <div class="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
-        <p class="modified" hidden></p>
-        <div class="error" role="alert" hidden></div>
-        <div class="fallback" role="alert" hidden><slot>This attention heatmap could not load.</slot><span class="why"></span></div>
-        <p class="note" hidden></p>
-        <div class="map"></div>
-        <div class="controls">
-          <button type="button" class="prev" aria-label="Previous step">◀</button>
-          <button type="button" class="next" aria-label="Next step">▶</button>
-          <span class="status" aria-live="polite"></span>
-          <a class="open" target="_blank" rel="noopener">explore in attnscope ↗</a>
+        <figcaption class="head"><span class="title" part="title"></span><span class="sentence" part="sentence"></span></figcaption>
+        <div class="progress" part="progress" hidden><progress max="1" value="0"></progress><span class="bytes" aria-live="polite">Loading…</span></div>
+        <p class="modified" part="notice" hidden></p>
+        <div class="error" part="error" role="alert" hidden></div>
+        <div class="fallback" part="fallback" role="alert" hidden><slot>This attention heatmap could not load.</slot><span class="why"></span></div>
+        <p class="note" part="notice" hidden></p>
+        <div class="map" part="map"></div>
+        <div class="controls" part="controls">
+          <button type="button" class="prev" part="button" aria-label="Previous step">◀</button>
+          <button type="button" class="next" part="button" aria-label="Next step">▶</button>
+          <span class="status" part="status" aria-live="polite"></span>
+          <a class="open" part="link" target="_blank" rel="noopener">explore in attnscope ↗</a>
         </div>
       </figure>`;
     this.#map = new Heatmap(this.#root.querySelector('.map'));
@@ -129,6 +173,15 @@ export class AttnScope extends Base {
       e.preventDefault();
       e.stopPropagation();
     });
+  }
+
+  /**
+   * What the page's engine holds now: {sessions, models, fetches, embindCalls}. Every widget
+   * holds one session while it is in the document and closes it when removed, so a framework
+   * that unmounts its widgets can check that they freed what they held (sessions back to 0).
+   */
+  static engineStats() {
+    return getEngine().request('stats');
   }
 
   /** The latest snapshot (for tests and tools). */
@@ -200,6 +253,12 @@ export class AttnScope extends Base {
     this.#queue = this.#queue.then(async () => {
       try {
         const answer = await work();
+        // Removed from the document while the engine was answering: the session that answer
+        // opened is no one's; close it (disconnectedCallback could not, it had no id yet).
+        if (!this.#connected && answer?.sid !== undefined && answer.sid !== this.#sid) {
+          getEngine().request('close', { sid: answer.sid }).catch(() => {});
+          return;
+        }
         const snap = answer ? this.#steps.apply(answer) : null;
         if (snap) {
           this.#snap = snap;
@@ -243,6 +302,7 @@ export class AttnScope extends Base {
       } finally {
         progress.hidden = true;
       }
+      if (!this.#connected) return null; // removed while the model loaded: open nothing
       return getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined });
     });
   }
