@@ -43,9 +43,8 @@ export function unknownModelMessage(id) {
 
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
+  if (entry.trained) return entry.id;
   return entry.url?.() ?? new URL(entry.file, import.meta.url).href;
-import { isTrainedId, trainedLabel } from './app/trained.js';
-
 }
 
 /** The absolute URL of a manifest entry's precomputed head-importance sweep, or null. */
