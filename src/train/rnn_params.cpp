@@ -1,6 +1,9 @@
 #include "train/rnn_params.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
 
 namespace attnscope::train {
 namespace {
@@ -18,6 +21,21 @@ void add_cell(TensorList& out, const std::string& prefix, const std::string& suf
   out.push_back({prefix + "bias_hh" + suffix, &c.bias_hh, true});
 }
 
+// The scores rnn_grad.cpp has a backward for. A score the family gained later (e.g. Luong's
+// "location") is refused here, by name, until its backward and goldens exist.
+bool has_backward(rnn::Score score) {
+  switch (score) {
+    case rnn::Score::Additive:
+    case rnn::Score::Dot:
+    case rnn::Score::ScaledDot:
+    case rnn::Score::General:
+    case rnn::Score::Cosine:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tgt_vocab_size) {
@@ -27,6 +45,10 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
   p.src_vocab_size = src_vocab_size;
   p.tgt_vocab_size = tgt_vocab_size;
   const rnn::Config& c = p.config;
+  if (c.style != rnn::Style::None && !has_backward(c.score))
+    throw InputError("the RNN family's training pass has no backward for the '" +
+                     nlohmann::json::parse(shared.family_json).value("score", std::string("?")) +
+                     "' score yet (it trains additive, dot, scaled_dot, general and cosine)");
   const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
   const int gates = c.cell == rnn::Cell::GRU ? 3 : 4;
   p.src_embed = Matrix::Zero(src_vocab_size, E);
