@@ -15,6 +15,9 @@ reference models/attnscope_ref/rnn.py in float32:
   * the weights after 3 optimiser steps on the same batch (Adam, Adam + L2, AdamW; clipping and
     LambdaLR(inverse_sqrt) as models/train.py).
 
+Plus one model made here, rnn_train/shared_lstm_bahdanau_general.safetensors (shared source/target
+embeddings over a joint toy vocabulary, 2+2 layers, bidirectional; the inference goldens have no
+shared-embedding RNN), initialised as make_rnn_goldens.py initialises its models.
 The models' weights are those of the inference goldens (larger than PyTorch's default, so the
 attention is peaky): the gradients then exercise every path, not only the near-uniform start.
 Every value is screened against a float64 run (torch's default dtype switched to float64, so the
@@ -32,8 +35,11 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from attnscope_ref.export import load_model  # noqa: E402
+from attnscope_ref import tokenizer as tk  # noqa: E402
+from attnscope_ref.export import export, load_model  # noqa: E402
+from attnscope_ref.rnn import RNNSeq2Seq, complete_config  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402
+from make_rnn_goldens import TOY, init_weights  # noqa: E402
 from make_train_goldens import (ADAM_CASES, GRAD_ABS, GRAD_REL, LABEL_SMOOTHING, PAIRS, STEPS,  # noqa: E402
                                 WEIGHT_ABS, check_close, fmt, inverse_sqrt, stored, worst)
 
@@ -43,9 +49,32 @@ OUT = os.path.join(ROOT, "tests", "golden", "rnn_train")  # not under rnn/: its 
 FULL = {"gru_bahdanau_additive", "lstm_luong_dot_feed_local"}  # every element stored; the others as digests
 
 
+SHARED = "shared_lstm_bahdanau_general"
+
+
+def shared_model():
+    """Writes OUT/SHARED.safetensors: an RNN with shared embeddings over the joint toy vocabulary."""
+    lines = []
+    with open(TOY, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                lines.extend(line.strip().split(","))
+    vocab = tk.build_word_vocab(lines)
+    config = {"cell": "lstm", "attention": "bahdanau", "score": "general", "d_embed": 4, "d_encoder": 3,
+              "d_hidden": 5, "bidirectional": True, "n_encoder_layers": 2, "n_decoder_layers": 2,
+              "shared_embeddings": True, "max_positions": 16}
+    torch.manual_seed(7)
+    model = RNNSeq2Seq(config, len(vocab), len(vocab))
+    init_weights(model, 700)
+    spec = {"type": "word", "lowercase": True, "split_punctuation": True}
+    export(model, complete_config(config), spec, vocab, vocab, os.path.join(OUT, SHARED + ".safetensors"),
+           name=SHARED, description="randomly initialised attnscope RNN test model (models/make_rnn_train_goldens.py)")
+
+
 def models():
-    return sorted(f[:-len(".safetensors")] for f in os.listdir(GOLDEN)
-                  if f.endswith(".safetensors"))
+    """(name, path of its .safetensors) for every model."""
+    out = [(f[:-len(".safetensors")], "rnn/" + f) for f in sorted(os.listdir(GOLDEN)) if f.endswith(".safetensors")]
+    return out + [(SHARED, "rnn_train/" + SHARED + ".safetensors")]
 
 
 def batch_ids(model, tok_src, tok_tgt):
@@ -106,9 +135,10 @@ class Float64:
 def main():
     torch.set_num_threads(1)
     os.makedirs(OUT, exist_ok=True)
+    shared_model()
     total = 0
-    for name in models():
-        path = os.path.join(GOLDEN, name + ".safetensors")
+    for name, relative in models():
+        path = os.path.join(ROOT, "tests", "golden", relative)
         model, config, tok_spec, src_vocab, tgt_vocab = load_model(path)
         unk = config["special_tokens"]["unk"]
         src, tgt = batch_ids(model, Tokenizer(tok_spec, src_vocab, unk), Tokenizer(tok_spec, tgt_vocab, unk))
@@ -123,7 +153,7 @@ def main():
         for k in grads:
             check_close(f"{name} grad {k}", grads[k], grads64[k], GRAD_REL, GRAD_ABS)
 
-        parts = [f'  "model": "rnn/{name}.safetensors"',
+        parts = [f'  "model": "{relative}"',
                  '  "family": "rnn"',
                  f'  "label_smoothing": {LABEL_SMOOTHING}',
                  f'  "batch": {{"src": {json.dumps(src)}, "tgt": {json.dumps(tgt)}}}',
