@@ -511,23 +511,24 @@ val parse_pairs(const std::string& csv) {
 // Training on sentence pairs, one epoch per call (src/train/trainer.h).
 class TrainerHandle {
  public:
-  // A fresh word-level model: vocabularies from the pairs, architecture from the options.
+  // A fresh word-level model: vocabularies from the pairs, family and architecture from the options.
   val create(const val& sources, const val& targets, const std::string& options) {
     return guarded([&] {
       const train::TrainSetup setup = train::train_setup_from_json(options);
       auto pairs = pairs_of(sources, targets);
-      start(train::fresh_model(pairs, setup.architecture, setup.options.seed), std::move(pairs), setup);
+      start(train::fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.options.seed),
+            std::move(pairs), setup);
       return val::undefined();
     });
   }
 
-  // Continues from a model file's bytes (its architecture and vocabularies).
+  // Continues from a model file's bytes (its family, architecture and vocabularies).
   val resume(const std::string& bytes, const val& sources, const val& targets, const std::string& options) {
     return guarded([&] {
       const train::TrainSetup setup = train::train_setup_from_json(options);
       if (setup.has_architecture)
-        throw InputError("layers, heads, dModel and dFf come from the model being continued: leave them out");
-      start(train::trainable_from_bytes(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+        throw InputError("the family and architecture come from the model being continued: leave them out");
+      start(train::trainable_from_bytes_any(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
             pairs_of(sources, targets), setup);
       return val::undefined();
     });
@@ -569,7 +570,8 @@ class TrainerHandle {
     for (std::size_t i = 0; i < src.size(); ++i) pairs.push_back({src[i], tgt[i]});
     return pairs;
   }
-  void start(train::TrainableModel model, std::vector<train::TrainPair> pairs, const train::TrainSetup& setup) {
+  void start(std::unique_ptr<train::Trainable> model, std::vector<train::TrainPair> pairs,
+             const train::TrainSetup& setup) {
     trainer_ = std::make_unique<train::Trainer>(std::move(model), std::move(pairs), setup.options);
   }
   train::Trainer& trainer() const {

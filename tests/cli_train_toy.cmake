@@ -1,6 +1,7 @@
 # ctest cli_train_toy: `attnscope-cli train` on the toy CSV, then `translate --input` of every
-# source with the written model must give every target (36/36).
-execute_process(COMMAND ${CLI} train --pairs ${PAIRS} --epochs 200 --seed 1 --out ${OUT}
+# source with the written model must give every target (36/36). EXTRA: more train options (a
+# ;-list, e.g. the RNN family's).
+execute_process(COMMAND ${CLI} train --pairs ${PAIRS} --epochs 200 --seed 1 --out ${OUT} ${EXTRA}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE err)
 message("${log}${err}")
 if(NOT rc EQUAL 0)

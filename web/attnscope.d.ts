@@ -247,6 +247,18 @@ export interface TrainOptions {
   heads?: number;    // default 1
   dModel?: number;   // default 64
   dFf?: number;      // default 2 · dModel
+  /** 'rnn': a fresh RNN encoder-decoder (the fields below) instead of a transformer (default 'transformer'). */
+  family?: 'transformer' | 'rnn';
+  cell?: 'gru' | 'lstm';                        // RNN, default 'gru'
+  attention?: 'bahdanau' | 'luong' | 'none';    // RNN, default 'bahdanau'
+  score?: 'additive' | 'dot' | 'scaled_dot' | 'general' | 'cosine';  // RNN, default 'additive'
+  dEmbed?: number;         // RNN, default 32
+  dHidden?: number;        // RNN, default 64
+  dEncoder?: number;       // RNN, per direction; default 0: dHidden / directions
+  dAttention?: number;     // RNN additive score; default 0: dHidden
+  bidirectional?: boolean; // RNN encoder, default true
+  inputFeeding?: boolean;  // RNN Luong, default false
+  localWindow?: number;    // RNN Luong local-p D, default 0: global attention
   /** Initial weights, batch order and dropout (default 1). */
   seed?: number;
   lr?: number;             // default 1e-3 (Adam, betas 0.9 / 0.98, eps 1e-9)
@@ -255,7 +267,7 @@ export interface TrainOptions {
   dropout?: number;        // default 0
   clipNorm?: number;       // default 0: no clipping
   warmup?: number;         // > 0: inverse-square-root schedule with this warmup; default constant lr
-  /** Continue training this model file (bytes, a URL or a Response) instead of a fresh one (no layers/heads/dModel/dFf then). */
+  /** Continue training this model file (bytes, a URL or a Response) instead of a fresh one (no family or architecture fields then). */
   from?: string | URL | Response | ArrayBuffer | Uint8Array;
 }
 

@@ -524,6 +524,11 @@ export const TRAIN_LIMITS = Object.freeze({
   heads: Object.freeze([1, 8]),
   dModel: Object.freeze([4, 256]),
   dFf: Object.freeze([4, 1024]),
+  dEmbed: Object.freeze([1, 256]),     // RNN
+  dHidden: Object.freeze([1, 256]),    // RNN
+  dEncoder: Object.freeze([0, 256]),   // RNN (0: dHidden / directions)
+  dAttention: Object.freeze([0, 256]), // RNN additive score (0: dHidden)
+  localWindow: Object.freeze([0, 16]), // RNN Luong local-p (0: global)
   batchTokens: Object.freeze([1, 4096]),
   pairs: 5000,          // sentence pairs
   pairLength: 500,      // characters per side
@@ -578,16 +583,17 @@ const browserSafe = ' (a browser-safe size; attnscope-cli train has no limit)';
 function trainOptionsOf(options, resuming) {
   if (options === null || typeof options !== 'object') throw new AttnscopeError('training options must be an object');
   const o = { ...options };
-  const architecture = ['layers', 'heads', 'dModel', 'dFf'].filter((k) => o[k] !== undefined);
+  const architecture = ['family', 'layers', 'heads', 'dModel', 'dFf', 'cell', 'attention', 'score', 'dEmbed', 'dHidden',
+    'dEncoder', 'dAttention', 'bidirectional', 'inputFeeding', 'localWindow'].filter((k) => o[k] !== undefined);
   if (resuming && architecture.length) {
     throw new AttnscopeError(`${architecture.join(', ')} come from the model being continued: leave them out`);
   }
-  if (o.layers !== undefined) inRange(o.layers, TRAIN_LIMITS.layers, 'layers', browserSafe);
-  if (o.heads !== undefined) inRange(o.heads, TRAIN_LIMITS.heads, 'heads', browserSafe);
-  if (o.dModel !== undefined) inRange(o.dModel, TRAIN_LIMITS.dModel, 'dModel', browserSafe);
-  if (o.dFf !== undefined) inRange(o.dFf, TRAIN_LIMITS.dFf, 'dFf', browserSafe);
+  for (const k of ['layers', 'heads', 'dModel', 'dFf', 'dEmbed', 'dHidden', 'dEncoder', 'dAttention', 'localWindow']) {
+    if (o[k] !== undefined) inRange(o[k], TRAIN_LIMITS[k], k, browserSafe);
+  }
   if (o.batchTokens !== undefined) inRange(o.batchTokens, TRAIN_LIMITS.batchTokens, 'batchTokens');
-  if (!resuming && (o.dModel ?? 64) % (o.heads ?? 1) !== 0) {
+  // The family, names and the rest of an RNN's architecture are checked by the engine.
+  if (!resuming && o.family !== 'rnn' && (o.dModel ?? 64) % (o.heads ?? 1) !== 0) {
     throw new AttnscopeError(`dModel ${o.dModel ?? 64} must be divisible by heads ${o.heads ?? 1}`);
   }
   if (o.seed !== undefined && !(Number.isSafeInteger(o.seed) && o.seed >= 0)) {
@@ -600,10 +606,12 @@ function trainOptionsOf(options, resuming) {
 }
 
 /**
- * A trainer for a transformer on sentence pairs, in the engine (the same code as
+ * A trainer for a transformer or an RNN on sentence pairs, in the engine (the same code as
  * `attnscope-cli train`). `pairs`: a CSV text ("source,target" per line), an array of such
  * lines or an array of [source, target]. Options: layers, heads, dModel, dFf (a fresh
- * word-level model, vocabularies built from the pairs; limited to TRAIN_LIMITS), seed, lr,
+ * word-level model, vocabularies built from the pairs; limited to TRAIN_LIMITS), or
+ * family: 'rnn' with cell, attention, score, layers, dEmbed, dHidden, dEncoder, dAttention,
+ * bidirectional, inputFeeding, localWindow (src/train/trainer.h RnnArchitecture), seed, lr,
  * batchTokens, labelSmoothing, dropout, clipNorm, warmup (0: constant lr); or `from` (a model
  * file's bytes, a URL or a Response) to continue training that model.
  */

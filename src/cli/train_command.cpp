@@ -14,11 +14,17 @@ namespace attnscope::cli {
 
 const char* kTrainUsage =
     "  attnscope-cli train --pairs FILE.csv --epochs N --seed S --out MODEL.safetensors [options]\n"
-    "      train a transformer on 'source,target' lines (fresh word-level model, or --model FILE to\n"
-    "      continue from one) and write it; prints loss and exact matches per epoch on stderr\n"
-    "      --lr X (1e-3)  --batch-tokens N (24)  --layers N (1)  --heads N (1)  --d-model N (64)\n"
-    "      --d-ff N (2 d_model)  --label-smoothing X (0)  --dropout X (0)  --clip-norm X (0: off)\n"
-    "      --warmup N (inverse-sqrt schedule; default constant lr)  --stop-at-exact (stop at N/N)\n";
+    "      train a model on 'source,target' lines (fresh word-level model, or --model FILE to\n"
+    "      continue from one, of either family) and write it; prints loss and exact matches per\n"
+    "      epoch on stderr\n"
+    "      --lr X (1e-3)  --batch-tokens N (24)  --label-smoothing X (0)  --dropout X (0)\n"
+    "      --clip-norm X (0: off)  --warmup N (inverse-sqrt schedule; default constant lr)\n"
+    "      --stop-at-exact (stop at N/N)  --family transformer|rnn (transformer)  --layers N (1)\n"
+    "      transformer: --heads N (1)  --d-model N (64)  --d-ff N (2 d_model)\n"
+    "      rnn: --cell gru|lstm (gru)  --attention bahdanau|luong|none (bahdanau)\n"
+    "           --score additive|dot|scaled_dot|general|cosine (additive)  --d-embed N (32)\n"
+    "           --d-hidden N (64)  --d-encoder N (d_hidden / directions)  --d-attention N (d_hidden)\n"
+    "           --unidirectional  --input-feeding  --local-window N (0: global attention)\n";
 
 namespace {
 
@@ -53,6 +59,9 @@ int train_main(int argc, char** argv) {
   int epochs = -1;
   bool stop_at_exact = false;
   train::Architecture arch;
+  train::RnnArchitecture rnn;
+  std::string family = "transformer";
+  std::string transformer_flag, rnn_flag;  // one given, for the message when the family has no such flag
   train::TrainOptions options;
   try {
     for (int i = 2; i < argc; ++i) {
@@ -68,10 +77,21 @@ int train_main(int argc, char** argv) {
       else if (arg == "--seed") options.seed = static_cast<std::uint64_t>(count(arg, value()));
       else if (arg == "--lr") options.lr = number(arg, value());
       else if (arg == "--batch-tokens") options.batch_tokens = count(arg, value());
-      else if (arg == "--layers") arch.layers = count(arg, value());
-      else if (arg == "--heads") arch.heads = count(arg, value());
-      else if (arg == "--d-model") arch.d_model = count(arg, value());
-      else if (arg == "--d-ff") arch.d_ff = count(arg, value());
+      else if (arg == "--family") family = value();
+      else if (arg == "--layers") arch.layers = rnn.layers = count(arg, value());
+      else if (arg == "--heads") arch.heads = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--d-model") arch.d_model = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--d-ff") arch.d_ff = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--cell") rnn.cell = value(), rnn_flag = arg;
+      else if (arg == "--attention") rnn.attention = value(), rnn_flag = arg;
+      else if (arg == "--score") rnn.score = value(), rnn_flag = arg;
+      else if (arg == "--d-embed") rnn.d_embed = count(arg, value()), rnn_flag = arg;
+      else if (arg == "--d-hidden") rnn.d_hidden = count(arg, value()), rnn_flag = arg;
+      else if (arg == "--d-encoder") rnn.d_encoder = count(arg, value()), rnn_flag = arg;
+      else if (arg == "--d-attention") rnn.d_attention = count(arg, value()), rnn_flag = arg;
+      else if (arg == "--unidirectional") rnn.bidirectional = false, rnn_flag = arg;
+      else if (arg == "--input-feeding") rnn.input_feeding = true, rnn_flag = arg;
+      else if (arg == "--local-window") rnn.local_window = count(arg, value()), rnn_flag = arg;
       else if (arg == "--label-smoothing") options.label_smoothing = static_cast<float>(number(arg, value()));
       else if (arg == "--dropout") options.dropout = static_cast<float>(number(arg, value()));
       else if (arg == "--clip-norm") options.clip_norm = number(arg, value());
@@ -81,18 +101,21 @@ int train_main(int argc, char** argv) {
       else throw Error("unknown option " + arg);
     }
     if (pairs_path.empty() || out_path.empty() || epochs < 0) throw Error("train needs --pairs, --epochs and --out");
+    if (family != "transformer" && family != "rnn") throw Error("--family must be transformer or rnn, got '" + family + "'");
+    if (family == "rnn" && !transformer_flag.empty()) throw Error(transformer_flag + " is the transformer's: an RNN has none");
+    if (family == "transformer" && !rnn_flag.empty()) throw Error(rnn_flag + " is the RNN's: add --family rnn");
   } catch (const Error& e) {
     std::cerr << "attnscope-cli: error: " << e.what() << "\nusage:\n" << kTrainUsage;
     return 2;
   }
   try {
     const auto pairs = train::parse_pairs_csv(read_text(pairs_path));
-    train::TrainableModel start;
+    std::unique_ptr<train::Trainable> start;
     if (model_path.empty()) {
-      start = train::fresh_model(pairs, arch, options.seed);
+      start = train::fresh_trainable(pairs, family, arch, rnn, options.seed);
     } else {
       const std::vector<std::uint8_t> bytes = read_file_bytes(model_path);
-      start = train::trainable_from_bytes(bytes.data(), bytes.size());
+      start = train::trainable_from_bytes_any(bytes.data(), bytes.size());
     }
     train::Trainer trainer(std::move(start), pairs, options);
     train::EpochReport r;

@@ -50,6 +50,25 @@ Matrix layer_norm_backward(const NormParams& p, NormParams& grad, const NormCach
   return dx;
 }
 
+double smoothed_cross_entropy(const Matrix& logits, const std::vector<int>& gold, float eps, int divide_by,
+                              Matrix& d_logits) {
+  const int n = static_cast<int>(gold.size()), vocab = static_cast<int>(logits.cols());
+  double loss_sum = 0.0;
+  d_logits.resize(n, vocab);
+  for (int r = 0; r < n; ++r) {
+    const float max = logits.row(r).maxCoeff();
+    const float log_sum = std::log((logits.row(r).array() - max).exp().sum());
+    const auto log_probs = logits.row(r).array() - max - log_sum;
+    const double nll = -log_probs(gold[r]);
+    const double smooth = -static_cast<double>(log_probs.sum()) / vocab;
+    loss_sum += (1.0 - eps) * nll + eps * smooth;
+    d_logits.row(r) = log_probs.exp() - eps / vocab;
+    d_logits(r, gold[r]) -= 1.0f - eps;
+  }
+  d_logits /= static_cast<float>(divide_by);
+  return loss_sum;
+}
+
 Matrix dropout_forward(const Matrix& x, float rate, Random* random, Matrix& mask) {
   if (rate <= 0.0f || random == nullptr) {
     mask.resize(0, 0);

@@ -23,6 +23,12 @@ struct NormCache {
 Matrix layer_norm_forward(const NormParams& p, float eps, const Matrix& x, NormCache& cache);
 Matrix layer_norm_backward(const NormParams& p, NormParams& grad, const NormCache& cache, const Matrix& dy);
 
+// Label-smoothed cross-entropy (F.cross_entropy(label_smoothing=ε)): (1-ε)·NLL + ε·mean_j(-log p_j)
+// per row of logits [n, V] against gold[r]. Returns the sum over the rows; d_logits [n, V] gets
+// ∂(sum / divide_by)/∂logits = (softmax - target distribution) / divide_by.
+double smoothed_cross_entropy(const Matrix& logits, const std::vector<int>& gold, float eps, int divide_by,
+                              Matrix& d_logits);
+
 // Inverted dropout on a sub-layer output or the embeddings: keep with probability 1 - rate and
 // scale by 1 / (1 - rate) (as torch.nn.Dropout). mask [N, d] is empty when rate == 0.
 Matrix dropout_forward(const Matrix& x, float rate, Random* random, Matrix& mask);

@@ -11,8 +11,6 @@
 #include "train/random.h"
 
 namespace attnscope::train {
-namespace {
-
 // Python's json.dumps(s, ensure_ascii=False) for a string.
 std::string py_string(const std::string& s) {
   std::string out = "\"";
@@ -72,6 +70,8 @@ std::string py_float(double x) {
   }
   return (negative ? "-" : "") + out;
 }
+
+namespace {
 
 std::string py_bool(bool b) { return b ? "true" : "false"; }
 
@@ -149,16 +149,19 @@ TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, in
 }
 
 std::vector<std::uint8_t> export_safetensors(TransformerParams& params, const ModelText& text) {
+  return export_tensors(config_json(params.config), params.tensors(), text);
+}
+
+std::vector<std::uint8_t> export_tensors(const std::string& config, const TensorList& tensors, const ModelText& text) {
   std::string metadata = "{\"format\":\"attnscope\",\"format_version\":\"1\",\"config\":" +
-                         py_string(config_json(params.config)) + ",\"tokenizer\":" + py_string(text.tokenizer_json) +
+                         py_string(config) + ",\"tokenizer\":" + py_string(text.tokenizer_json) +
                          ",\"src_vocab\":" + py_string(vocab_json(text.src_vocab)) +
                          ",\"tgt_vocab\":" + py_string(vocab_json(text.tgt_vocab));
   if (!text.name.empty()) metadata += ",\"name\":" + py_string(text.name);
   if (!text.description.empty()) metadata += ",\"description\":" + py_string(text.description);
   metadata += "}";
   std::string header = "{\"__metadata__\":" + metadata;
-  std::size_t offset = 0;
-  const auto tensors = params.tensors();  // sorted by name, as export.py writes them
+  std::size_t offset = 0;  // `tensors` are sorted by name, as export.py writes them
   for (const auto& t : tensors) {
     const std::size_t bytes = static_cast<std::size_t>(t.tensor->size()) * 4;
     const std::string shape = t.vector ? "[" + std::to_string(t.tensor->size()) + "]"

@@ -34,6 +34,13 @@ TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, in
 
 // The model file's bytes, F32.
 std::vector<std::uint8_t> export_safetensors(TransformerParams& params, const ModelText& text);
+// Any family's: the `config` metadata value as given, the tensors (sorted by name) as F32.
+std::vector<std::uint8_t> export_tensors(const std::string& config_json, const TensorList& tensors,
+                                         const ModelText& text);
+
+// Python's json.dumps of a string (ensure_ascii=False) and repr of a float, as export.py writes them.
+std::string py_string(const std::string& s);
+std::string py_float(double x);
 
 // The `config` metadata value exactly as export.py writes it (json.dumps, FORMAT.md key order,
 // Python float repr).

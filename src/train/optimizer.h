@@ -1,7 +1,11 @@
 #pragma once
 // Adam as torch.optim.Adam / torch.optim.AdamW (PyTorch 1.13 single-tensor code), the learning
-// rate schedules of models/train.py, and torch.nn.utils.clip_grad_norm_.
-#include "train/parameters.h"
+// rate schedules of models/train.py, and torch.nn.utils.clip_grad_norm_. They walk a family's
+// tensors as a TensorList (train/tensor_list.h), so every family shares them; the templates take
+// any parameter struct with tensors() (TransformerParams, RnnParams).
+#include <vector>
+
+#include "train/tensor_list.h"
 
 namespace attnscope::train {
 
@@ -15,17 +19,25 @@ struct AdamOptions {
 
 class Adam {
  public:
-  Adam(const TransformerParams& params, AdamOptions options);
+  // Moments of the shapes of `params` (values unused).
+  Adam(const TensorList& params, AdamOptions options);
+  template <class Params>
+  Adam(const Params& params, AdamOptions options) : Adam(Params(params).tensors(), options) {}
 
   // One step with learning rate `lr`:
   //   m ← β1·m + (1-β1)·g;  v ← β2·v + (1-β2)·g²;  θ ← θ - lr/(1-β1^t) · m / (sqrt(v)/sqrt(1-β2^t) + eps)
-  void step(TransformerParams& params, TransformerParams& grads, double lr);
+  // The gradient buffers are consumed (L2 weight decay is added into them).
+  void step_tensors(const TensorList& params, const TensorList& grads, double lr);
+  template <class Params>
+  void step(Params& params, Params& grads, double lr) {
+    step_tensors(params.tensors(), grads.tensors(), lr);
+  }
   int steps() const { return t_; }
   const AdamOptions& options() const { return options_; }
 
  private:
   AdamOptions options_;
-  TransformerParams m_, v_;  // first and second moments, the layout of the parameters
+  std::vector<Matrix> m_, v_;  // first and second moments, one per tensor of the parameters
   int t_ = 0;
 };
 
@@ -41,6 +53,10 @@ struct Schedule {
 
 // torch.nn.utils.clip_grad_norm_: total = ‖all gradients‖₂; if max_norm / (total + 1e-6) < 1, every
 // gradient is scaled by it. Returns the total norm before clipping.
-double clip_grad_norm(TransformerParams& grads, double max_norm);
+double clip_grad_norm_tensors(const TensorList& grads, double max_norm);
+template <class Params>
+double clip_grad_norm(Params& grads, double max_norm) {
+  return clip_grad_norm_tensors(grads.tensors(), max_norm);
+}
 
 }  // namespace attnscope::train

@@ -23,6 +23,24 @@ long long integer(const json& v, const std::string& key, long long max) {
   return static_cast<long long>(x);
 }
 
+bool boolean(const json& v, const std::string& key) {
+  if (!v.is_boolean()) throw InputError("training option '" + key + "' must be true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+std::string string_value(const json& v, const std::string& key) {
+  if (!v.is_string()) throw InputError("training option '" + key + "' must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+bool is_transformer_field(const std::string& key) { return key == "heads" || key == "dModel" || key == "dFf"; }
+bool is_rnn_field(const std::string& key) {
+  for (const char* k : {"cell", "attention", "score", "dEmbed", "dHidden", "dEncoder", "dAttention", "bidirectional",
+                        "inputFeeding", "localWindow"})
+    if (key == k) return true;
+  return false;
+}
+
 }  // namespace
 
 TrainSetup train_setup_from_json(const std::string& text) {
@@ -35,10 +53,24 @@ TrainSetup train_setup_from_json(const std::string& text) {
   if (!j.is_object()) throw InputError("training options must be a JSON object");
   TrainSetup s;
   constexpr long long kInt = 1'000'000'000;
+  std::string transformer_field, rnn_field;  // one given, for the message when the family has no such field
   for (const auto& [key, v] : j.items()) {
-    const bool arch = key == "layers" || key == "heads" || key == "dModel" || key == "dFf";
+    const bool arch = key == "layers" || key == "family" || is_transformer_field(key) || is_rnn_field(key);
     s.has_architecture |= arch;
-    if (key == "layers") s.architecture.layers = static_cast<int>(integer(v, key, kInt));
+    if (is_transformer_field(key)) transformer_field = key;
+    if (is_rnn_field(key)) rnn_field = key;
+    if (key == "family") s.family = string_value(v, key);
+    else if (key == "layers") s.architecture.layers = s.rnn.layers = static_cast<int>(integer(v, key, kInt));
+    else if (key == "cell") s.rnn.cell = string_value(v, key);
+    else if (key == "attention") s.rnn.attention = string_value(v, key);
+    else if (key == "score") s.rnn.score = string_value(v, key);
+    else if (key == "dEmbed") s.rnn.d_embed = static_cast<int>(integer(v, key, kInt));
+    else if (key == "dHidden") s.rnn.d_hidden = static_cast<int>(integer(v, key, kInt));
+    else if (key == "dEncoder") s.rnn.d_encoder = static_cast<int>(integer(v, key, kInt));
+    else if (key == "dAttention") s.rnn.d_attention = static_cast<int>(integer(v, key, kInt));
+    else if (key == "bidirectional") s.rnn.bidirectional = boolean(v, key);
+    else if (key == "inputFeeding") s.rnn.input_feeding = boolean(v, key);
+    else if (key == "localWindow") s.rnn.local_window = static_cast<int>(integer(v, key, kInt));
     else if (key == "heads") s.architecture.heads = static_cast<int>(integer(v, key, kInt));
     else if (key == "dModel") s.architecture.d_model = static_cast<int>(integer(v, key, kInt));
     else if (key == "dFf") s.architecture.d_ff = static_cast<int>(integer(v, key, kInt));
@@ -54,9 +86,17 @@ TrainSetup train_setup_from_json(const std::string& text) {
       if (warmup > 0) s.options.schedule = {Schedule::Kind::InverseSqrt, warmup};
     } else {
       throw InputError("unknown training option '" + key +
-                       "' (layers, heads, dModel, dFf, seed, lr, batchTokens, labelSmoothing, dropout, clipNorm, warmup)");
+                       "' (family, layers, heads, dModel, dFf, cell, attention, score, dEmbed, dHidden, dEncoder, "
+                       "dAttention, bidirectional, inputFeeding, localWindow, seed, lr, batchTokens, labelSmoothing, "
+                       "dropout, clipNorm, warmup)");
     }
   }
+  if (s.family != "transformer" && s.family != "rnn")
+    throw InputError("training option 'family' must be \"transformer\" or \"rnn\", got \"" + s.family + "\"");
+  if (s.family == "rnn" && !transformer_field.empty())
+    throw InputError("training option '" + transformer_field + "' is the transformer's: an RNN has none");
+  if (s.family == "transformer" && !rnn_field.empty())
+    throw InputError("training option '" + rnn_field + "' is the RNN's: add \"family\": \"rnn\"");
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/tensor.h"
 #include "model/config.h"
+#include "train/tensor_list.h"
 
 namespace attnscope::train {
 
@@ -73,11 +74,7 @@ struct TransformerParams {
 
   // Every tensor of the model file with its name, sorted by name (the order the file stores
   // them in). `vector`: a 1-D tensor in the file, held as a [1, n] Matrix here.
-  struct Named {
-    std::string name;
-    Matrix* tensor;
-    bool vector;
-  };
+  using Named = NamedTensor;
   std::vector<Named> tensors();
 
   void set_zero();

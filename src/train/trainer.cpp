@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "decoding/session.h"
@@ -75,21 +76,33 @@ std::vector<TrainPair> parse_pairs_csv(const std::string& text) {
   return pairs;
 }
 
-TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architecture& arch, std::uint64_t seed) {
-  if (arch.layers < 1 || arch.heads < 1 || arch.d_model < 1 || arch.d_model % arch.heads != 0 || arch.d_ff < 0)
-    throw InputError("architecture needs layers, heads, d_model >= 1 with d_model divisible by heads");
+namespace {
+
+// The word tokenizer and the vocabularies of a fresh model; `longest`: the longest sentence in words.
+ModelText word_text(const std::vector<TrainPair>& pairs, std::size_t& longest) {
   const auto tokenizer = Tokenizer::from_json(kWordTokenizer);
   std::vector<std::string> sources, targets;
-  std::size_t longest = 0;
+  longest = 0;
   for (const TrainPair& p : pairs) {
     sources.push_back(p.source);
     targets.push_back(p.target);
     longest = std::max({longest, tokenizer->split(p.source).size(), tokenizer->split(p.target).size()});
   }
+  ModelText text;
+  text.tokenizer_json = kWordTokenizer;
+  text.src_vocab = word_vocab(*tokenizer, sources);
+  text.tgt_vocab = word_vocab(*tokenizer, targets);
+  return text;
+}
+
+}  // namespace
+
+TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architecture& arch, std::uint64_t seed) {
+  if (arch.layers < 1 || arch.heads < 1 || arch.d_model < 1 || arch.d_model % arch.heads != 0 || arch.d_ff < 0)
+    throw InputError("architecture needs layers, heads, d_model >= 1 with d_model divisible by heads");
+  std::size_t longest = 0;
   TrainableModel m;
-  m.text.tokenizer_json = kWordTokenizer;
-  m.text.src_vocab = word_vocab(*tokenizer, sources);
-  m.text.tgt_vocab = word_vocab(*tokenizer, targets);
+  m.text = word_text(pairs, longest);
   ModelConfig c;
   c.d_model = arch.d_model;
   c.n_heads = arch.heads;
@@ -101,22 +114,74 @@ TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architectu
   return m;
 }
 
-Trainer::Trainer(TrainableModel model, std::vector<TrainPair> pairs, TrainOptions options)
+TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchitecture& arch, std::uint64_t seed) {
+  const int directions = arch.bidirectional ? 2 : 1;
+  if (arch.layers < 1 || arch.d_embed < 1 || arch.d_hidden < 1 || arch.d_encoder < 0 || arch.d_attention < 0 ||
+      arch.local_window < 0)
+    throw InputError("RNN architecture needs layers, dEmbed, dHidden >= 1 (dEncoder, dAttention, localWindow >= 0)");
+  if (arch.d_encoder == 0 && arch.d_hidden % directions != 0)
+    throw InputError("a bidirectional RNN's dHidden must be even when dEncoder is left to default (dHidden / 2)");
+  std::size_t longest = 0;
+  TrainableRnn m;
+  m.text = word_text(pairs, longest);
+  const bool additive = arch.score == "additive" && arch.attention != "none";
+  const nlohmann::json j = {
+      {"architecture", "rnn"},
+      {"cell", arch.cell},
+      {"d_embed", arch.d_embed},
+      {"d_encoder", arch.d_encoder ? arch.d_encoder : arch.d_hidden / directions},
+      {"d_hidden", arch.d_hidden},
+      {"n_encoder_layers", arch.layers},
+      {"n_decoder_layers", arch.layers},
+      {"bidirectional", arch.bidirectional},
+      {"attention", arch.attention},
+      {"score", arch.attention == "none" ? std::string("none") : arch.score},
+      {"d_attention", additive ? (arch.d_attention ? arch.d_attention : arch.d_hidden) : arch.d_attention},
+      {"input_feeding", arch.input_feeding},
+      {"local_window", arch.local_window},
+      {"max_positions", std::max<int>(16, static_cast<int>(longest) + 2)},
+      {"shared_embeddings", false},
+      {"src_append_eos", true},
+      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}}};
+  ModelConfig shared;
+  rnn::Config config;
+  try {
+    shared = ModelConfig::from_json(j.dump());
+    config = rnn::Config::from_json(j.dump());
+  } catch (const ModelFileError& e) {
+    std::string why = e.what();  // the loader's words for a file; here they describe options
+    const std::string file_prefix = "invalid model file: ";
+    if (why.rfind(file_prefix, 0) == 0) why.erase(0, file_prefix.size());
+    throw InputError("RNN architecture: " + why);
+  }
+  shared.family_json = rnn_config_json(config, shared);  // export.py's key order
+  m.params = fresh_rnn_params(shared, static_cast<int>(m.text.src_vocab.size()),
+                              static_cast<int>(m.text.tgt_vocab.size()), seed);
+  return m;
+}
+
+std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
+                                           const Architecture& arch, const RnnArchitecture& rnn, std::uint64_t seed) {
+  if (family == "transformer") return make_trainable(fresh_model(pairs, arch, seed));
+  if (family == "rnn") return make_trainable(fresh_rnn_model(pairs, rnn, seed));
+  throw InputError("unknown model family '" + family + "' (transformer, rnn)");
+}
+
+Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs, TrainOptions options)
     : model_(std::move(model)),
       pairs_(std::move(pairs)),
       options_(options),
-      adam_(model_.params, options.adam),
-      random_(options.seed),
-      grads_(model_.params.zeros_like()) {
+      adam_(model_->parameters(), options.adam),
+      random_(options.seed) {
   if (pairs_.empty()) throw InputError("no sentence pairs given");
   if (options_.batch_tokens < 1) throw InputError("batch tokens must be >= 1");
   if (!(options_.lr > 0)) throw InputError("learning rate must be > 0");
   if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
     throw InputError("label smoothing and dropout must be in [0, 1)");
   if (!(options_.clip_norm >= 0)) throw InputError("clip norm must be >= 0 (0: no clipping)");
-  const auto tokenizer = Tokenizer::from_json(model_.text.tokenizer_json);
-  const Vocabulary src_vocab(model_.text.src_vocab), tgt_vocab(model_.text.tgt_vocab);
-  const ModelConfig& c = model_.params.config;
+  const auto tokenizer = Tokenizer::from_json(model_->text().tokenizer_json);
+  const Vocabulary src_vocab(model_->text().src_vocab), tgt_vocab(model_->text().tgt_vocab);
+  const ModelConfig& c = model_->shared_config();
   for (const TrainPair& p : pairs_) {
     Example e;
     e.src = encode(*tokenizer, src_vocab, p.source, c.special.unk).ids;
@@ -143,10 +208,11 @@ EpochReport Trainer::epoch() {
   for (int g : order) {
     std::vector<Example> batch;
     for (int i : groups_[g]) batch.push_back(examples_[i]);
-    grads_.set_zero();
-    const LossResult r = loss_and_gradients(model_.params, batch, loss_options, &random_, grads_);
-    if (options_.clip_norm > 0) clip_grad_norm(grads_, options_.clip_norm);
-    adam_.step(model_.params, grads_, options_.lr * options_.schedule.factor(updates_++));
+    const TensorList grads = model_->gradients();
+    for (const NamedTensor& g : grads) g.tensor->setZero();
+    const LossResult r = model_->loss_and_gradients(batch, loss_options, &random_);
+    if (options_.clip_norm > 0) clip_grad_norm_tensors(grads, options_.clip_norm);
+    adam_.step_tensors(model_->parameters(), grads, options_.lr * options_.schedule.factor(updates_++));
     loss_sum += r.loss_sum;
     tokens += r.tokens;
   }
@@ -160,7 +226,7 @@ EpochReport Trainer::epoch() {
   return report;
 }
 
-std::vector<std::uint8_t> Trainer::export_bytes() { return export_safetensors(model_.params, model_.text); }
+std::vector<std::uint8_t> Trainer::export_bytes() { return model_->export_bytes(); }
 
 std::shared_ptr<const Model> Trainer::model() {
   const auto bytes = export_bytes();

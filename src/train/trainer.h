@@ -1,8 +1,9 @@
 #pragma once
-// Training a transformer on sentence pairs, epoch by epoch: the loop models/train.py runs for
-// the toy model (length-bucketed batches of about batch_tokens tokens, shuffled; Adam), with the
+// Training a model on sentence pairs, epoch by epoch: the loop models/train.py runs for the toy
+// model (length-bucketed batches of about batch_tokens tokens, shuffled; Adam), with the
 // exact-match count of greedy translations after each epoch. It sits above the decoding layer
-// (it decodes to count exact matches); the pass itself (transformer_grad.h) does not.
+// (it decodes to count exact matches); the passes themselves (transformer_grad.h, rnn_grad.h) do
+// not. It reaches a family only through the seam of trainable.h.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "train/model_file.h"
 #include "train/optimizer.h"
 #include "train/random.h"
+#include "train/trainable.h"
 #include "train/transformer_grad.h"
 
 namespace attnscope {
@@ -39,6 +41,28 @@ struct Architecture {
 };
 TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architecture& arch, std::uint64_t seed);
 
+// A fresh word-level RNN encoder-decoder (src/families/rnn/) for `pairs`: vocabularies and
+// max_positions as fresh_model, weights as fresh_rnn_params. Throws InputError on a config the
+// family refuses (models/FORMAT.md "The RNN family").
+struct RnnArchitecture {
+  std::string cell = "gru";            // gru | lstm
+  std::string attention = "bahdanau";  // bahdanau | luong | none
+  std::string score = "additive";      // additive | dot | scaled_dot | general | cosine ("none" without attention)
+  int d_embed = 32;
+  int d_hidden = 64;
+  int d_encoder = 0;     // per direction; 0: d_hidden / directions (so every score fits)
+  int d_attention = 0;   // additive only; 0: d_hidden
+  int layers = 1;        // encoder and decoder layers each
+  bool bidirectional = true;
+  bool input_feeding = false;  // Luong only
+  int local_window = 0;        // Luong's local-p D; 0: global attention
+};
+TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchitecture& arch, std::uint64_t seed);
+
+// The fresh model of `family` ("transformer": `arch`; "rnn": `rnn`), as the seam's Trainable.
+std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
+                                           const Architecture& arch, const RnnArchitecture& rnn, std::uint64_t seed);
+
 struct TrainOptions {
   double lr = 1e-3;
   int batch_tokens = 24;
@@ -63,7 +87,9 @@ struct EpochReport {
 
 class Trainer {
  public:
-  Trainer(TrainableModel model, std::vector<TrainPair> pairs, TrainOptions options);
+  Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs, TrainOptions options);
+  Trainer(TrainableModel model, std::vector<TrainPair> pairs, TrainOptions options)
+      : Trainer(make_trainable(std::move(model)), std::move(pairs), options) {}
 
   EpochReport epoch();  // one pass over the pairs, then the exact-match count
   int epochs_done() const { return epochs_; }
@@ -74,14 +100,13 @@ class Trainer {
   int exact_matches(const Model& model) const;
 
  private:
-  TrainableModel model_;
+  std::unique_ptr<Trainable> model_;
   std::vector<TrainPair> pairs_;
   std::vector<Example> examples_;
   std::vector<std::vector<int>> groups_;  // batches of example indices (length-bucketed)
   TrainOptions options_;
   Adam adam_;
   Random random_;
-  TransformerParams grads_;
   int epochs_ = 0, updates_ = 0;
 };
 

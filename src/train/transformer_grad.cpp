@@ -177,22 +177,10 @@ LossResult loss_and_gradients(const TransformerParams& params, const std::vector
   // ---- logits and label-smoothed cross-entropy ----
   Matrix logits = fc.decoder_out * params.output_projection().transpose();  // [T, V]
   logits.rowwise() += params.output_bias.row(0);
-  const int n = static_cast<int>(fc.gold.size()), vocab = params.tgt_vocab_size;
-  const float eps = options.label_smoothing;
   LossResult result;
-  result.tokens = n;
-  Matrix d_logits(n, vocab);  // ∂(loss_sum / n) / ∂logits = (softmax - target distribution) / n
-  for (int r = 0; r < n; ++r) {
-    const float max = logits.row(r).maxCoeff();
-    const float log_sum = std::log((logits.row(r).array() - max).exp().sum());
-    const auto log_probs = logits.row(r).array() - max - log_sum;
-    const double nll = -log_probs(fc.gold[r]);
-    const double smooth = -static_cast<double>(log_probs.sum()) / vocab;
-    result.loss_sum += (1.0 - eps) * nll + eps * smooth;
-    d_logits.row(r) = log_probs.exp() - eps / vocab;
-    d_logits(r, fc.gold[r]) -= 1.0f - eps;
-  }
-  d_logits /= static_cast<float>(n);
+  result.tokens = static_cast<int>(fc.gold.size());
+  Matrix d_logits;  // ∂(loss_sum / n) / ∂logits
+  result.loss_sum = smoothed_cross_entropy(logits, fc.gold, options.label_smoothing, result.tokens, d_logits);
 
   // ---- backward ----
   grads.output_bias += d_logits.colwise().sum();

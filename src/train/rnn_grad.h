@@ -1,0 +1,24 @@
+#pragma once
+// The RNN family's training pass: a teacher-forced forward over a batch of sentence pairs that
+// keeps what backward needs, label-smoothed cross-entropy, and backpropagation through time:
+// output layer, Luong's combine, the attention (every score, local-p), the stacked decoder cells,
+// the bridge, and the (bidirectional, stacked) encoder, down to the embeddings.
+//
+// The equations are the inference path's (src/families/rnn/rnn.h); the reference is
+// models/attnscope_ref/rnn.py, stepped by models/make_rnn_train_goldens.py. Sentences run one
+// after another (as the reference steps them): the sums equal a padded batch with masks.
+#include <vector>
+
+#include "train/random.h"
+#include "train/rnn_params.h"
+#include "train/transformer_grad.h"  // Example, LossOptions, LossResult
+
+namespace attnscope::train {
+
+// Forward and backward of loss_sum / tokens (the loss of transformer_grad.h); the gradients are
+// added into `grads` (same layout as `params`; zero it first). The RNN trains without dropout
+// (its reference has none): options.dropout > 0 with a generator is an InputError.
+LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example>& batch,
+                              const LossOptions& options, Random* random, RnnParams& grads);
+
+}  // namespace attnscope::train

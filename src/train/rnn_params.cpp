@@ -1,0 +1,106 @@
+#include "train/rnn_params.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace attnscope::train {
+namespace {
+
+CellParams cell_zeros(int gates, int hidden, int in) {
+  return {Matrix::Zero(gates * hidden, in), Matrix::Zero(gates * hidden, hidden), Matrix::Zero(1, gates * hidden),
+          Matrix::Zero(1, gates * hidden)};
+}
+
+// nn.GRU / nn.LSTM name their tensors weight_ih_l0, weight_ih_l0_reverse, ...; nn.GRUCell weight_ih.
+void add_cell(TensorList& out, const std::string& prefix, const std::string& suffix, CellParams& c) {
+  out.push_back({prefix + "weight_ih" + suffix, &c.weight_ih, false});
+  out.push_back({prefix + "weight_hh" + suffix, &c.weight_hh, false});
+  out.push_back({prefix + "bias_ih" + suffix, &c.bias_ih, true});
+  out.push_back({prefix + "bias_hh" + suffix, &c.bias_hh, true});
+}
+
+// The scores rnn_grad.cpp has a backward for. A score the family gained later (e.g. Luong's
+// "location") is refused here, by name, until its backward and goldens exist.
+bool has_backward(rnn::Score score) {
+  switch (score) {
+    case rnn::Score::Additive:
+    case rnn::Score::Dot:
+    case rnn::Score::ScaledDot:
+    case rnn::Score::General:
+    case rnn::Score::Cosine:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tgt_vocab_size) {
+  RnnParams p;
+  p.shared = shared;
+  p.config = rnn::Config::from_json(shared.family_json);
+  p.src_vocab_size = src_vocab_size;
+  p.tgt_vocab_size = tgt_vocab_size;
+  const rnn::Config& c = p.config;
+  if (c.style != rnn::Style::None && !has_backward(c.score))
+    throw InputError("the RNN family's training pass has no backward for the '" +
+                     nlohmann::json::parse(shared.family_json).value("score", std::string("?")) +
+                     "' score yet (it trains additive, dot, scaled_dot, general and cosine)");
+  const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
+  const int gates = c.cell == rnn::Cell::GRU ? 3 : 4;
+  p.src_embed = Matrix::Zero(src_vocab_size, E);
+  if (!shared.shared_embeddings) p.tgt_embed = Matrix::Zero(tgt_vocab_size, E);
+  for (int l = 0; l < c.n_encoder_layers; ++l)
+    for (int dir = 0; dir < c.directions(); ++dir) p.encoder.push_back(cell_zeros(gates, c.d_encoder, l == 0 ? E : D));
+  p.bridge = {Matrix::Zero(H, D), Matrix::Zero(1, H)};
+  const int feed = c.style == rnn::Style::Luong ? (c.input_feeding ? H : 0) : D;
+  for (int l = 0; l < c.n_decoder_layers; ++l) p.decoder.push_back(cell_zeros(gates, H, l == 0 ? E + feed : H));
+  if (c.style != rnn::Style::None) {
+    if (c.score == rnn::Score::Additive) {
+      p.query_proj = Matrix::Zero(c.d_attention, H);
+      p.key_proj = Matrix::Zero(c.d_attention, D);
+      p.v = Matrix::Zero(1, c.d_attention);
+    } else if (c.score == rnn::Score::General) {
+      p.key_proj = Matrix::Zero(H, D);
+    }
+    if (c.local_window > 0) {
+      p.position_proj = Matrix::Zero(H, H);
+      p.position_v = Matrix::Zero(1, H);
+    }
+  }
+  if (c.style == rnn::Style::Luong) p.combine = Matrix::Zero(H, D + H);
+  p.output = {Matrix::Zero(tgt_vocab_size, c.style == rnn::Style::Luong ? H : H + D), Matrix::Zero(1, tgt_vocab_size)};
+  return p;
+}
+
+TensorList RnnParams::tensors() {
+  TensorList out;
+  out.push_back({"src_embed.weight", &src_embed, false});
+  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", &tgt_embed, false});
+  for (int l = 0; l < config.n_encoder_layers; ++l)
+    for (int dir = 0; dir < config.directions(); ++dir)
+      add_cell(out, "encoder.rnn.", "_l" + std::to_string(l) + (dir ? "_reverse" : ""),
+               encoder[static_cast<std::size_t>(l * config.directions() + dir)]);
+  out.push_back({"bridge.weight", &bridge.weight, false});
+  out.push_back({"bridge.bias", &bridge.bias, true});
+  for (std::size_t l = 0; l < decoder.size(); ++l) add_cell(out, "decoder.cells." + std::to_string(l) + ".", "", decoder[l]);
+  if (query_proj.size()) out.push_back({"attention.query_proj.weight", &query_proj, false});
+  if (key_proj.size()) out.push_back({"attention.key_proj.weight", &key_proj, false});
+  if (v.size()) out.push_back({"attention.v.weight", &v, false});
+  if (position_proj.size()) out.push_back({"attention.position_proj.weight", &position_proj, false});
+  if (position_v.size()) out.push_back({"attention.position_v.weight", &position_v, false});
+  if (combine.size()) out.push_back({"combine.weight", &combine, false});
+  out.push_back({"output.weight", &output.weight, false});
+  out.push_back({"output.bias", &output.bias, true});
+  std::sort(out.begin(), out.end(), [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
+  return out;
+}
+
+void RnnParams::set_zero() {
+  for (NamedTensor& t : tensors()) t.tensor->setZero();
+}
+
+}  // namespace attnscope::train

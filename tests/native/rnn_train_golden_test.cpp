@@ -1,0 +1,149 @@
+// The RNN family's training pass against PyTorch (tests/golden/rnn_train/<model>.json,
+// models/make_rnn_train_goldens.py): the label-smoothed teacher-forced loss and every
+// parameter's gradient on three pairs of unequal lengths, and the weights after 3 steps of Adam,
+// Adam with L2 weight decay and AdamW (clipping, inverse-sqrt warmup), for every model of
+// tests/golden/rnn/ (GRU and LSTM; Bahdanau, Luong with and without input feeding, no attention;
+// every score; local-p; bidirectional and stacked) and one with shared embeddings.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "train/optimizer.h"
+#include "train/rnn_grad.h"
+#include "train/rnn_model_file.h"
+#include "train_golden_support.h"
+
+namespace attnscope::train {
+namespace {
+
+using json = nlohmann::json;
+using golden::close;
+using golden::expect_tensor;
+
+std::string golden_path(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
+
+json load_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return json::parse(in);
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::vector<std::string> golden_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(golden_path("rnn_train")))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class RnnTrainGolden : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    g = load_json(golden_path("rnn_train/" + GetParam() + ".json"));
+    const auto bytes = read_bytes(golden_path(g.at("model").get<std::string>()));
+    model = trainable_rnn_from_bytes(bytes.data(), bytes.size());
+    const auto& src = g.at("batch").at("src");
+    const auto& tgt = g.at("batch").at("tgt");
+    for (std::size_t i = 0; i < src.size(); ++i)
+      batch.push_back({src[i].get<std::vector<int>>(), tgt[i].get<std::vector<int>>()});
+    options.label_smoothing = g.at("label_smoothing").get<float>();
+  }
+  json g;
+  TrainableRnn model;
+  std::vector<Example> batch;
+  LossOptions options;
+};
+
+TEST(RnnTrainGoldens, CoverEveryModelOfTheInferenceGoldens) {
+  const std::vector<std::string> names = golden_names();
+  std::size_t models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(golden_path("rnn")))
+    if (entry.path().extension() == ".safetensors") {
+      ++models;
+      EXPECT_NE(std::find(names.begin(), names.end(), entry.path().stem().string()), names.end())
+          << entry.path().stem() << " has no training golden";
+    }
+  EXPECT_GE(models, 22u);
+  EXPECT_NE(std::find(names.begin(), names.end(), "shared_lstm_bahdanau_general"), names.end());
+}
+
+TEST_P(RnnTrainGolden, LossAndEveryGradientMatchPyTorch) {
+  RnnParams grads = model.params.zeros_like();
+  const LossResult r = loss_and_gradients(model.params, batch, options, nullptr, grads);
+  EXPECT_EQ(r.tokens, g.at("n_tokens").get<int>());
+  EXPECT_TRUE(close(g.at("loss").get<double>(), r.loss(), 1e-5, 1e-6))
+      << "loss " << r.loss() << " expected " << g.at("loss").get<double>();
+  std::set<std::string> names;
+  for (auto& t : grads.tensors()) {
+    names.insert(t.name);
+    ASSERT_TRUE(g.at("gradients").contains(t.name)) << t.name << " has no golden";
+    expect_tensor(g.at("gradients").at(t.name), *t.tensor, t.vector, 1e-4, 1e-6, "gradient of " + t.name);
+  }
+  EXPECT_EQ(names.size(), g.at("gradients").size()) << "the golden has tensors the parameters lack";
+}
+
+TEST_P(RnnTrainGolden, AdamStepsMatchPyTorch) {
+  for (const json& c : g.at("optimizer_cases")) {
+    const json& o = c.at("options");
+    SCOPED_TRACE(o.at("name").get<std::string>());
+    RnnParams params = model.params;
+    AdamOptions adam;
+    adam.beta1 = o.at("betas")[0].get<double>();
+    adam.beta2 = o.at("betas")[1].get<double>();
+    adam.eps = o.at("eps").get<double>();
+    adam.weight_decay = o.at("weight_decay").get<double>();
+    adam.decoupled_weight_decay = o.at("optimizer") == "adamw";
+    Adam optimizer(params, adam);
+    Schedule schedule{Schedule::Kind::InverseSqrt, o.at("warmup").get<int>()};
+    RnnParams grads = params.zeros_like();
+    for (int step = 0; step < c.at("steps").get<int>(); ++step) {
+      grads.set_zero();
+      loss_and_gradients(params, batch, options, nullptr, grads);
+      clip_grad_norm(grads, o.at("clip_norm").get<double>());
+      optimizer.step(params, grads, o.at("lr").get<double>() * schedule.factor(step));
+    }
+    for (auto& t : params.tensors())
+      expect_tensor(c.at("weights").at(t.name), *t.tensor, t.vector, 0.0, 1e-5, "weights of " + t.name);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, RnnTrainGolden, ::testing::ValuesIn(golden_names()));
+
+// export.py wrote the golden models; exporting what was read from them gives the same bytes.
+TEST(RnnTrainExport, ReproducesExportPyByteForByte) {
+  for (const std::string& name : golden_names()) {
+    const json g = load_json(golden_path("rnn_train/" + name + ".json"));
+    const auto bytes = read_bytes(golden_path(g.at("model").get<std::string>()));
+    TrainableRnn m = trainable_rnn_from_bytes(bytes.data(), bytes.size());
+    EXPECT_EQ(rnn_config_json(m.params.config, m.params.shared), m.params.shared.family_json) << name;
+    const auto out = export_safetensors(m);
+    EXPECT_TRUE(out == bytes) << name << ": exported " << out.size() << " bytes, file has " << bytes.size();
+  }
+}
+
+TEST(RnnTrain, DropoutIsRefusedWithAMessage) {
+  const auto bytes = read_bytes(golden_path("rnn/gru_none.safetensors"));
+  TrainableRnn m = trainable_rnn_from_bytes(bytes.data(), bytes.size());
+  RnnParams grads = m.params.zeros_like();
+  Random random(1);
+  LossOptions o;
+  o.dropout = 0.1f;
+  try {
+    loss_and_gradients(m.params, {{{4, 5, 3}, {2, 4, 3}}}, o, &random, grads);
+    FAIL() << "dropout was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("without dropout"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnscope::train
