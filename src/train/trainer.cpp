@@ -179,6 +179,7 @@ Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs,
   if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
     throw InputError("label smoothing and dropout must be in [0, 1)");
   if (!(options_.clip_norm >= 0)) throw InputError("clip norm must be >= 0 (0: no clipping)");
+  model_->check_options(LossOptions{options_.label_smoothing, options_.dropout});
   const auto tokenizer = Tokenizer::from_json(model_->text().tokenizer_json);
   const Vocabulary src_vocab(model_->text().src_vocab), tgt_vocab(model_->text().tgt_vocab);
   const ModelConfig& c = model_->shared_config();
