@@ -154,9 +154,10 @@ TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchi
     if (why.rfind(file_prefix, 0) == 0) why.erase(0, file_prefix.size());
     throw InputError("RNN architecture: " + why);
   }
-  shared.family_json = rnn_config_json(config, shared);  // export.py's key order
+  shared.family_json = j.dump();  // RnnParams::zeros refuses, by name, a score without a backward
   m.params = fresh_rnn_params(shared, static_cast<int>(m.text.src_vocab.size()),
                               static_cast<int>(m.text.tgt_vocab.size()), seed);
+  m.params.shared.family_json = rnn_config_json(config, shared);  // what export writes: export.py's key order
   return m;
 }
 
