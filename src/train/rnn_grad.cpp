@@ -427,11 +427,15 @@ void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
 
 }  // namespace
 
-LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example>& batch,
-                              const LossOptions& options, Random* random, RnnParams& grads) {
-  if (random && options.dropout > 0.0f)
+void check_rnn_loss_options(const LossOptions& options) {
+  if (options.dropout > 0.0f)
     throw InputError("the RNN family trains without dropout (its reference, models/attnscope_ref/rnn.py, has none): "
                      "set dropout to 0");
+}
+
+LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example>& batch,
+                              const LossOptions& options, Random* random, RnnParams& grads) {
+  if (random) check_rnn_loss_options(options);
   LossResult result;
   for (const Example& e : batch) {
     if (e.src.empty() || e.tgt.size() < 2) throw InputError("a training pair needs a source and a target token");

@@ -21,4 +21,7 @@ namespace attnscope::train {
 LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example>& batch,
                               const LossOptions& options, Random* random, RnnParams& grads);
 
+// Throws the InputError above when `options` ask for dropout (a trainer checks before its first epoch).
+void check_rnn_loss_options(const LossOptions& options);
+
 }  // namespace attnscope::train

@@ -31,6 +31,7 @@ class TransformerTrainable : public FamilyTrainable<TransformerParams, Trainable
   using FamilyTrainable::FamilyTrainable;
   std::vector<std::uint8_t> export_bytes() override { return export_safetensors(model_.params, model_.text); }
   const ModelConfig& shared_config() const override { return model_.params.config; }
+  void check_options(const LossOptions&) const override {}
 };
 
 class RnnTrainable : public FamilyTrainable<RnnParams, TrainableRnn> {
@@ -38,6 +39,7 @@ class RnnTrainable : public FamilyTrainable<RnnParams, TrainableRnn> {
   using FamilyTrainable::FamilyTrainable;
   std::vector<std::uint8_t> export_bytes() override { return export_safetensors(model_); }
   const ModelConfig& shared_config() const override { return model_.params.shared; }
+  void check_options(const LossOptions& options) const override { check_rnn_loss_options(options); }
 };
 
 // The families that train, by config "architecture".

@@ -24,6 +24,8 @@ class Trainable {
   virtual TensorList gradients() = 0;   // the same layout; loss_and_gradients adds into them
   virtual LossResult loss_and_gradients(const std::vector<Example>& batch, const LossOptions& options,
                                         Random* random) = 0;
+  // Throws InputError on options the family cannot train with (checked when a trainer starts).
+  virtual void check_options(const LossOptions& options) const = 0;
   virtual std::vector<std::uint8_t> export_bytes() = 0;
   // The fields every family has: special tokens, src_append_eos, max_positions.
   virtual const ModelConfig& shared_config() const = 0;

@@ -154,9 +154,10 @@ TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchi
     if (why.rfind(file_prefix, 0) == 0) why.erase(0, file_prefix.size());
     throw InputError("RNN architecture: " + why);
   }
-  shared.family_json = rnn_config_json(config, shared);  // export.py's key order
+  shared.family_json = j.dump();  // RnnParams::zeros refuses, by name, a score without a backward
   m.params = fresh_rnn_params(shared, static_cast<int>(m.text.src_vocab.size()),
                               static_cast<int>(m.text.tgt_vocab.size()), seed);
+  m.params.shared.family_json = rnn_config_json(config, shared);  // what export writes: export.py's key order
   return m;
 }
 
@@ -179,6 +180,7 @@ Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs,
   if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
     throw InputError("label smoothing and dropout must be in [0, 1)");
   if (!(options_.clip_norm >= 0)) throw InputError("clip norm must be >= 0 (0: no clipping)");
+  model_->check_options(LossOptions{options_.label_smoothing, options_.dropout});
   const auto tokenizer = Tokenizer::from_json(model_->text().tokenizer_json);
   const Vocabulary src_vocab(model_->text().src_vocab), tgt_vocab(model_->text().tgt_vocab);
   const ModelConfig& c = model_->shared_config();

@@ -155,7 +155,6 @@ describe('RNN training options', () => {
     await fails(createTrainer(csv, { family: 'cnn' }), 'training option \'family\' must be "transformer" or "rnn", got "cnn"');
     await fails(createTrainer(csv, { family: 'rnn', cell: 'rnn' }), /^RNN architecture: config field 'cell' must be one of/);
     await fails(createTrainer(csv, { family: 'rnn', dHidden: 1000 }), /^dHidden must be an integer in \[1, 256\] \(a browser-safe size/);
-    await fails(createTrainer(csv, { family: 'rnn', dropout: 0.1 }).then((t) => { try { t.runEpoch(); } finally { t.dispose(); } }),
-      /^the RNN family trains without dropout/);
+    await fails(createTrainer(csv, { family: 'rnn', dropout: 0.1 }), /^the RNN family trains without dropout/);
   });
 });

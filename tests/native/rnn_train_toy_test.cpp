@@ -110,8 +110,7 @@ TEST(RnnTrain, BadOptionsAreInputErrors) {
   EXPECT_NE(message(R"({"family": "rnn", "inputFeeding": true})").find("input_feeding"), std::string::npos);
   TrainOptions dropout;
   dropout.dropout = 0.1f;
-  Trainer t(make_trainable(fresh_rnn_model(pairs, RnnArchitecture{}, 1)), pairs, dropout);
-  EXPECT_THROW(t.epoch(), InputError);
+  EXPECT_THROW(Trainer(make_trainable(fresh_rnn_model(pairs, RnnArchitecture{}, 1)), pairs, dropout), InputError);
 }
 
 }  // namespace
