@@ -69,8 +69,21 @@ TEST(RnnTrainGoldens, CoverEveryModelOfTheInferenceGoldens) {
   for (const auto& entry : std::filesystem::directory_iterator(golden_path("rnn")))
     if (entry.path().extension() == ".safetensors") {
       ++models;
-      EXPECT_NE(std::find(names.begin(), names.end(), entry.path().stem().string()), names.end())
-          << entry.path().stem() << " has no training golden";
+      const std::string stem = entry.path().stem().string();
+      const json inference = load_json(golden_path("rnn/" + stem + ".json"));
+      if (inference.at("config").value("score", "") == "location") {
+        // No backward for Luong's location score yet (models/make_rnn_train_goldens.py
+        // NO_BACKWARD): training must refuse the model by naming the score.
+        const auto bytes = read_bytes(entry.path().string());
+        try {
+          trainable_rnn_from_bytes(bytes.data(), bytes.size());
+          ADD_FAILURE() << stem << ": training a location-score model was not refused";
+        } catch (const std::exception& e) {
+          EXPECT_NE(std::string(e.what()).find("location"), std::string::npos) << stem << ": " << e.what();
+        }
+        continue;
+      }
+      EXPECT_NE(std::find(names.begin(), names.end(), stem), names.end()) << stem << " has no training golden";
     }
   EXPECT_GE(models, 22u);
   EXPECT_NE(std::find(names.begin(), names.end(), "shared_lstm_bahdanau_general"), names.end());
