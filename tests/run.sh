@@ -45,13 +45,16 @@ fi
 echo "== WebAssembly build"
 bash web/build-wasm.sh
 
+echo "== npm dependencies (npm ci when node_modules is missing or older than package-lock.json)"
+# Before the widget build: web/build-widget.mjs bundles with rolldown, a dev dependency.
+if [ ! -d node_modules/vitest ] || [ ! -d node_modules/rolldown ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
 echo "== the package's one-tag widget (web/widget.js + web/worker.js) and its first load, gzipped"
 node web/build-widget.mjs
 
 echo "== JavaScript and browser tests (Vitest: WASM vs the native CLI in Node; Debian Chromium)"
-if [ ! -d node_modules/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
 npx vitest run --config tests/js/vitest.config.js
 
 if [ -n "${reference_skipped:-}" ]; then

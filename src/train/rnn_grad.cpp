@@ -139,6 +139,8 @@ RowVector attend_forward(const RnnParams& w, const Memory& m, const RowVector& q
     case Score::Cosine:
       for (Eigen::Index j = 0; j < S; ++j) e[j] = q.dot(H.row(j)) / std::max(q.norm() * H.row(j).norm(), 1e-8f);
       break;
+    case Score::Location:  // RnnParams::zeros refuses these models, so a trainer never gets here
+      throw Error("the RNN training pass has no backward for Luong's location score");
   }
   if (c.local_window == 0) {
     cache.a = (e.array() - e.maxCoeff()).exp().matrix();
@@ -225,6 +227,8 @@ RowVector attend_backward(const RnnParams& w, RnnParams& g, const Memory& m, con
       }
       break;
     }
+    case Score::Location:  // refused by RnnParams::zeros, as above
+      throw Error("the RNN training pass has no backward for Luong's location score");
   }
   return dq;
 }
