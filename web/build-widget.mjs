@@ -46,7 +46,8 @@ for (const { input, file } of bundles) {
     // Node's modules stay imports that a browser never reaches (web/attnscope.js's Node branch).
     external: [/^node:/],
     // The package ships no demo page for the widget's "explore in attnscope" link.
-    transform: { define: { __ATTNSCOPE_PAGE__: 'null' } },
+    // Nor the page's analyses and training: the worker leaves their handlers out (web/app/worker.js).
+    transform: { define: { __ATTNSCOPE_PAGE__: 'null', __ATTNSCOPE_PAGE_WORKER__: 'false' } },
     logLevel: 'warn',
     output: { file: join(web, file), format: 'esm', minify: true, codeSplitting: false, comments: false },
   });

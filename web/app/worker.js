@@ -32,7 +32,7 @@
 // step 1 and at step 30: one step(), whose record carries the new step's attention and the
 // session's state.
 //
-// Analyses (all numbers from the engine's analysis calls, see README "JavaScript"):
+// Analyses (web/app/worker-analyses.js; all numbers from the engine's analysis calls, see README "JavaScript"):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
 //   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
@@ -47,10 +47,16 @@
 // request above takes like a file's.
 // No numbers are computed here: everything comes from web/attnscope.js as it is.
 import { init, loadModel } from '../attnscope.js';
-import { siteNamed } from './sites.js';
 import { TRAINED_PREFIX, trainedLabel } from './trained.js';
-import { currentPath, fixedParts, forward, goto, greedyAttention, noteChosen, same, update } from './worker-session.js';
+import { currentPath, fixedParts, forward, goto, noteChosen, same, update } from './worker-session.js';
+import { analysisHandlers } from './worker-analyses.js';
 import { trainingHandlers } from './worker-training.js';
+
+// The page's requests that the package's <attn-scope> widget never makes (analyses, training):
+// the widget's bundled worker (web/build-widget.mjs) defines __ATTNSCOPE_PAGE_WORKER__ as false,
+// the bundler drops these handlers and the engine calls only they use, and the widget's
+// JavaScript stays under the 30 KB gzip of its first load. The page runs this source as it is.
+const PAGE = typeof __ATTNSCOPE_PAGE_WORKER__ === 'undefined' ? true : __ATTNSCOPE_PAGE_WORKER__;
 
 const models = new Map(); // url -> {promise, listeners}
 const sessions = new Map(); // sid -> session entry (see open)
@@ -257,50 +263,7 @@ const handlers = {
     return (await getModel(url, progress)).vocab(side);
   },
 
-  async vectors({ url }, progress) {
-    const model = await getModel(url, progress);
-    return {
-      positional: model.positionalEncoding(),
-      pcaSource: model.embeddingPca('source'), pcaTarget: model.embeddingPca('target'),
-      sourceVocab: model.vocab('source'), targetVocab: model.vocab('target'),
-    };
-  },
-
-  cosine({ sid }) {
-    const s = live(sid);
-    return s.model.embeddingCosine(s.source.ids, currentPath(s));
-  },
-
-  factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
-    const s = live(sid);
-    const site = siteNamed(s.model.info.sites, name);
-    if (!site) throw new Error(`this model has no attention site '${name}' (it has: ${s.model.info.sites.map((x) => x.name).join(', ')})`);
-    const logits = s.session.attentionLogits(site.name, { layer, head, query, step, hypothesis });
-    let weights;
-    if (site.perStep) {
-      const t = s.steps[step]?.expansions[hypothesis]?.attention?.[site.name] ?? s.session.attention(site.name, step, { hypothesis });
-      const size = t.shape[2];
-      weights = t.data.slice((layer * t.shape[1] + head) * size, (layer * t.shape[1] + head + 1) * size);
-    } else {
-      const t = s.fixed[site.name] ?? s.session.attention(site.name, 0);
-      const [, H, Q, K] = t.shape;
-      const offset = ((layer * H + head) * Q + query) * K;
-      weights = t.data.slice(offset, offset + K);
-    }
-    return { logits, weights };
-  },
-
-  async importance({ url, pairs, bleu = false }, progress) {
-    const model = await getModel(url);
-    return model.headImportance(pairs, { bleu, onProgress: (done, total) => progress({ done, total }) });
-  },
-
-  async timeline({ url, text }, progress) {
-    const { text: out, tokens, source, site, attention } = greedyAttention(await getModel(url, progress), text);
-    return { text: out, tokens, source, site, attention };
-  },
-
-  ...trainingHandlers(registerTrained),
+  ...(PAGE ? { ...analysisHandlers(getModel, live), ...trainingHandlers(registerTrained) } : {}),
 
   close({ sid }) {
     const s = sessions.get(sid);
