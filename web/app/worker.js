@@ -42,6 +42,10 @@
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
 //
+// Encoder-only models ('open' answers {encoderOnly: true, info} for a model with nothing to step):
+//   encoderStudy {url, text}      -> Model.headStudy(text) plus masks (fillMask's, top 5; [] without a [MASK])
+//   ablation     {url, sentences} -> Model.headAblation (progress: {done, total})
+//
 // Training (web/app/worker-training.js): train, trainPause, trainReset, trainExport. A model it
 // trained is in the model table under its recipe's name (web/app/trained.js), a "url" that every
 // request above takes like a file's.
@@ -137,7 +141,7 @@ function getModel(url, onProgress) {
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
-    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites,
+    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -179,6 +183,9 @@ const handlers = {
 
   async open({ url, text, options = {}, step = 0, replace, tree, forced = [], select }, progress) {
     const model = await getModel(url, progress);
+    // A model with nothing to step (an encoder-only family: no per-step attention site) opens no
+    // session: the page shows its own panel for it (web/app/encoder-page.js).
+    if (!model.info.sites.some((site) => site.perStep)) return { encoderOnly: true, info: describe(model) };
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
     const s = {
@@ -293,6 +300,21 @@ const handlers = {
   async importance({ url, pairs, bleu = false }, progress) {
     const model = await getModel(url);
     return model.headImportance(pairs, { bleu, onProgress: (done, total) => progress({ done, total }) });
+  },
+
+  // Encoder-only models (web/app/encoder-page.js): the head study of `text` and, when it has a
+  // [MASK], the top 5 pieces for each.
+  async encoderStudy({ url, text }, progress) {
+    const model = await getModel(url, progress);
+    const study = model.headStudy(String(text));
+    const maskPiece = model.vocab('source')[model.config.special_tokens.mask];
+    const fill = study.tokens.includes(maskPiece) ? model.fillMask(String(text), { topK: 5 }).masks : [];
+    return { ...study, masks: fill, maskPiece };
+  },
+
+  async ablation({ url, sentences }, progress) {
+    const model = await getModel(url);
+    return model.headAblation(sentences, { onProgress: (done, total) => progress({ done, total }) });
   },
 
   async timeline({ url, text }, progress) {
