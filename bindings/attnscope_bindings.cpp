@@ -138,6 +138,7 @@ class ModelHandle {
       out.set("tgtVocabSize", m.tgt_vocab.size());
       out.set("int8", m.int8);
       out.set("architecture", m.config.architecture);
+      out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
       val sites = val::array();
       for (std::size_t i = 0; i < m.sites().size(); ++i) {
         const AttentionSiteInfo& site = m.sites()[i];

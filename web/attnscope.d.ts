@@ -44,6 +44,8 @@ export interface ModelInfo {
   int8: boolean;
   /** The model family, as config.architecture. */
   architecture: string;
+  /** false for an encoder-only model (BERT): translate() throws; encode(), fillMask(), headStudy() apply. */
+  hasDecoder: boolean;
   /** The model's attention sites, from its family's table, in table order. */
   sites: readonly AttentionSiteInfo[];
 }

@@ -210,6 +210,8 @@ export class Model {
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
       architecture: info.architecture,
+      // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
+      hasDecoder: info.hasDecoder,
       // The model's attention sites, from its family's table: everything that shows attention
       // iterates over this list rather than naming sites.
       sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),

@@ -145,6 +145,10 @@ it('computes the ablation map of pasted sentences in the worker (the CLI\'s numb
     expect(await page.isVisible('#encoder')).toBe(false);
     expect(await page.isVisible('#stepper')).toBe(true);
     expect(await page.textContent('#translate')).toBe('Translate');
+    // Comparing a translation with an encoder-only model says why it cannot.
+    await page.selectOption('#compare', 'multi30k-en-mlm');
+    await page.evaluate(() => window.attnscope.idle());
+    await expect.poll(() => page.textContent('#compare-view .cv-error')).toContain('an encoder-only model does not translate');
     expect(errors).toEqual([]);
   } finally {
     await page.close();

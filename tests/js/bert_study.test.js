@@ -92,7 +92,9 @@ describe('the BERT head study in WASM', () => {
     expect(() => m.headStudy('i '.repeat(40))).toThrow(/at most 32/);
     expect(m.headStudy('i eat bread').patterns).toHaveLength(2);
     m.dispose();
+    expect(m.info.hasDecoder).toBe(false);
     const toy = await loadModel(path('tests/models/toy-en-de.frozen.safetensors'));
+    expect(toy.info.hasDecoder).toBe(true);
     expect(() => toy.headStudy('i can eat apple')).toThrow(/needs a BERT/);
     toy.dispose();
   });

@@ -42,7 +42,7 @@
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
 //
-// Encoder-only models ('open' answers {encoderOnly: true, info} for a model with nothing to step):
+// Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder):
 //   encoderStudy {url, text}      -> Model.headStudy(text) plus masks (fillMask's, top 5; [] without a [MASK])
 //   ablation     {url, sentences} -> Model.headAblation (progress: {done, total})
 //
@@ -183,9 +183,9 @@ const handlers = {
 
   async open({ url, text, options = {}, step = 0, replace, tree, forced = [], select }, progress) {
     const model = await getModel(url, progress);
-    // A model with nothing to step (an encoder-only family: no per-step attention site) opens no
-    // session: the page shows its own panel for it (web/app/encoder-page.js).
-    if (!model.info.sites.some((site) => site.perStep)) return { encoderOnly: true, info: describe(model) };
+    // A model with no decoder (an encoder-only family) opens no session: the page shows its own
+    // panel for it (web/app/encoder-page.js).
+    if (!model.info.hasDecoder) return { encoderOnly: true, info: describe(model) };
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
     const s = {
