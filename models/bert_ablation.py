@@ -8,8 +8,9 @@ Runs `attnscope-cli bert-study --sentences FILE --json TEXT` (our C++ engine) on
 English val sentences from ../shared/data/multi30k (or $ATTNSCOPE_DATA) and writes
 models/analysis/<model>.ablation.json: the CLI's JSON (the ablation: base masked-token accuracy,
 masked positions, correct counts and Δ accuracy per layer x head; and for TEXT, the example of
-web/models.js, the heads' pattern classes and the attention shares) plus what it was computed on
-and the command. Only the figures are written; the sentences stay in the data directory.
+web/models.js, the heads' pattern classes and the attention shares), how often each pattern class
+occurs over the sentences x heads (patternCounts) and each head's most frequent class
+(headMajorityPattern), plus what it was computed on and the command. Only the figures are written; the sentences stay in the data directory.
 Standard library only.
 """
 
@@ -46,6 +47,21 @@ def main():
                              check=True, capture_output=True, text=True)
         seconds = time.time() - t0
     study = json.loads(out.stdout)
+    # Every head's pattern class on every sentence of the set (one CLI run each): how often each
+    # class occurs, over sentences x layers x heads.
+    tally, per_head = Counter(), {}
+    for sentence in sentences:
+        run = subprocess.run([args.cli, "bert-study", "--model", args.model, "--json", sentence],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            continue
+        for l, row in enumerate(json.loads(run.stdout)["patterns"]):
+            for h, p in enumerate(row):
+                tally[p] += 1
+                per_head.setdefault((l, h), Counter())[p] += 1
+    study["patternCounts"] = dict(tally.most_common())
+    study["headMajorityPattern"] = [[per_head[(l, h)].most_common(1)[0][0] for h in range(len(study["patterns"][0]))]
+                                    for l in range(len(study["patterns"]))]
     model = Path(args.model).name
     result = {"model": model, "data": f"Multi30k val English, first {args.sentences} sentences",
               "command": f"python3 models/bert_ablation.py --model models/{model} --sentences {args.sentences} "
@@ -62,6 +78,11 @@ def main():
     counts = Counter(p for row in study["patterns"] for p in row)
     total = sum(counts.values())
     print("pattern classes of '" + args.text + "': " + ", ".join(f"{k} {v}/{total}" for k, v in counts.most_common()))
+    total = sum(tally.values())
+    print(f"pattern classes over the {args.sentences} sentences x heads: "
+          + ", ".join(f"{k} {v / total:.1%}" for k, v in tally.most_common()))
+    majority = Counter(p for row in study["headMajorityPattern"] for p in row)
+    print("each head's most frequent class: " + ", ".join(f"{k} {v}" for k, v in majority.most_common()))
 
 
 if __name__ == "__main__":
