@@ -154,3 +154,21 @@ it('computes the ablation map of pasted sentences in the worker (the CLI\'s numb
     await page.close();
   }
 });
+
+it('an <attn-scope> widget given the encoder-only model says inside itself that it does not translate', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 900, height: 700 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  await page.goto(env.url('/tests/browser/fixtures/widget-rnn.html'));
+  await page.evaluate(() => {
+    const w = document.createElement('attn-scope');
+    w.id = 'mlm';
+    w.setAttribute('model', 'multi30k-en-mlm');
+    w.setAttribute('src', 'a man is riding a [MASK] .');
+    document.body.append(w);
+  });
+  await page.waitForFunction(() => !document.querySelector('#mlm').shadowRoot?.querySelector('.error')?.hidden, null, { timeout: 60_000 });
+  expect(await page.locator('#mlm .error').textContent()).toMatch(/is an encoder-only model: it does not translate/);
+  expect(await page.evaluate(() => window.hostErrors)).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
