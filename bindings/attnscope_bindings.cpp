@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/bert_study.h"
 #include "analysis/head_importance.h"
 #include "analysis/session_analysis.h"
 #include "analysis/vectors.h"
@@ -90,6 +91,30 @@ val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
   return out;
 }
 
+// The five shares of one attention distribution (analysis/bert_study.h).
+val shares(const AttentionShares& s) {
+  val out = val::object();
+  out.set("cls", s.cls);
+  out.set("sep", s.sep);
+  out.set("punct", s.punct);
+  out.set("prev", s.prev);
+  out.set("next", s.next);
+  return out;
+}
+
+val shares_per_layer(const std::vector<AttentionShares>& layers) {
+  val out = val::array();
+  for (std::size_t l = 0; l < layers.size(); ++l) out.set(l, shares(layers[l]));
+  return out;
+}
+
+template <class T>
+val nested(const std::vector<std::vector<T>>& rows) {
+  val out = val::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) out.set(i, to_array(rows[i]));
+  return out;
+}
+
 class ModelHandle {
  public:
   val load(const std::string& bytes, bool int8) {
@@ -113,6 +138,7 @@ class ModelHandle {
       out.set("tgtVocabSize", m.tgt_vocab.size());
       out.set("int8", m.int8);
       out.set("architecture", m.config.architecture);
+      out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
       val sites = val::array();
       for (std::size_t i = 0; i < m.sites().size(); ++i) {
         const AttentionSiteInfo& site = m.sites()[i];
@@ -187,6 +213,48 @@ class ModelHandle {
         masks.set(i, mask);
       }
       out.set("masks", masks);
+      return out;
+    });
+  }
+
+  // Encoder-only models: the head study of `text` (analysis/bert_study.h).
+  val head_study(const std::string& text) const {
+    return guarded([&] {
+      const Model& m = model();
+      const bert::Encoding e = encode_for_study(m, text);
+      const ShareStudy s = attention_shares(m, e);
+      val heads_raw = val::array(), heads_norm = val::array();
+      for (std::size_t l = 0; l < s.raw_heads.size(); ++l) {
+        heads_raw.set(l, shares_per_layer(s.raw_heads[l]));
+        heads_norm.set(l, shares_per_layer(s.norm_heads[l]));
+      }
+      val sh = val::object();
+      sh.set("raw", shares_per_layer(s.raw));
+      sh.set("norm", shares_per_layer(s.norm));
+      sh.set("rawHeads", heads_raw);
+      sh.set("normHeads", heads_norm);
+      val out = val::object();
+      out.set("tokens", to_array(e.input.pieces));
+      out.set("patterns", nested(head_patterns(e)));
+      out.set("shares", sh);
+      out.set("attention", tensor(site_attention(e.trace.attention, bert::kSelf)));
+      return out;
+    });
+  }
+
+  // Encoder-only models: masked-token accuracy on `sentences` with each head switched off.
+  val head_ablation(const val& sentences, const val& progress) const {
+    return guarded([&] {
+      const HeadAblation a = attnscope::head_ablation(model(), emscripten::vecFromJSArray<std::string>(sentences), [&](int done, int total) {
+        if (progress.typeOf().as<std::string>() == "function") progress(done, total);
+      });
+      val out = val::object();
+      out.set("baseAccuracy", a.base_accuracy);
+      out.set("positions", a.positions);
+      out.set("baseCorrect", a.base_correct);
+      out.set("sentences", static_cast<int>(sentences["length"].as<int>()));
+      out.set("correct", nested(a.correct));
+      out.set("delta", nested(a.delta));
       return out;
     });
   }
@@ -598,6 +666,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("tokenize", &ModelHandle::tokenize)
       .function("encodeText", &ModelHandle::encode_text)
       .function("fillMask", &ModelHandle::fill_mask)
+      .function("headStudy", &ModelHandle::head_study)
+      .function("headAblation", &ModelHandle::head_ablation)
       .function("score", &ModelHandle::score)
       .function("headSweep", &ModelHandle::head_sweep)
       .function("embeddingPca", &ModelHandle::embedding_pca)

@@ -44,6 +44,8 @@ export interface ModelInfo {
   int8: boolean;
   /** The model family, as config.architecture. */
   architecture: string;
+  /** false for an encoder-only model (BERT): translate() throws; encode(), fillMask(), headStudy() apply. */
+  hasDecoder: boolean;
   /** The model's attention sites, from its family's table, in table order. */
   sites: readonly AttentionSiteInfo[];
 }
@@ -133,6 +135,45 @@ export interface FillMaskResult extends Encoding {
   masks: { position: number; topK: MaskCandidate[] }[];
 }
 
+/** Shares of attention (each in [0, 1], overlapping: they need not sum to 1). */
+export interface AttentionShares {
+  /** on [CLS] */ cls: number;
+  /** on every [SEP] */ sep: number;
+  /** on pieces made only of punctuation */ punct: number;
+  /** on position i − 1 (0 for the first row) */ prev: number;
+  /** on position i + 1 (0 for the last row) */ next: number;
+}
+export type AttentionPattern = 'vertical' | 'diagonal' | 'vertical+diagonal' | 'block' | 'heterogeneous';
+export interface HeadStudy {
+  tokens: string[];
+  /** [layer][head]: Kovaleva et al. (2019)'s class of each head's map. */
+  patterns: AttentionPattern[][];
+  shares: {
+    /** [layer]: mean over heads and query rows of the raw weights alpha. */
+    raw: AttentionShares[];
+    /** [layer]: the same of alpha_ij·‖f_h(x_j)‖, each row renormalised to 1 (Kobayashi et al. 2020). */
+    norm: AttentionShares[];
+    /** [layer][head] */
+    rawHeads: AttentionShares[][];
+    /** [layer][head] */
+    normHeads: AttentionShares[][];
+  };
+  /** The self-attention it was computed from: [layers, heads, T, T]. */
+  attention: AttentionTensor;
+}
+export interface HeadAblation {
+  /** Masked-token accuracy (top-1 == the original piece), nothing switched off. */
+  baseAccuracy: number;
+  /** Masked positions over all sentences. */
+  positions: number;
+  baseCorrect: number;
+  sentences: number;
+  /** [layer][head]: correct predictions with that head switched off. */
+  correct: number[][];
+  /** [layer][head]: accuracy with that head off − baseAccuracy. */
+  delta: number[][];
+}
+
 export class Model {
   readonly info: ModelInfo;
   readonly config: ModelConfig;
@@ -143,6 +184,10 @@ export class Model {
   encode(text: string, options?: { vectors?: boolean; interventions?: Interventions }): Encoding;
   /** Encoder-only models: the topK best pieces (default 5) for every [MASK]. */
   fillMask(text: string, options?: { topK?: number; interventions?: Interventions }): FillMaskResult;
+  /** Encoder-only models: pattern class of every head and the [CLS]/[SEP]/punct/prev/next shares, raw and norm-weighted. */
+  headStudy(text: string): HeadStudy;
+  /** Encoder-only models: masked-token accuracy on `sentences` with each head switched off in turn. */
+  headAblation(sentences: string[], options?: { onProgress?: (done: number, total: number) => void }): HeadAblation;
   translate(text: string, options?: DecodeOptions): Session;
   score(source: string, target: string, options?: { interventions?: Interventions }):
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };

@@ -210,6 +210,8 @@ export class Model {
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
       architecture: info.architecture,
+      // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
+      hasDecoder: info.hasDecoder,
       // The model's attention sites, from its family's table: everything that shows attention
       // iterates over this list rather than naming sites.
       sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),
@@ -263,6 +265,34 @@ export class Model {
    */
   fillMask(input, { topK = 5, interventions = {} } = {}) {
     return check(this.#live().fillMask(text(input), int(topK, 'topK'), json(interventions, 'intervention option')));
+  }
+
+  /**
+   * Encoder-only models: the head study of `text` (src/analysis/bert_study.h). Returns
+   * {tokens, patterns, shares, attention}: patterns[layer][head] is Kovaleva et al.'s class
+   * ('vertical' | 'diagonal' | 'vertical+diagonal' | 'block' | 'heterogeneous');
+   * shares.raw[layer] and shares.norm[layer] are {cls, sep, punct, prev, next}: the share of
+   * attention on [CLS], on [SEP], on punctuation pieces, on the previous and on the next token,
+   * mean over heads and query rows, from the weights alpha (raw) and from alpha·‖f(x)‖ renormalised
+   * per row (norm-weighted, Kobayashi et al. 2020); shares.rawHeads / normHeads[layer][head] the
+   * same per head; attention the self-attention [layers, heads, T, T] it was computed from.
+   */
+  headStudy(input) {
+    return check(this.#live().headStudy(text(input)));
+  }
+
+  /**
+   * Encoder-only models: masked-token accuracy on `sentences` (an array of texts): every
+   * non-special piece replaced by [MASK] in turn, correct when the top-1 piece is the original;
+   * then the same with each head switched off. Returns {baseAccuracy, positions, baseCorrect,
+   * sentences, correct[layer][head], delta[layer][head]} (delta = accuracy with the head off −
+   * baseAccuracy). Runs synchronously (one forward pass per masked piece and head): call it in a
+   * Web Worker. onProgress(done, total) after each head.
+   */
+  headAblation(sentences, { onProgress } = {}) {
+    if (!Array.isArray(sentences)) throw new AttnscopeError('headAblation needs an array of sentences');
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new AttnscopeError('onProgress must be a function');
+    return check(this.#live().headAblation(sentences.map(text), onProgress ?? null));
   }
 
   /** Teacher-forced log-probability of `target` as the translation of `source`. */

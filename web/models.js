@@ -3,7 +3,8 @@
 // file (relative to this manifest), label, example (a sentence it knows), and optionally
 // group (an <optgroup> of the picker) and heads (a head-importance sweep precomputed with
 // models/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
-// running anything). The first entry is the default of the page. The toy model, the one the npm
+// running anything); an encoder-only model may have ablation (a head-ablation map precomputed
+// with attnscope-cli bert-study, models/README.md: the encoder-only panel shows it at once). The first entry is the default of the page. The toy model, the one the npm
 // package ships, also has `url`: the same file as a literal `new URL('…', import.meta.url)`, the
 // form bundlers (Vite, webpack 5, rolldown) recognise and copy into an app's build with the
 // URL rewritten (a computed `new URL(entry.file, …)` they leave alone, and its file would be missing).
@@ -17,6 +18,8 @@ export const models = [
   { id: 'toy-rnn-bahdanau-additive', file: '../models/toy-rnn-bahdanau-additive.safetensors', label: 'Toy en→de RNN · Bahdanau attention, additive score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-luong-dot', file: '../models/toy-rnn-luong-dot.safetensors', label: 'Toy en→de RNN · Luong attention, dot score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-none', file: '../models/toy-rnn-none.safetensors', label: 'Toy en→de RNN · no attention (final state only)', example: 'i can eat apple', group: 'RNN encoder-decoder' },
+  { id: 'multi30k-en-mlm', file: '../models/multi30k-en-mlm.safetensors', label: 'Multi30k English masked LM · 4 layers, 4 heads, WordPiece', example: 'a man is riding a [MASK] .',
+    group: 'Encoder-only (BERT)', ablation: '../models/analysis/multi30k-en-mlm.ablation.json' },
   { id: 'toy-en-de-epoch000', file: '../models/snapshots/toy-en-de.epoch000.safetensors', label: 'Toy en→de, before training (epoch 0)', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch001', file: '../models/snapshots/toy-en-de.epoch001.safetensors', label: 'Toy en→de, epoch 1', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch003', file: '../models/snapshots/toy-en-de.epoch003.safetensors', label: 'Toy en→de, epoch 3', example: 'i can eat apple', group: 'Toy model during training' },
@@ -50,4 +53,9 @@ export function modelUrl(entry) {
 /** The absolute URL of a manifest entry's precomputed head-importance sweep, or null. */
 export function headsUrl(entry) {
   return entry?.heads ? new URL(entry.heads, import.meta.url).href : null;
+}
+
+/** The absolute URL of a manifest entry's precomputed head-ablation map, or null. */
+export function ablationUrl(entry) {
+  return entry?.ablation ? new URL(entry.ablation, import.meta.url).href : null;
 }

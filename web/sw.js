@@ -2,8 +2,9 @@
 // Network first, so a reload always gets fresh files (models being retrained included); the
 // cache answers when the network cannot. Installing stores the page, its modules, the
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
-// and so is its precomputed head-importance sweep (the page fetches it when the model is picked).
-const CACHE = 'attnscope-v10';
+// and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
+// model is picked).
+const CACHE = 'attnscope-v11';
 const SHELL = [
   'index.html', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
@@ -11,7 +12,8 @@ const SHELL = [
   'app/importance-tab.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
   'app/requests.js', 'app/form.js', 'app/stepper.js', 'app/output-panel.js', 'app/logits-panel.js', 'app/attention-view.js',
   'app/model-view.js', 'app/beam-view.js', 'app/modified-banner.js', 'app/worker-session.js', 'app/pane-export.js', 'app/pieces.js', 'app/force-any.js', 'app/trained.js', 'app/training.js',
-  'app/loss-curve.js', 'app/worker-training.js', 'app/worker-analyses.js', 'app/architecture.js', 'app/architecture-diagram.js', 'app/architecture-panel.js', 'app/compare.js',
+  'app/loss-curve.js', 'app/worker-training.js', 'app/worker-analyses.js', 'app/worker-encoder.js', 'app/architecture.js', 'app/architecture-diagram.js', 'app/architecture-panel.js', 'app/compare.js',
+  'app/encoder-page.js', 'app/mask-panel.js', 'app/pattern-grid.js', 'app/shares-figure.js', 'app/ablation-map.js',
   'widget/attn-scope.js', 'data/toy-en-de.csv',
   '../models/toy-en-de.safetensors',
 ];

@@ -71,9 +71,11 @@ class SelfAttention(nn.Module):
         self.n_heads = n_heads
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(d, d) for _ in range(4))
 
-    def forward(self, x, rec=None, pad=None, dropout=0.0):
+    def forward(self, x, rec=None, pad=None, dropout=0.0, head_mask=None):
         """x [B, T, d]; pad [B, T] (True: padding, never attended to) or None. Fills `rec` (a
-        dict, for one sequence: B = 1) with q, k, v, attn and the transformed value vectors."""
+        dict, for one sequence: B = 1) with q, k, v, attn and the transformed value vectors.
+        head_mask [H] (1 keeps a head, 0 switches it off: its output is zeroed before the output
+        projection; it still attends) or None."""
         B, T, d = x.shape
         H, dh = self.n_heads, d // self.n_heads
         q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
@@ -82,7 +84,10 @@ class SelfAttention(nn.Module):
         if pad is not None:
             scores = scores.masked_fill(pad[:, None, None, :], float("-inf"))
         attn = torch.softmax(scores, dim=-1)  # [B, H, T, T]
-        heads = (F.dropout(attn, dropout, self.training) @ vh).transpose(1, 2).reshape(B, T, d)
+        heads = F.dropout(attn, dropout, self.training) @ vh  # [B, H, T, dh]
+        if head_mask is not None:
+            heads = heads * head_mask.view(1, H, 1, 1)
+        heads = heads.transpose(1, 2).reshape(B, T, d)
         if rec is not None:
             # Kobayashi et al. (2020): f_h(x_j) = v_h(x_j) W_o^h, each head's value vectors after
             # the output projection (its bias added once, outside the heads), [H * T, d].
@@ -102,11 +107,11 @@ class Layer(nn.Module):
         self.ffn.fc2 = nn.Linear(c["d_ff"], d)
         self.ffn_norm = nn.LayerNorm(d, eps=eps)
 
-    def forward(self, x, rec=None, pad=None, dropout=0.0):
+    def forward(self, x, rec=None, pad=None, dropout=0.0, head_mask=None):
         def drop(t):
             return F.dropout(t, dropout, self.training)
 
-        x = self.self_attn_norm(x + drop(self.self_attn(x, rec, pad, dropout)))
+        x = self.self_attn_norm(x + drop(self.self_attn(x, rec, pad, dropout, head_mask)))
         return self.ffn_norm(x + drop(self.ffn.fc2(gelu(self.ffn.fc1(x)))))
 
 
@@ -147,17 +152,17 @@ class Bert(nn.Module):
         positions = torch.arange(ids.shape[1])[None, :]
         return self.embed.norm(self.embed.token(ids) + self.embed.position(positions) + self.embed.segment(segments))
 
-    def forward(self, ids, segments=None):
+    def forward(self, ids, segments=None, head_mask=None):
         """One sequence (a list of ids). -> dict: hidden [T, d] (final), hidden_states [L+1][T, d],
         attention [L, H, T, T], per-layer q/k/v/transformed_values, pooled [d] (pooler only),
-        logits [T, V]."""
+        logits [T, V]. head_mask [L, H] (0: that head switched off) or None."""
         if segments is None:
             segments = self.segments_of(ids)
         x = self.embed_tokens(torch.tensor([ids]), torch.tensor([segments]))
         states, layers = [x[0]], []
-        for layer in self.layers:
+        for l, layer in enumerate(self.layers):
             rec = {}
-            x = layer(x, rec)
+            x = layer(x, rec, head_mask=None if head_mask is None else head_mask[l])
             rec["output"] = x[0]
             layers.append(rec)
             states.append(x[0])

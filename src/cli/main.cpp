@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/head_importance.h"
+#include "cli/bert_study_command.h"
 #include "cli/fill_mask_command.h"
 #include "cli/json_output.h"
 #include "cli/train_command.h"
@@ -246,12 +247,13 @@ int run(const Args& args) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "train") return attnscope::cli::train_main(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "fill-mask") return attnscope::cli::fill_mask_main(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "bert-study") return attnscope::cli::bert_study_main(argc, argv);
   Args args;
   try {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage << attnscope::cli::kTrainUsage
-              << attnscope::cli::kFillMaskUsage;
+              << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage;
     return 2;
   }
   try {

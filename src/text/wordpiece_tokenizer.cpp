@@ -15,12 +15,6 @@ bool is_whitespace(char32_t c) {
 
 bool is_control(char32_t c) { return c != U'\t' && c != U'\n' && c != U'\r' && unicode::is_control(c); }
 
-// BERT counts every ASCII non-letter, non-digit symbol as punctuation, e.g. $ + < = > ^ ` | ~.
-bool is_punctuation(char32_t c) {
-  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) ||
-         unicode::is_punctuation(c);
-}
-
 // The CJK Unified Ideographs blocks (not Hangul, Hiragana or Katakana: those are spaced like Latin).
 bool is_cjk(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
@@ -32,6 +26,12 @@ bool is_cjk(char32_t c) {
 bool splits_words(char32_t c) { return c == U' ' || c == 0x2028 || c == 0x2029; }
 
 }  // namespace
+
+// BERT counts every ASCII non-letter, non-digit symbol as punctuation, e.g. $ + < = > ^ ` | ~.
+bool bert_is_punctuation(char32_t c) {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) ||
+         unicode::is_punctuation(c);
+}
 
 WordPieceTokenizer::WordPieceTokenizer(Options options, const Vocabulary& vocab)
     : options_(std::move(options)), specials_(options_.never_split), vocab_(vocab) {
@@ -60,7 +60,7 @@ std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string
     if (options_.lowercase) w = unicode::strip_accents(unicode::lower(w));
     std::u32string current;
     for (char32_t c : w) {
-      if (is_punctuation(c)) {
+      if (bert_is_punctuation(c)) {
         if (!current.empty()) words.push_back(std::move(current));
         current.clear();
         words.push_back(std::u32string(1, c));

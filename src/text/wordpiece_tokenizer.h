@@ -10,6 +10,10 @@
 
 namespace attnscope {
 
+// What BERT's basic tokenizer splits off as punctuation: Unicode category P* and every ASCII
+// non-letter, non-digit symbol ($ + < = > ^ ` | ~ ...).
+bool bert_is_punctuation(char32_t c);
+
 class WordPieceTokenizer : public Tokenizer {
  public:
   struct Options {

@@ -78,6 +78,26 @@ function rnn(info) {
   };
 }
 
+/**
+ * BERT (Devlin et al. 2019): token + position + segment embeddings, N post-LN encoder layers
+ * (GELU), the masked-language-model head (tied to the token embeddings); no decoder.
+ */
+function bert(info) {
+  const c = info.config;
+  const heads = plural(c.n_heads, 'head');
+  const blocks = [
+    { id: 'src', column: 'Encoder', label: 'Token + position + segment', detail: `d_model ${c.d_model}, ${c.max_positions} positions, LayerNorm` },
+    { id: 'enc', column: 'Encoder', label: `Encoder layer × ${c.n_layers}`, detail: `self-attention (${heads}) · FFN ${c.d_ff} (GELU)` },
+    { id: 'mlm', column: 'Encoder', label: 'MLM head', detail: `transform + LayerNorm, tied decoder: ${info.srcVocabSize} pieces` },
+  ];
+  return {
+    family: 'BERT encoder-only',
+    words: `BERT encoder-only: ${plural(c.n_layers, 'layer')}, ${heads} each, d_model ${c.d_model}, FFN ${c.d_ff} (GELU), post-LayerNorm, `
+      + `learned positions (${c.max_positions}) and 2 segments${c.pooler ? ', a pooler' : ''}, a masked-language-model head; vocabulary ${info.srcVocabSize} WordPiece pieces.`,
+    blocks, links: [],
+  };
+}
+
 /** A family without a describer: what its site table says. */
 function generic(info) {
   const sites = info.sites ?? [];
@@ -90,7 +110,7 @@ function generic(info) {
 }
 
 /** config.architecture -> describer (absent architecture = transformer, as in models/FORMAT.md). */
-export const FAMILIES = { transformer, rnn };
+export const FAMILIES = { transformer, rnn, bert };
 
 /**
  * `info` (the worker's model description: config, sites, vocabulary sizes, tokenizer) as

@@ -145,7 +145,9 @@ export class CompareView {
       this.#key = key;
       this.#run(async () => {
         this.#info = await this.#engine.request('load', { url });
-        return this.#engine.request('open', { url, text: st.s, options, step: target(), forced, replace: this.#snap?.sid });
+        const answer = await this.#engine.request('open', { url, text: st.s, options, step: target(), forced, replace: this.#snap?.sid });
+        if (answer.encoderOnly) throw new Error('an encoder-only model does not translate: there is nothing to compare');
+        return answer;
       }, entry);
     } else {
       this.#run(() => {

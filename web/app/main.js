@@ -8,6 +8,7 @@ import { findModel } from '../models.js';
 import { AnalysesPanel } from './analyses.js';
 import { renderArchitecture } from './architecture-panel.js';
 import { describeArchitecture } from './architecture.js';
+import { EncoderPage } from './encoder-page.js';
 import { AttentionView, shownInterventions } from './attention-view.js';
 import { CompareView } from './compare.js';
 import { getEngine } from './client.js';
@@ -55,9 +56,12 @@ const panel = new InterventionsPanel($('break'), {
     requests.translate({ step: requests.keepStep() });
   },
 });
+// Encoder-only models (BERT): their own panel, in place of the translation panels.
+const encoder = new EncoderPage($('encoder'), { engine, showError });
 const requests = createRequests({
   store, engine,
-  ui: { showError, stopPlay: () => player.stop(), readForm: () => store.setState(readForm(store.get().st)), panel },
+  ui: { showError, stopPlay: () => player.stop(), readForm: () => store.setState(readForm(store.get().st)), panel,
+    encoderOnly: (chosen) => encoder.show(chosen) },
 });
 const player = createPlayer({ store, requests });
 
@@ -132,6 +136,7 @@ store.subscribe((state, changed, before) => {
     $('arch-family').textContent = describeArchitecture(state.info).family;
     renderArchitecture($('arch-body'), state.info, { name: findModel(state.st.model)?.label });
   }
+  if (changed.has('snap')) encoder.hide(); // a translation arrived: the translation panels return
   if (changed.has('snap') || before.st.compare !== state.st.compare) compare.sync();
   if (!state.snap) return;
   if (changed.has('snap')) render(state);
@@ -268,7 +273,9 @@ window.attnscope = {
   get state() { return { ...store.get().st }; },
   get storedSteps() { return requests.steps.size; },
   engine,
-  idle: () => requests.idle().then(() => compare.idle()),
+  idle: () => requests.idle().then(() => compare.idle()).then(() => encoder.idle()),
+  /** The encoder-only panel: whether it shows, and the engine's answers it draws ({study, ablation, ablationSource}). */
+  encoder: { get active() { return encoder.active; }, get shown() { return encoder.shown; }, idle: () => encoder.idle() },
   /** The Training panel's epochs ({history, training, id}; attention as the engine returned it). */
   get training() { return training.snapshot(); },
   /** The compare view's other model: its latest snapshot, and when it has caught up. */

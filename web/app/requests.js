@@ -21,7 +21,8 @@ function selectionOf(snap) {
 
 /**
  * store: the page store; engine: the worker's client; ui: {showError(e), stopPlay(),
- * readForm() (the form's fields into the store), panel (the "Break the model" panel)}.
+ * readForm() (the form's fields into the store), panel (the "Break the model" panel),
+ * encoderOnly({url, text, info, entry}) (a model with nothing to translate was chosen)}.
  */
 export function createRequests({ store, engine, ui }) {
   const app = $('app');
@@ -147,6 +148,12 @@ export function createRequests({ store, engine, ui }) {
           throw e;
         }
         ui.panel.showError(null);
+        if (answer.encoderOnly) {
+          // Nothing to translate: the encoder-only panel takes the text (web/app/encoder-page.js).
+          store.set({ info: answer.info });
+          await ui.encoderOnly({ url, text, info: answer.info, entry });
+          return null;
+        }
         apply(answer, { info: answer.info, original: unmodified });
         return null;
       } catch (e) {

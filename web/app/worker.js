@@ -42,6 +42,10 @@
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
 //
+// Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder):
+//   encoderStudy {url, text}      -> Model.headStudy(text) plus masks (fillMask's, top 5; [] without a [MASK])
+//   ablation     {url, sentences} -> Model.headAblation (progress: {done, total})
+//
 // Training (web/app/worker-training.js): train, trainPause, trainReset, trainExport. A model it
 // trained is in the model table under its recipe's name (web/app/trained.js), a "url" that every
 // request above takes like a file's.
@@ -50,6 +54,7 @@ import { init, loadModel } from '../attnscope.js';
 import { TRAINED_PREFIX, trainedLabel } from './trained.js';
 import { currentPath, fixedParts, forward, goto, noteChosen, same, update } from './worker-session.js';
 import { analysisHandlers } from './worker-analyses.js';
+import { encoderHandlers } from './worker-encoder.js';
 import { trainingHandlers } from './worker-training.js';
 
 // The page's requests that the package's <attn-scope> widget never makes (analyses, training):
@@ -143,7 +148,7 @@ function getModel(url, onProgress) {
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
-    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites,
+    name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -185,6 +190,9 @@ const handlers = {
 
   async open({ url, text, options = {}, step = 0, replace, tree, forced = [], select }, progress) {
     const model = await getModel(url, progress);
+    // A model with no decoder (an encoder-only family) opens no session: the page shows its own
+    // panel for it (web/app/encoder-page.js).
+    if (!model.info.hasDecoder) return { encoderOnly: true, info: describe(model) };
     const session = model.translate(String(text), { alternatives: 10, ...options });
     if (replace !== undefined) handlers.close({ sid: replace });
     const s = {
@@ -263,7 +271,7 @@ const handlers = {
     return (await getModel(url, progress)).vocab(side);
   },
 
-  ...(PAGE ? { ...analysisHandlers(getModel, live), ...trainingHandlers(registerTrained) } : {}),
+  ...(PAGE ? { ...analysisHandlers(getModel, live), ...encoderHandlers(getModel), ...trainingHandlers(registerTrained) } : {}),
 
   close({ sid }) {
     const s = sessions.get(sid);

@@ -303,7 +303,9 @@ export class AttnScope extends Base {
         progress.hidden = true;
       }
       if (!this.#connected) return null; // removed while the model loaded: open nothing
-      return getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined });
+      const answer = await getEngine().request('open', { url: entry.url, text, options, step: this.#step(), replace: this.#sid ?? undefined });
+      if (answer.encoderOnly) throw new Error(`${entry.label} is an encoder-only model: it does not translate (the demo page shows it)`);
+      return answer;
     });
   }
 
