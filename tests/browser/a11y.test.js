@@ -115,6 +115,26 @@ it("the demo page's other views (every head at once, the beam tree, a modified m
   }
 });
 
+it('the page for encoder-only models (the MLM: fill-mask, pattern grid, shares, ablation map): heatmaps are keyboard stops with tables; axe finds nothing serious, light or dark', async () => {
+  const name = 'page, encoder-only model';
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 1000 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  await page.goto(env.url('/web/index.html?model=multi30k-en-mlm'));
+  await page.waitForSelector('#encoder[data-renders]', { timeout: 60_000 });
+  await page.evaluate(() => window.attnscope.idle());
+  const shown = await maps(page, false);
+  expect(shown.length, 'heatmaps on the encoder-only page').toBeGreaterThan(0);
+  for (const m of shown) {
+    expect([m.tabIndex, m.live, m.hidden], `${name}: ${m.label}`).toEqual([0, 'polite', true]);
+    expect([m.rows.length, m.cols.length], `${name}: ${m.label}`).toEqual(m.grid);
+  }
+  expect(severe(await axe(page, `${name} (light)`)), name).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(severe(await axe(page, `${name} (dark)`)), name).toEqual([]);
+  expect(errors, name).toEqual([]);
+  await page.close();
+});
+
 it('the widget: Tab reaches its heatmap, arrows are read aloud, its table holds the numbers; axe finds nothing serious, light or dark', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1000, height: 900 }, serviceWorkers: 'block', colorScheme: 'light' });
   const errors = watchErrors(page);
