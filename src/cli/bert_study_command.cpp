@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/bert_study.h"
+#include "cli/command.h"
 
 namespace attnscope::cli {
 
@@ -84,29 +85,11 @@ void print_shares(const char* title, const std::vector<AttentionShares>& raw, co
   }
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open sentences file '" + path + "'");
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
 
 }  // namespace
 
 int bert_study_main(int argc, char** argv) {
-  Args args;
-  try {
-    args = parse(argc, argv);
-  } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\nusage:\n" << kBertStudyUsage;
-    return 2;
-  }
-  try {
+  return run_command(argc, argv, kBertStudyUsage, parse, [](const Args& args) {
     const auto model = Model::load_file(args.model);
     bert::of(*model);  // an encoder-decoder model is a usage error, before any text
     json out = json::object();
@@ -134,7 +117,7 @@ int bert_study_main(int argc, char** argv) {
       }
     }
     if (!args.sentences.empty()) {
-      const std::vector<std::string> sentences = read_lines(args.sentences);
+      const std::vector<std::string> sentences = read_lines(args.sentences, "sentences file");
       const HeadAblation a = head_ablation(*model, sentences);
       if (args.json) {
         out["ablation"] = {{"baseAccuracy", a.base_accuracy}, {"positions", a.positions}, {"baseCorrect", a.base_correct},
@@ -151,10 +134,7 @@ int bert_study_main(int argc, char** argv) {
     }
     if (args.json) std::cout << out.dump() << "\n";
     return 0;
-  } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace attnscope::cli

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/json_output.h"
 #include "families/bert/tasks.h"
 
@@ -115,29 +116,15 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
 }  // namespace
 
 int fill_mask_main(int argc, char** argv) {
-  Args args;
-  try {
-    args = parse(argc, argv);
-  } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\nusage:\n" << kFillMaskUsage;
-    return 2;
-  }
-  try {
+  return run_command(argc, argv, kFillMaskUsage, parse, [](const Args& args) {
     const auto model = Model::load_file(args.model);
     bert::of(*model);  // an encoder-decoder model is a usage error, before any text
     bool all_ok = true;
     for (const std::string& t : args.texts) all_ok &= fill_one(*model, args, t);
-    if (!args.input.empty()) {
-      std::ifstream in(args.input);
-      if (!in) throw Error("cannot open input file '" + args.input + "'");
-      std::string line;
-      while (std::getline(in, line)) all_ok &= fill_one(*model, args, line);
-    }
+    if (!args.input.empty())
+      for (const std::string& line : read_lines(args.input, "input file")) all_ok &= fill_one(*model, args, line);
     return all_ok ? 0 : 3;
-  } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace attnscope::cli
