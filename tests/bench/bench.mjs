@@ -69,7 +69,9 @@ const now = () => performance.now();
 // ------------------------------------------------------------------------------- shared bits
 
 function readSentences() {
-  const file = args.data ? here(args.data) : dataPath('multi30k/val.en.gz');
+  // Multi30k itself is not in the repository (tests/data holds only its first 40 sentences): the
+  // benchmark reads it beside the checkout, as the training scripts do.
+  const file = args.data ? here(args.data) : join(process.env.ATTNSCOPE_DATA ?? here('../shared/data'), 'multi30k/val.en.gz');
   if (!existsSync(file)) throw new Error(`${file} is missing (the Multi30k data beside the checkout, or ATTNSCOPE_DATA)`);
   let bytes = readFileSync(file);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
