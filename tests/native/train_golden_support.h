@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/tensor.h"
+#include "train/optimizer.h"
 
 namespace attnscope::train::golden {
 
@@ -61,6 +63,52 @@ inline void expect_tensor(const json& want, const Matrix& got, bool is_vector, d
     ASSERT_LT(i, n) << what;
     EXPECT_TRUE(close(s[1].get<double>(), a[i], relative, absolute))
         << what << " [" << i << "]: expected " << s[1].get<double>() << ", got " << a[i];
+  }
+}
+
+// The loss and every gradient of `params` on `batch` against the golden `g` ("loss", "n_tokens",
+// "gradients"). One check for every family: `loss_and_gradients` is the family's overload.
+template <class Params, class Batch, class Options>
+void expect_loss_and_gradients(const json& g, const Params& params, const Batch& batch, const Options& options) {
+  Params grads = params.zeros_like();
+  const auto r = loss_and_gradients(params, batch, options, nullptr, grads);
+  EXPECT_EQ(r.tokens, g.at("n_tokens").get<int>());
+  EXPECT_TRUE(close(g.at("loss").get<double>(), r.loss(), 1e-5, 1e-6))
+      << "loss " << r.loss() << " expected " << g.at("loss").get<double>();
+  std::set<std::string> names;
+  for (auto& t : grads.tensors()) {
+    names.insert(t.name);
+    ASSERT_TRUE(g.at("gradients").contains(t.name)) << t.name << " has no golden";
+    expect_tensor(g.at("gradients").at(t.name), *t.tensor, t.vector, 1e-4, 1e-6, "gradient of " + t.name);
+  }
+  EXPECT_EQ(names.size(), g.at("gradients").size()) << "the golden has tensors the parameters lack";
+}
+
+// Every "optimizer_cases" entry of `g`: N steps of Adam / Adam+L2 / AdamW with clipping and the
+// inverse-sqrt schedule from `start`, the weights against PyTorch's.
+template <class Params, class Batch, class Options>
+void expect_adam_steps(const json& g, const Params& start, const Batch& batch, const Options& options) {
+  for (const json& c : g.at("optimizer_cases")) {
+    const json& o = c.at("options");
+    SCOPED_TRACE(o.at("name").get<std::string>());
+    Params params = start;
+    AdamOptions adam;
+    adam.beta1 = o.at("betas")[0].get<double>();
+    adam.beta2 = o.at("betas")[1].get<double>();
+    adam.eps = o.at("eps").get<double>();
+    adam.weight_decay = o.at("weight_decay").get<double>();
+    adam.decoupled_weight_decay = o.at("optimizer") == "adamw";
+    Adam optimizer(params, adam);
+    Schedule schedule{Schedule::Kind::InverseSqrt, o.at("warmup").get<int>()};
+    Params grads = params.zeros_like();
+    for (int step = 0; step < c.at("steps").get<int>(); ++step) {
+      grads.set_zero();
+      loss_and_gradients(params, batch, options, nullptr, grads);
+      clip_grad_norm(grads, o.at("clip_norm").get<double>());
+      optimizer.step(params, grads, o.at("lr").get<double>() * schedule.factor(step));
+    }
+    for (auto& t : params.tensors())
+      expect_tensor(c.at("weights").at(t.name), *t.tensor, t.vector, 0.0, 1e-5, "weights of " + t.name);
   }
 }
 

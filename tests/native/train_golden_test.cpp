@@ -54,43 +54,11 @@ class TrainGolden : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(TrainGolden, LossAndEveryGradientMatchPyTorch) {
-  TransformerParams grads = model.params.zeros_like();
-  const LossResult r = loss_and_gradients(model.params, batch, options, nullptr, grads);
-  EXPECT_EQ(r.tokens, g.at("n_tokens").get<int>());
-  EXPECT_TRUE(close(g.at("loss").get<double>(), r.loss(), 1e-5, 1e-6)) << "loss " << r.loss() << " expected "
-                                                                        << g.at("loss").get<double>();
-  std::set<std::string> names;
-  for (auto& t : grads.tensors()) {
-    names.insert(t.name);
-    ASSERT_TRUE(g.at("gradients").contains(t.name)) << t.name << " has no golden";
-    expect_tensor(g.at("gradients").at(t.name), *t.tensor, t.vector, 1e-4, 1e-6, "gradient of " + t.name);
-  }
-  EXPECT_EQ(names.size(), g.at("gradients").size()) << "the golden has tensors the parameters lack";
+  golden::expect_loss_and_gradients(g, model.params, batch, options);
 }
 
 TEST_P(TrainGolden, AdamStepsMatchPyTorch) {
-  for (const json& c : g.at("optimizer_cases")) {
-    const json& o = c.at("options");
-    SCOPED_TRACE(o.at("name").get<std::string>());
-    TransformerParams params = model.params;
-    AdamOptions adam;
-    adam.beta1 = o.at("betas")[0].get<double>();
-    adam.beta2 = o.at("betas")[1].get<double>();
-    adam.eps = o.at("eps").get<double>();
-    adam.weight_decay = o.at("weight_decay").get<double>();
-    adam.decoupled_weight_decay = o.at("optimizer") == "adamw";
-    Adam optimizer(params, adam);
-    Schedule schedule{Schedule::Kind::InverseSqrt, o.at("warmup").get<int>()};
-    TransformerParams grads = params.zeros_like();
-    for (int step = 0; step < c.at("steps").get<int>(); ++step) {
-      grads.set_zero();
-      loss_and_gradients(params, batch, options, nullptr, grads);
-      clip_grad_norm(grads, o.at("clip_norm").get<double>());
-      optimizer.step(params, grads, o.at("lr").get<double>() * schedule.factor(step));
-    }
-    for (auto& t : params.tensors())
-      expect_tensor(c.at("weights").at(t.name), *t.tensor, t.vector, 0.0, 1e-5, "weights of " + t.name);
-  }
+  golden::expect_adam_steps(g, model.params, batch, options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TrainGolden,
