@@ -4,12 +4,13 @@
 // counts and losses, the same weights, and the exported file translates every pair the same in
 // the CLI and in WASM. Plus pause/stop, bad inputs and memory. Numbers are printed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, TRAIN_LIMITS, createTrainer, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { cliPath, cliTranslate, dataPath, translate } from './helpers.js';
+import { cliPath, dataPath, translate } from './helpers.js';
+import { expectExportTranslatesEverywhere } from './train-helpers.js';
 
 const CSV = dataPath('toy/eng_de.csv');
 const csv = readFileSync(CSV, 'utf8');
@@ -122,17 +123,7 @@ describe('the toy grammar trained in WASM through the JS API equals the native C
   });
 
   it('exported bytes load in the CLI and in WASM and translate all 36 pairs identically', async () => {
-    const model = await loadModel(exported);
-    try {
-      const wasm = pairs.map(([source]) => translate(model, source));
-      expect(wasm).toEqual(wasmTranslations);
-      const file = join(mkdtempSync(join(tmpdir(), 'attnscope-train-')), 'wasm.safetensors');
-      writeFileSync(file, exported);
-      expect(cliTranslate(file, pairs.map((p) => p[0]))).toEqual(wasm);
-      expect(cliTranslate(native.file, pairs.map((p) => p[0]))).toEqual(wasm);
-    } finally {
-      model.dispose();
-    }
+    await expectExportTranslatesEverywhere(exported, pairs.map((p) => p[0]), wasmTranslations, native.file);
   });
 });
 

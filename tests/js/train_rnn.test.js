@@ -5,12 +5,13 @@
 // translates every pair the same in the CLI and in WASM. Plus continuing an RNN file and bad RNN
 // options. Numbers are printed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AttnscopeError, createTrainer, init, loadModel } from '../../web/attnscope.js';
-import { cliPath, cliTranslate, dataPath, translate } from './helpers.js';
+import { AttnscopeError, createTrainer, init } from '../../web/attnscope.js';
+import { cliPath, dataPath, translate } from './helpers.js';
+import { expectExportTranslatesEverywhere } from './train-helpers.js';
 
 const CSV = dataPath('toy/eng_de.csv');
 const csv = readFileSync(CSV, 'utf8');
@@ -114,17 +115,7 @@ describe.each(CASES)('an RNN ($name) trained on the toy grammar in WASM equals t
     // Measured 1.2e-4 (GRU, 21 epochs) and 1.1e-6 (LSTM, 25 epochs) with seed 1; exact counts and
     // translations are asserted exactly.
     expect(maxDiff).toBeLessThan(5e-4);
-    const model = await loadModel(exported);
-    try {
-      const wasm = pairs.map(([source]) => translate(model, source));
-      expect(wasm).toEqual(wasmTranslations);
-      const file = join(mkdtempSync(join(tmpdir(), 'attnscope-train-rnn-')), 'wasm.safetensors');
-      writeFileSync(file, exported);
-      expect(cliTranslate(file, pairs.map((p) => p[0]))).toEqual(wasm);
-      expect(cliTranslate(native.file, pairs.map((p) => p[0]))).toEqual(wasm);
-    } finally {
-      model.dispose();
-    }
+    await expectExportTranslatesEverywhere(exported, pairs.map((p) => p[0]), wasmTranslations, native.file);
   });
 });
 
