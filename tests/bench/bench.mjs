@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
+import { agreement } from './quality.mjs';
 import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBlock } from './render.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -282,22 +283,6 @@ function summarize(passes, n) {
   out.steps = per[0].steps;
   out.sentences = n;
   return out;
-}
-
-function agreement(a, b) {
-  let same = 0;
-  let prefix = 0;
-  let total = 0;
-  for (let i = 0; i < a.length; ++i) {
-    const x = a[i].ids;
-    const y = b[i].ids;
-    let p = 0;
-    while (p < x.length && p < y.length && x[p] === y[p]) ++p;
-    if (p === x.length && p === y.length) ++same;
-    prefix += p;
-    total += Math.max(x.length, y.length);
-  }
-  return { sentences: a.length, identical: same, identicalRate: same / a.length, tokenAgreement: prefix / total };
 }
 
 function machine() {

@@ -1,6 +1,8 @@
 // Greedy decoding with onnxruntime-web (WASM backend, 1 thread) over the graphs written by
 // tests/bench/export_onnx.py: encoder_model.onnx, decoder_model.onnx (first step, computes the
-// cross-attention keys/values) and decoder_with_past_model.onnx (every later step).
+// cross-attention keys/values) and decoder_with_past_model.onnx (every later step); or their
+// dynamically quantized copies *.q8.onnx (tests/bench/quantize_onnx.py), the graphs a
+// transformers.js user runs by default.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
@@ -28,19 +30,35 @@ export function argmax(values, offset = 0, length = values.length - offset) {
   return best;
 }
 
+/** The graphs' file names: `variant` 'fp32' (the export) or 'q8' (quantize_onnx.py's copies). */
+export function graphFiles(variant = 'fp32') {
+  if (variant !== 'fp32' && variant !== 'q8') throw new Error(`ORT graph variant is 'fp32' or 'q8', got '${variant}'`);
+  const suffix = variant === 'q8' ? '.q8.onnx' : '.onnx';
+  return ['encoder_model', 'decoder_model', 'decoder_with_past_model'].map((name) => name + suffix);
+}
+
 export class OrtTranslator {
-  /** `dir` holds the three graphs; `config` is the model's config (special tokens, layers). */
-  static async create(dir, config) {
+  /**
+   * `dir` holds the three graphs; `config` is the model's config (special tokens, layers);
+   * `variant` picks the fp32 graphs or their q8 copies.
+   */
+  static async create(dir, config, { variant = 'fp32' } = {}) {
     configureOrt();
     const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1 };
-    const load = async (name) => ort.InferenceSession.create(await readFile(join(dir, name)), options);
-    const encoder = await load('encoder_model.onnx');
-    const first = await load('decoder_model.onnx');
-    const withPast = await load('decoder_with_past_model.onnx');
-    return new OrtTranslator(encoder, first, withPast, config);
+    const load = async (name) => {
+      try {
+        return await ort.InferenceSession.create(await readFile(join(dir, name)), options);
+      } catch (e) {
+        throw new Error(`onnxruntime-web cannot load ${join(dir, name)}: ${e.message}`);
+      }
+    };
+    const sessions = [];
+    for (const name of graphFiles(variant)) sessions.push(await load(name));
+    return new OrtTranslator(...sessions, config, variant);
   }
 
-  constructor(encoder, first, withPast, config) {
+  constructor(encoder, first, withPast, config, variant = 'fp32') {
+    this.variant = variant;
     this.encoder = encoder;
     this.first = first;
     this.withPast = withPast;
@@ -58,11 +76,13 @@ export class OrtTranslator {
    * Returns {ids, encodeMs, decodeMs, firstTokenMs, logits?}: ids generated (</s> included
    * when reached), the encoder graph's time, the time of all decoder steps (the first one
    * projects the cross-attention keys and values) and the time from the start to the first
-   * token. `keepLogits` keeps every step's logits (for checks).
+   * token. `keepLogits` keeps every step's logits (for checks); `force` (ids) feeds those tokens
+   * instead of the argmax (teacher forcing, to compare two graphs' logits on one path), and
+   * stops after them.
    */
-  async greedy(sourceIds, maxLength, { keepLogits = false, now = performance.now.bind(performance) } = {}) {
+  async greedy(sourceIds, maxLength, { keepLogits = false, force = null, now = performance.now.bind(performance) } = {}) {
     const { bos, eos } = this.config.special_tokens;
-    const limit = Math.max(1, Math.min(maxLength, this.config.max_positions - 1));
+    const limit = force ? force.length : Math.max(1, Math.min(maxLength, this.config.max_positions - 1));
     const t0 = now();
     const memory = await this.encode(sourceIds);
     const t1 = now();
@@ -92,10 +112,10 @@ export class OrtTranslator {
       for (let i = 0; i < this.layers; ++i) past.push(out[`present.${i}.decoder.key`], out[`present.${i}.decoder.value`]);
       const data = out.logits.data;
       if (keepLogits) logits.push(Array.from(data));
-      token = argmax(data);
+      token = force ? force[step] : argmax(data);
       ids.push(token);
       if (step === 0) firstTokenMs = now() - t0;
-      if (token === eos) break;
+      if (token === eos && !force) break;
     }
     const t2 = now();
     return { ids, encodeMs: t1 - t0, decodeMs: t2 - t1, firstTokenMs, ...(keepLogits ? { logits } : {}) };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark of issue 8 (`npm run bench`; not part of `npm test`). Builds what it needs,
-# exports the model to ONNX (checked against PyTorch), then runs tests/bench/bench.mjs, which
+# exports the model to ONNX (checked against PyTorch) and quantizes the graphs to q8 as
+# onnxruntime's quantize_dynamic does (checked against fp32), then runs tests/bench/bench.mjs, which
 # prints the tables and writes build/bench/results.json, build/bench/RESULTS.md and
 # tests/bench/RESULTS.md; then tests/bench/train_bench.mjs (time per toy training epoch in WASM,
 # natively and in PyTorch, as ratios; build/bench/train.json). Options go to bench.mjs, e.g.
@@ -59,6 +60,23 @@ if [ ! -f $onnx/check.json ] || [ $model -nt $onnx/check.json ] || [ tests/bench
    || [ tests/bench/ort_engine.mjs -nt $onnx/check.json ] || [ package-lock.json -nt $onnx/check.json ]; then
   rm -f $onnx/check.json
   "$python" tests/bench/export_onnx.py --model $model --out $onnx
+fi
+
+echo "== ONNX q8 graphs (build/bench/onnx/*.q8.onnx, as onnxruntime's dynamic quantization), checked against fp32"
+if ! "$python" -c 'import onnx' >/dev/null 2>&1; then
+  # quantize_onnx.py rewrites the graphs with Debian's python3-onnx (onnxruntime's Python package is not packaged).
+  if [ "$(id -u)" -eq 0 ] && [ "$python" = /usr/bin/python3 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-onnx
+  else
+    echo "$python cannot import onnx: install Debian's python3-onnx (sudo apt-get install python3-onnx)" >&2
+    exit 1
+  fi
+fi
+if [ ! -f $onnx/q8_check.json ] || [ $onnx/check.json -nt $onnx/q8_check.json ] || [ tests/bench/quantize_onnx.py -nt $onnx/q8_check.json ] \
+   || [ tests/bench/check_onnx.mjs -nt $onnx/q8_check.json ] || [ tests/bench/ort_engine.mjs -nt $onnx/q8_check.json ]; then
+  rm -f $onnx/q8_check.json
+  "$python" tests/bench/quantize_onnx.py --onnx $onnx
+  node tests/bench/check_onnx.mjs $onnx --q8
 fi
 
 echo "== benchmark"
