@@ -4,7 +4,7 @@
 // roofline. Run it through `npm run bench` (tests/bench/run.sh builds and exports first):
 //
 //   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 30]
-//       [--max-length 64] [--memory-sentences 20] [--no-publish] [--readme]
+//       [--max-length 64] [--memory-sentences 20] [--bleu-sentences 1000] [--no-publish] [--readme]
 //   node tests/bench/bench.mjs --from build/bench/results.json [--readme]   # only re-render
 //   node tests/bench/bench.mjs --rnn-only [--rnn-model FILE]   # only the RNN comparison
 //
@@ -13,6 +13,13 @@
 // the CPU with one thread, same weights, same source ids (rnnBench below). The shipped toy RNN
 // (its 36 sentences) always; models/multi30k-rnn-en-de.safetensors on the Multi30k sentences
 // when it is shipped; --rnn-model adds a file (a toy-* file reads the toy sentences).
+//
+// ORT runs twice over (issue 20): the fp32 export, set against attnscope's exact decoder, and
+// its q8 copy (tests/bench/quantize_onnx.py: what onnxruntime's dynamic quantization makes, the
+// graphs transformers.js users run), set against attnscope's opt-in int8 weights; all four in
+// this process on the same sentences. --bleu-sentences N (0: none) also translates the first N
+// sentences of Multi30k's test_2016_flickr with each of the four and scores them with
+// models/bleu.py (tests/bench/quality.mjs).
 //
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
 // tests/bench/RESULTS.md; --readme also replaces the block between the bench markers in
@@ -25,7 +32,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
-import { agreement } from './quality.mjs';
+import { agreement, bleuScores, readTestSet } from './quality.mjs';
 import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBlock } from './render.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -37,6 +44,7 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '3' },
     'beam-sentences': { type: 'string', default: '30' },
     'memory-sentences': { type: 'string', default: '20' },
+    'bleu-sentences': { type: 'string', default: '1000' },  // of test_2016_flickr; 0 = no BLEU
     'max-length': { type: 'string', default: '64' },
     model: { type: 'string', default: 'models/multi30k-en-de.safetensors' },
     data: { type: 'string', default: '' },
@@ -63,16 +71,20 @@ const R = count('repeats');
 const B = Math.min(count('beam-sentences'), N);
 const M = Math.min(count('memory-sentences'), N);
 const maxLength = count('max-length');
+const bleuSentences = Number(args['bleu-sentences']);
+if (!Number.isInteger(bleuSentences) || bleuSentences < 0) throw new Error(`--bleu-sentences needs an integer >= 0, got '${args['bleu-sentences']}'`);
 const modelPath = here(args.model);
 const outDir = here(args.out);
 const now = () => performance.now();
 
 // ------------------------------------------------------------------------------- shared bits
 
+// Multi30k itself is not in the repository (tests/data holds only its first 40 sentences): the
+// benchmark reads it beside the checkout, as the training scripts do.
+const dataDir = () => process.env.ATTNSCOPE_DATA ?? here('../shared/data');
+
 function readSentences() {
-  // Multi30k itself is not in the repository (tests/data holds only its first 40 sentences): the
-  // benchmark reads it beside the checkout, as the training scripts do.
-  const file = args.data ? here(args.data) : join(process.env.ATTNSCOPE_DATA ?? here('../shared/data'), 'multi30k/val.en.gz');
+  const file = args.data ? here(args.data) : join(dataDir(), 'multi30k/val.en.gz');
   if (!existsSync(file)) throw new Error(`${file} is missing (the Multi30k data beside the checkout, or ATTNSCOPE_DATA)`);
   let bytes = readFileSync(file);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
@@ -389,6 +401,11 @@ async function main() {
   const config = model.config;
   const { OrtTranslator, ort: ortModule } = await import('./ort_engine.mjs');
   const ort = await OrtTranslator.create(here(args.onnx), config);
+  // The same graphs dynamically quantized (q8), as a transformers.js user runs them by default.
+  if (!existsSync(join(here(args.onnx), 'quantize.json'))) {
+    throw new Error(`${args.onnx} has no q8 graphs: run tests/bench/run.sh (or /usr/bin/python3 tests/bench/quantize_onnx.py)`);
+  }
+  const ortQ8 = await OrtTranslator.create(here(args.onnx), config, { variant: 'q8' });
   const ortVersion = JSON.parse(readFileSync(here('node_modules/onnxruntime-web/package.json'), 'utf8')).version;
   // The WASM SIMD roofline microbenchmark, in this process too: between sentences it samples the
   // decoder-step GEMV rate, so that the peak shares the engines' noise.
@@ -403,10 +420,11 @@ async function main() {
   }
 
   // The same source ids for every engine: attnscope's tokenizer (with </s> when the model appends it).
-  const ids = sentences.map((s) => {
+  const sourceIds = (s) => {
     const t = model.tokenize(s);
     return config.src_append_eos ? [...t.ids, config.special_tokens.eos] : t.ids;
-  });
+  };
+  const ids = sentences.map(sourceIds);
   writeFileSync(join(outDir, 'sources.json'), JSON.stringify({ model: args.model, config, sentences, ids }));
   writeFileSync(join(outDir, 'sentences.txt'), sentences.join('\n') + '\n');
 
@@ -420,7 +438,7 @@ async function main() {
 
   // Agreement (and warm-up): the same tokens before any timing.
   console.log('agreement pass (untimed)...');
-  const first = { off: [], ort: [], int8: [] };
+  const first = { off: [], ort: [], int8: [], ortQ8: [] };
   for (let i = 0; i < N; ++i) {
     const run = ours(model, sentences[i], 'off');
     const session = model.translate(sentences[i], { ...OFF, maxLength });
@@ -432,8 +450,10 @@ async function main() {
     first.off.push(run);
     first.ort.push(await ortRun(ort, ids[i]));
     first.int8.push(ours(modelInt8, sentences[i], 'off'));
+    first.ortQ8.push(await ortRun(ortQ8, ids[i]));
   }
-  const agree = { ortVsOurs: agreement(first.off, first.ort), int8VsOurs: agreement(first.off, first.int8) };
+  const agree = { ortVsOurs: agreement(first.off, first.ort), int8VsOurs: agreement(first.off, first.int8),
+    ortQ8VsOurs: agreement(first.off, first.ortQ8) };
   if (native) {
     const runs = (await native.ask('greedy,eigen')).runs;
     agree.nativeVsOurs = agreement(first.off, fromWorker(runs.greedy));
@@ -446,18 +466,19 @@ async function main() {
 
   // Timed repeats. Within a repeat the in-process engines take turns sentence by sentence (the
   // order rotates), so they share the machine's noise; the workers run between them.
-  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [],
+  const passes = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [], ortQ8: [],
     native: [], nativeEigen: [], nativeCapture: [], nativeCaptureAll: [], nativeBeam4: [], nativeBeam8: [], nativeInt8: [],
     torch: [] };
   for (let r = 0; r < R; ++r) {
     console.log(`repeat ${r + 1}/${R}...`);
-    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [] };
+    const pass = { off: [], ort: [], capture: [], captureAll: [], beam4: [], beam8: [], gemv: [], int8: [], ortQ8: [] };
     for (let i = 0; i < N; ++i) {
-      const order = rooflineModule ? ['off', 'ort', 'capture', 'int8', 'gemv'] : ['off', 'ort', 'capture', 'int8'];
+      const order = ['off', 'ort', 'capture', 'int8', 'ortQ8', ...(rooflineModule ? ['gemv'] : [])];
       for (let k = 0; k < (i + r) % order.length; ++k) order.push(order.shift());
       for (const v of order) {
         if (v === 'gemv') pass.gemv.push(rooflineModule._decoder_step_gflops(2));
         else if (v === 'ort') pass.ort.push(await ortRun(ort, ids[i]));
+        else if (v === 'ortQ8') pass.ortQ8.push(await ortRun(ortQ8, ids[i]));
         else if (v === 'int8') pass.int8.push(ours(modelInt8, sentences[i], 'off'));
         else pass[v].push(ours(model, sentences[i], v));
       }
@@ -484,12 +505,45 @@ async function main() {
     const t = totals(pass.off);
     const o = totals(pass.ort);
     const q = totals(pass.int8);
+    const o8 = totals(pass.ortQ8);
     console.log(`  attnscope ${t.decodePerTokenMs.toFixed(2)} ms/token (int8 ${q.decodePerTokenMs.toFixed(2)}), ` +
-      `ORT-web ${o.decodePerTokenMs.toFixed(2)} ms/token`);
+      `ORT-web ${o.decodePerTokenMs.toFixed(2)} ms/token (q8 ${o8.decodePerTokenMs.toFixed(2)})`);
   }
   await native?.quit();
   await torch?.quit();
+
+  // BLEU of the four on the test set (untimed). Every engine's ids become text through the same
+  // detokenizer (attnscope's, as the CLI that models/evaluate.py runs prints it).
+  let bleu = null;
+  if (bleuSentences > 0) {
+    const testSet = readTestSet(dataDir(), bleuSentences);
+    console.log(`BLEU on the first ${testSet.sources.length} of ${testSet.total} sentences of ${testSet.files.source} (greedy, max length ${maxLength})...`);
+    const detokenizer = model.translate(testSet.sources[0], { ...OFF, maxLength: 1 });
+    const exact = (text) => {
+      const session = model.translate(text, { maxLength, alternatives: 0, ...OFF });
+      session.run();
+      const best = session.nbest()[0];
+      if (best.text !== detokenizer.detokenize(best.ids)) throw new Error(`'${text}': the session's text and detokenize(ids) differ`);
+      session.dispose();
+      return best.ids;
+    };
+    const scores = await bleuScores({
+      attnscope: exact,
+      ort: async (text) => (await ortRun(ort, sourceIds(text))).ids,
+      attnscopeInt8: (text) => ours(modelInt8, text, 'off').ids,
+      ortQ8: async (text) => (await ortRun(ortQ8, sourceIds(text))).ids,
+    }, testSet, { python: args.python, detokenize: (x) => detokenizer.detokenize(x), onEngine: (name) => console.log(`  ${name}...`) });
+    detokenizer.dispose();
+    mkdirSync(join(outDir, 'bleu'), { recursive: true });
+    bleu = { data: testSet.files, sentences: testSet.sources.length, of: testSet.total, maxLength, scores: {} };
+    for (const [name, { hypotheses, ...score }] of Object.entries(scores)) {
+      writeFileSync(join(outDir, 'bleu', `${name}.de`), hypotheses.join('\n') + '\n');
+      bleu.scores[name] = score;
+      console.log(`  ${name}: ${score.formatted}`);
+    }
+  }
   await ort.release();
+  await ortQ8.release();
 
   console.log('RNN encoder-decoders vs PyTorch...');
   const rnn = await rnnAll(api);
@@ -539,12 +593,16 @@ async function main() {
       torch: torch?.ready?.torch ?? null, torchThreads: torch?.ready?.threads ?? null,
       model: args.model, modelBytes: statSync(modelPath).size, data: dataFile, sentences: N, repeats: R, beamSentences: B, memorySentences: M, maxLength,
       onnx: JSON.parse(readFileSync(join(here(args.onnx), 'export.json'), 'utf8')),
+      onnxQ8: JSON.parse(readFileSync(join(here(args.onnx), 'quantize.json'), 'utf8')),
+      onnxQ8Check: existsSync(join(here(args.onnx), 'q8_check.json')) ? JSON.parse(readFileSync(join(here(args.onnx), 'q8_check.json'), 'utf8')) : null,
       onnxCheck: existsSync(join(here(args.onnx), 'check.json')) ? JSON.parse(readFileSync(join(here(args.onnx), 'check.json'), 'utf8')) : null,
       wasm: { bytes: wasmBytes.length, gzipBytes: gzipSync(wasmBytes, { level: 9 }).length },
     },
     config: dims,
     agreement: agree,
-    greedy: { attnscope: sum('off'), ort: sum('ort'), attnscopeInt8: sum('int8') },
+    greedy: { attnscope: sum('off'), ort: sum('ort'), attnscopeInt8: sum('int8'), ortQ8: sum('ortQ8') },
+    ratios: namedRatios({ attnscope: sum('off'), ort: sum('ort'), attnscopeInt8: sum('int8'), ortQ8: sum('ortQ8') }),
+    bleu,
     capture: {
       off: sum('off'), on: sum('capture'), offSubset: sum('off', B), all: sum('captureAll', B),
       native: native ? { off: sum('native'), on: sum('nativeCapture'), offSubset: sum('native', B), all: sum('nativeCaptureAll', B) } : null,
@@ -590,6 +648,21 @@ function publish(results) {
     writeFileSync(here('README.md'), readme.slice(0, a + begin.length) + '\n' + renderReadmeBlock(results) + readme.slice(b));
     console.log('updated the benchmark block of README.md');
   }
+}
+
+/**
+ * The like-for-like ratios of issue 20, named: attnscope exact / ORT fp32 and attnscope int8 /
+ * ORT q8 (times: < 1 is attnscope faster; sentences per second: > 1 is attnscope faster), each
+ * the median over repeats of the per-repeat ratio, as the tables print them.
+ */
+function namedRatios(g) {
+  const pairs = { exactVsOrtFp32: [g.attnscope, g.ort], int8VsOrtQ8: [g.attnscopeInt8, g.ortQ8], ortQ8VsOrtFp32: [g.ortQ8, g.ort] };
+  const out = {};
+  for (const [name, [a, b]] of Object.entries(pairs)) {
+    out[name] = {};
+    for (const key of ['decodePerTokenMs', 'firstTokenPerSentenceMs', 'encodePerSentenceMs', 'sentencesPerSecond']) out[name][key] = pairedRatio(a, b, key);
+  }
+  return out;
 }
 
 function summarizeCold(runs) {

@@ -78,3 +78,19 @@ export function corpusBleu(python, hypotheses, references) {
   if (!Number.isFinite(result.score)) throw new Error(`models/bleu.py returned a score of ${result.score}`);
   return result;
 }
+
+/**
+ * Greedy translations of a test set by each engine, scored: `engines` maps a name to
+ * `async (sentence, i) => ids` (target ids, </s> included or not), `detokenize` turns ids into
+ * text the same way for every engine. Returns {name: {...corpusBleu(), hypotheses}}.
+ */
+export async function bleuScores(engines, testSet, { python, detokenize, onEngine = () => {} }) {
+  const out = {};
+  for (const [name, translate] of Object.entries(engines)) {
+    onEngine(name);
+    const hypotheses = [];
+    for (let i = 0; i < testSet.sources.length; ++i) hypotheses.push(detokenize(await translate(testSet.sources[i], i)));
+    out[name] = { ...corpusBleu(python, hypotheses, testSet.references), hypotheses };
+  }
+  return out;
+}
