@@ -512,15 +512,17 @@ async function main() {
   await native?.quit();
   await torch?.quit();
 
-  // BLEU of the four on the test set (untimed). Every engine's ids become text through the same
-  // detokenizer (attnscope's, as the CLI that models/evaluate.py runs prints it).
+  // BLEU of the four on the test set (untimed), with the engines' own length limit (max_positions
+  // - 1, as attnscope-cli under models/evaluate.py decodes), not --max-length. Every engine's ids
+  // become text through the same detokenizer (attnscope's, which the CLI prints).
   let bleu = null;
   if (bleuSentences > 0) {
     const testSet = readTestSet(dataDir(), bleuSentences);
-    console.log(`BLEU on the first ${testSet.sources.length} of ${testSet.total} sentences of ${testSet.files.source} (greedy, max length ${maxLength})...`);
+    const limit = config.max_positions - 1;
+    console.log(`BLEU on the first ${testSet.sources.length} of ${testSet.total} sentences of ${testSet.files.source} (greedy, at most ${limit} tokens)...`);
     const detokenizer = model.translate(testSet.sources[0], { ...OFF, maxLength: 1 });
-    const exact = (text) => {
-      const session = model.translate(text, { maxLength, alternatives: 0, ...OFF });
+    const greedyIds = (m) => (text) => {
+      const session = m.translate(text, { ...OFF, alternatives: 0 });
       session.run();
       const best = session.nbest()[0];
       if (best.text !== detokenizer.detokenize(best.ids)) throw new Error(`'${text}': the session's text and detokenize(ids) differ`);
@@ -528,14 +530,14 @@ async function main() {
       return best.ids;
     };
     const scores = await bleuScores({
-      attnscope: exact,
-      ort: async (text) => (await ortRun(ort, sourceIds(text))).ids,
-      attnscopeInt8: (text) => ours(modelInt8, text, 'off').ids,
-      ortQ8: async (text) => (await ortRun(ortQ8, sourceIds(text))).ids,
+      attnscope: greedyIds(model),
+      ort: async (text) => (await ort.greedy(sourceIds(text), limit)).ids,
+      attnscopeInt8: greedyIds(modelInt8),
+      ortQ8: async (text) => (await ortQ8.greedy(sourceIds(text), limit)).ids,
     }, testSet, { python: args.python, detokenize: (x) => detokenizer.detokenize(x), onEngine: (name) => console.log(`  ${name}...`) });
     detokenizer.dispose();
     mkdirSync(join(outDir, 'bleu'), { recursive: true });
-    bleu = { data: testSet.files, sentences: testSet.sources.length, of: testSet.total, maxLength, scores: {} };
+    bleu = { data: testSet.files, sentences: testSet.sources.length, of: testSet.total, maxLength: limit, scores: {} };
     for (const [name, { hypotheses, ...score }] of Object.entries(scores)) {
       writeFileSync(join(outDir, 'bleu', `${name}.de`), hypotheses.join('\n') + '\n');
       bleu.scores[name] = score;

@@ -206,9 +206,10 @@ function renderBleu(b) {
     '## Translation quality: BLEU', '',
     table(['engine (greedy)', 'BLEU', 'vs exact', '1-4-gram precisions', 'BP', 'hypothesis length'], rows), '',
     `The first ${b.sentences} of the ${b.of} sentences of ${b.data.source.split('/').slice(-2).join('/')} (against ` +
-      `${b.data.reference.split('/').pop()}), greedy, at most ${b.maxLength} tokens; every engine's ids detokenized by attnscope's ` +
+      `${b.data.reference.split('/').pop()}), greedy, at most ${b.maxLength} tokens (the model's own limit, as attnscope-cli decodes ` +
+      'under models/evaluate.py, not the timed runs\' maximum length); every engine\'s ids detokenized by attnscope\'s ' +
       `tokenizer; corpus BLEU by models/bleu.py as models/evaluate.py computes it (${Object.values(b.scores)[0]?.signature ?? 'sacreBLEU defaults'}). ` +
-      'The hypotheses are in build/bench/bleu/.',
+      'The hypotheses are in bleu/ beside results.json (build/bench/bleu/ by default).',
   ];
 }
 
