@@ -22,7 +22,7 @@
 // models/bleu.py (tests/bench/quality.mjs).
 //
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
-// tests/bench/RESULTS.md; --readme also replaces the block between the bench markers in
+// tests/bench/RESULTS.md and tests/bench/results.json (committed together); --readme also replaces the block between the bench markers in
 // README.md. What each figure measures is written into RESULTS.md (see render.mjs).
 import { spawn, execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -299,13 +299,20 @@ function summarize(passes, n) {
 
 function machine() {
   let cpu = cpus()[0]?.model ?? 'unknown';
+  // The vector extensions that decide how a WASM engine's SIMD lowers (V8 uses AVX forms when it
+  // has them): the ratios between engines depend on them, so they go beside the CPU's name.
+  const wanted = ['sse4_1', 'sse4_2', 'avx', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512vl', 'avx512_vnni'];
+  let simdFlags = [];
   try {
-    const line = execFileSync('lscpu', { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Model name:'));
+    const lines = execFileSync('lscpu', { encoding: 'utf8' }).split('\n');
+    const line = lines.find((l) => l.startsWith('Model name:'));
     if (line) cpu = line.replace('Model name:', '').trim();
+    const flags = new Set((lines.find((l) => l.startsWith('Flags:')) ?? '').replace('Flags:', '').trim().split(/\s+/));
+    simdFlags = wanted.filter((f) => flags.has(f));
   } catch { /* lscpu missing: keep os.cpus() */ }
   let nproc = cpus().length;
   try { nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim()); } catch { /* keep */ }
-  return { cpu, nproc, node: process.version, platform: `${process.platform} ${process.arch}` };
+  return { cpu, simdFlags, nproc, node: process.version, platform: `${process.platform} ${process.arch}` };
 }
 
 function gitRevision() {
@@ -638,7 +645,8 @@ function publish(results) {
   console.log(`wrote ${join(outDir, 'RESULTS.md')}`);
   if (!args['no-publish']) {
     writeFileSync(here('tests/bench/RESULTS.md'), markdown);
-    console.log('wrote tests/bench/RESULTS.md');
+    writeFileSync(here('tests/bench/results.json'), JSON.stringify(results, null, 2) + '\n');
+    console.log('wrote tests/bench/RESULTS.md and tests/bench/results.json');
   }
   if (args.readme) {
     const readme = readFileSync(here('README.md'), 'utf8');

@@ -87,7 +87,7 @@ Matrix random_matrix(int rows, int cols, unsigned seed) {
 
 struct DecodeStats {
   double encode_s = 0, decode_s = 0;
-  long tokens = 0, source_tokens = 0, target_tokens_sum_of_positions = 0;
+  long steps = 0, tokens = 0, source_tokens = 0, target_tokens_sum_of_positions = 0;
 };
 
 DecodeStats decode_all(const std::shared_ptr<const Model>& model, const std::vector<std::string>& sentences,
@@ -104,6 +104,7 @@ DecodeStats decode_all(const std::shared_ptr<const Model>& model, const std::vec
     t0 = Clock::now();
     session.run();
     s.decode_s += seconds_since(t0);
+    s.steps += static_cast<long>(session.history().size());
     const auto best = session.nbest().at(0).tokens;
     s.tokens += static_cast<long>(best.size());
     s.source_tokens += static_cast<long>(session.source().ids.size());
@@ -137,13 +138,22 @@ int main(int argc, char** argv) {
   std::vector<std::vector<int>> tokens_off, tokens_on;
   Capture attention_only;
   attention_only.attention = true;
-  std::vector<double> off_ms, on_ms, enc_ms, eigen_ms, eigen_enc_ms, beam_ms;
+  std::vector<double> off_ms, on_ms, enc_ms, eigen_ms, eigen_enc_ms, beam_ms, beam_greedy_ms;
   std::vector<std::vector<int>> tokens_beam;
+  long beam_steps = 0, greedy_steps = 0;  // decoder steps the beam sentences took
+  // PROFILE_BEAM_ONLY=1: beam 4 decodes and nothing else (under perf record, a profile of beam steps).
+  const bool beam_only = std::getenv("PROFILE_BEAM_ONLY") != nullptr;
   // Beam 4 on a third of the sentences, per sentence (encoder included).
   const std::vector<std::string> beam_sentences(sentences.begin(), sentences.begin() + (sentences.size() + 2) / 3);
   std::vector<std::vector<int>> tokens_eigen;
   DecodeStats shape;
   for (int r = 0; r < repeats; ++r) {
+    if (beam_only) {
+      tokens_beam.clear();
+      const DecodeStats beam = decode_all(model, beam_sentences, Capture{}, &tokens_beam, 4);
+      beam_ms.push_back(1e3 * (beam.encode_s + beam.decode_s) / beam_sentences.size());
+      continue;
+    }
     tokens_off.clear();
     tokens_on.clear();
     const DecodeStats off = decode_all(model, sentences, Capture{}, &tokens_off);
@@ -155,6 +165,10 @@ int main(int argc, char** argv) {
     tokens_beam.clear();
     const DecodeStats beam = decode_all(model, beam_sentences, Capture{}, &tokens_beam, 4);
     beam_ms.push_back(1e3 * (beam.encode_s + beam.decode_s) / beam_sentences.size());
+    // Greedy on the same sentences, per sentence, encoder included: what beam 4 is set against.
+    const DecodeStats greedy = decode_all(model, beam_sentences, Capture{}, nullptr);
+    beam_steps = beam.steps, greedy_steps = greedy.steps;
+    beam_greedy_ms.push_back(1e3 * (greedy.encode_s + greedy.decode_s) / beam_sentences.size());
 #ifdef HAVE_MATMUL_PATH
     tokens_eigen.clear();
     ops::set_matmul_path(ops::MatmulPath::Eigen);
@@ -165,6 +179,7 @@ int main(int argc, char** argv) {
 #endif
   }
   auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
@@ -187,9 +202,17 @@ int main(int argc, char** argv) {
   for (const auto& t : tokens_beam) beam_checksum = beam_checksum * 31 + static_cast<std::uint64_t>(std::accumulate(t.begin(), t.end(), 0L));
   std::printf("beam 4, per sentence (%zu sentences): %.3f ms, token checksum %llu\n", beam_sentences.size(),
               median(beam_ms), static_cast<unsigned long long>(beam_checksum));
-  std::printf("RESULT encode_ms=%.4f decode_ms=%.4f capture_ms=%.4f beam4_ms=%.4f checksum=%llu beam_checksum=%llu\n",
-              median(enc_ms), median(off_ms), median(on_ms), median(beam_ms), static_cast<unsigned long long>(checksum),
-              static_cast<unsigned long long>(beam_checksum));
+  if (beam_only) return 0;
+  // The ratio per repeat (beam and greedy ran side by side), then its median.
+  std::vector<double> beam_ratio;
+  for (std::size_t r = 0; r < beam_ms.size(); ++r) beam_ratio.push_back(beam_ms[r] / beam_greedy_ms[r]);
+  std::printf("greedy, per sentence (the same %zu sentences): %.3f ms; beam 4 / greedy %.3f; decoder steps beam %ld, "
+              "greedy %ld\n",
+              beam_sentences.size(), median(beam_greedy_ms), median(beam_ratio), beam_steps, greedy_steps);
+  std::printf("RESULT encode_ms=%.4f decode_ms=%.4f capture_ms=%.4f beam4_ms=%.4f beam4_over_greedy=%.4f checksum=%llu "
+              "beam_checksum=%llu\n",
+              median(enc_ms), median(off_ms), median(on_ms), median(beam_ms), median(beam_ratio),
+              static_cast<unsigned long long>(checksum), static_cast<unsigned long long>(beam_checksum));
   if (std::getenv("PROFILE_DECODE_ONLY")) return 0;  // e.g. under perf record, for a profile of real steps
 
   // (2) The pieces of one decoder step, on the real weights, at the decode's mean lengths.

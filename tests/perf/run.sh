@@ -84,7 +84,7 @@ for line in open(sys.argv[1]):
         runs[key] = dict(kv.split("=") for kv in line.split()[1:])
 for target in ("native", "wasm"):
     rounds = sorted({r for (_, t, r) in runs if t == target})
-    for fig in ("encode_ms", "decode_ms", "capture_ms", "beam4_ms"):
+    for fig in ("encode_ms", "decode_ms", "capture_ms", "beam4_ms", "beam4_over_greedy"):
         if fig not in runs["base", target, rounds[0]]:
             continue
         ratios = [float(runs["new", target, r][fig]) / float(runs["base", target, r][fig]) for r in rounds]
