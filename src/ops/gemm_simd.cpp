@@ -144,9 +144,12 @@ void all_outputs(const float* x, int rows, int x_stride, const float* w, int out
 // The binary16 layout: as Interleaved, eight columns at a time, `in` a multiple of 8 (no tail).
 // The same additions in the same order as block<W, R, ...>, on the same products: a binary16
 // weight times x·2^112 is exactly w·x before rounding, so the result has the same bits.
+// Output o's weights for columns [i, i + 8) are at w + w_stride·i + 8·o: w_stride is the
+// layout's block width (4, or 1 for the last out % 4 rows), W how many of its outputs this
+// block computes.
 template <int W, int R>
-inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, int in, const float* bias, float* y,
-                       int y_stride) {
+inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, int w_stride, int in, const float* bias,
+                       float* y, int y_stride) {
   f32x4 acc[W][R];
   for (int o = 0; o < W; ++o)
     for (int r = 0; r < R; ++r) acc[o][r] = zero4();
@@ -157,7 +160,7 @@ inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, in
       x_hi[r] = load4(xs + r * x_stride + i + 4);
     }
     for (int o = 0; o < W; ++o) {
-      const h16x8 h = load8h(w + static_cast<long>(W) * i + 8 * o);
+      const h16x8 h = load8h(w + static_cast<long>(w_stride) * i + 8 * o);
       const f32x4 w_lo = half_lo(h), w_hi = half_hi(h);
       for (int r = 0; r < R; ++r) acc[o][r] = mul_add4(mul_add4(acc[o][r], w_lo, x_lo[r]), w_hi, x_hi[r]);
     }
@@ -169,16 +172,24 @@ inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, in
     }
 }
 
+// Outputs [o, o + W) of a layout block W wide, for every input row. Four rows at a time (a
+// beam of four: each weight converted once for all of them), two outputs per pass so that the
+// accumulators and operands still fit the vector registers; then pairs of rows, then the odd one.
 template <int W>
 void outputs_half(const float* xs, int rows, int x_stride, const std::uint16_t* w_o, int o, int in, const float* bias,
                   float* y, int y_stride) {
   const float* b_o = bias ? bias + o : nullptr;
+  constexpr int kHalfW = W >= 2 ? W / 2 : 1;
   int r = 0;
+  for (; r + 4 <= rows; r += 4)
+    for (int part = 0; part < W; part += kHalfW)
+      block_half<kHalfW, 4>(xs + static_cast<long>(r) * x_stride, x_stride, w_o + 8 * part, W, in,
+                            b_o ? b_o + part : nullptr, y + static_cast<long>(r) * y_stride + o + part, y_stride);
   for (; r + 2 <= rows; r += 2)
-    block_half<W, 2>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+    block_half<W, 2>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
                      y + static_cast<long>(r) * y_stride + o, y_stride);
   if (r < rows)
-    block_half<W, 1>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+    block_half<W, 1>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
                      y + static_cast<long>(r) * y_stride + o, y_stride);
 }
 

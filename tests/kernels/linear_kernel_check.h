@@ -113,8 +113,10 @@ inline std::vector<std::string> run(long* checked = nullptr) {
   // Weights that are all binary16 values (as loaded from an F16 model file) are packed as
   // binary16, and must still give the plain layout's bits: every exponent, subnormals, zeros
   // and both signs, and inputs up to the 65536 the binary16 path accepts.
+  // Rows 4 to 9: the four-row blocks of a beam, and what is left after them.
   for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
-                  Shape{5, 13, 512}}) {
+                  Shape{5, 13, 512}, Shape{4, 8105, 256}, Shape{4, 7, 16}, Shape{6, 9, 64}, Shape{7, 5, 8},
+                  Shape{8, 256, 512}, Shape{9, 13, 8}}) {
     std::uint32_t state = seed++;
     Matrix w(s.out, s.in);
     for (Eigen::Index i = 0; i < w.size(); ++i) {
