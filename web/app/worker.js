@@ -37,8 +37,9 @@
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
 //   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
 //              before the softmax (needs a session opened with capture.vectors) and after it
-//   importance {url, pairs, bleu}           -> Model.headImportance (progress: {done, total}); with
-//              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
+//   importance {url, pairs, bleu, heads}    -> Model.headImportance (progress: {done, total}); with
+//              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head);
+//              heads {first, count}: only that range (web/app/sweep-pool.js splits a sweep so)
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
 //
