@@ -1,7 +1,8 @@
 // The page's performance marks that tests/bench/page_latency.mjs times a press of Next with
 // (issue 20): after a press, the map drawn, the next frame, painted (in that order), the round
-// trip to the worker, the worker's own time for the step, and each panel's render; and the
-// rollout of the Analyses card is drawn once per session, not again at every step.
+// trip to the worker, the worker's own time for the step, and each panel's render; the main
+// map's table of numbers is updated in place (its rows kept); and the rollout of the Analyses
+// card is drawn once per session, not again at every step.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state.js';
 import { idle, openPage, startBrowser } from './browser.js';
@@ -43,14 +44,35 @@ it('marks a press of Next: drawn, frame, painted in order, after the round trip;
   await page.close();
 });
 
+it('keeps the main map\'s table across a press of Next: the same rows, one more, the numbers of the new map', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1 })}`);
+  const rows = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+    + " const t = document.querySelector('#heatmap table'); const body = t.tBodies[0];"
+    + ' window.firstRows ??= []; if (!window.firstRows.includes(body.rows[0])) window.firstRows.push(body.rows[0]);'
+    + " const { values } = heatmapOf(document.querySelector('#heatmap canvas')).spec;"
+    + ' return { first: window.firstRows.indexOf(body.rows[0]), tables: document.querySelectorAll(\'#heatmap table\').length,'
+    + ' text: [...body.rows].map((r) => [...r.cells].map((c) => c.textContent)),'
+    + ' want: values.map((row) => [...row].map((v) => v.toFixed(4))) }; })');
+  const before = await rows();
+  expect(before.text).toHaveLength(1);
+  await page.click('#next');
+  await idle(page);
+  const after = await rows();
+  expect(after.first).toBe(0); // the row of step 1 is the same element
+  expect(after.tables).toBe(1);
+  expect(after.text).toHaveLength(2);
+  expect(after.text.map((r) => r.slice(1))).toEqual(after.want);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 it('draws the rollout once per session: a press of Next keeps its map, another sentence redraws it', async () => {
   const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1, an: 'rollout' })}`);
-  const table = () => page.evaluate(() => {
-    const t = document.querySelector('#rollout-map table');
-    window.rolloutTables ??= [];
-    if (!window.rolloutTables.includes(t.tBodies[0])) window.rolloutTables.push(t.tBodies[0]);
-    return { index: window.rolloutTables.indexOf(t.tBodies[0]), rows: t.tBodies[0].rows.length };
-  });
+  // Each drawing is a new spec (Heatmap.set): the index of the one shown, and its rows.
+  const table = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+    + " const { spec } = heatmapOf(document.querySelector('#rollout-map canvas')); window.rolloutSpecs ??= [];"
+    + ' if (!window.rolloutSpecs.includes(spec)) window.rolloutSpecs.push(spec);'
+    + ' return { index: window.rolloutSpecs.indexOf(spec), rows: spec.values.length }; })');
   expect(await table()).toEqual({ index: 0, rows: 5 });
   await page.click('#next');
   await idle(page);
