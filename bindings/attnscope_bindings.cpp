@@ -273,9 +273,9 @@ class ModelHandle {
     });
   }
 
-  // Head-importance sweep over parallel arrays of sentences; progress(done, total) is called
-  // after each head.
-  val head_sweep(const val& sources, const val& references, bool bleu, const val& progress) const {
+  // Head-importance sweep over parallel arrays of sentences, of the heads [first, first + count)
+  // (count < 0: all from first); progress(done, total) is called after each head.
+  val head_sweep(const val& sources, const val& references, bool bleu, int first, int count, const val& progress) const {
     return guarded([&] {
       const Model& m = model();
       const auto src = emscripten::vecFromJSArray<std::string>(sources);
@@ -286,6 +286,8 @@ class ModelHandle {
         dev.push_back({prepare_source(m, src[i]), encode(*m.tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
       HeadSweepOptions options;
       options.bleu = bleu;
+      options.first_head = first;
+      options.head_count = count;
       const HeadSweep sweep = head_importance_sweep(m, dev, options, [&](int done, int total) {
         if (progress.typeOf().as<std::string>() == "function") progress(done, total);
       });

@@ -194,7 +194,11 @@ export class Model {
   embeddingPca(side?: 'source' | 'target'): AttentionTensor;
   positionalEncoding(): AttentionTensor;
   embeddingCosine(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>): AttentionTensor;
-  headImportance(pairs: [string, string][], options?: { onProgress?: (done: number, total: number) => void; bleu?: boolean }): {
+  headImportance(pairs: [string, string][], options?: {
+    onProgress?: (done: number, total: number) => void; bleu?: boolean;
+    /** Only the heads [first, first + count) of the sweep's order (count -1: to the last). */
+    heads?: { first?: number; count?: number };
+  }): {
     baseLogLikelihood: number; tokens: number; baseBleu?: number;
     heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number; deltaBleu?: number }[];
   };

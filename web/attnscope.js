@@ -305,13 +305,16 @@ export class Model {
    * log-likelihood per token (negative = the head helps). `pairs` is [[source, reference], ...].
    * With `bleu: true` it also decodes every source greedily per masked head and reports the
    * change in corpus BLEU (13a, as sacreBLEU): baseBleu and each head's deltaBleu.
+   * `heads: {first, count}`: only those heads of the sweep's order (sites in table order × layer ×
+   * head), for a pool of workers that shares one sweep (web/app/sweep-pool.js); the baseline is the
+   * same in every part, so the parts' heads put end to end are the whole sweep's.
    * Runs synchronously: call it in a Web Worker for big models.
    */
-  headImportance(pairs, { onProgress, bleu = false } = {}) {
+  headImportance(pairs, { onProgress, bleu = false, heads: { first = 0, count = -1 } = {} } = {}) {
     if (!Array.isArray(pairs)) throw new AttnscopeError('headImportance needs an array of [source, reference] pairs');
     if (typeof bleu !== 'boolean') throw new AttnscopeError(`bleu must be true or false, got ${bleu}`);
     return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])), bleu,
-      onProgress ?? null));
+      int(first, 'heads.first'), int(count, 'heads.count'), onProgress ?? null));
   }
 
   /** The token embeddings of one side projected on their first two principal components: {shape: [V, 2], data}. */

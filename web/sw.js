@@ -9,7 +9,7 @@ const SHELL = [
   'index.html', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
   'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'app/custom-weights.js', 'app/analyses.js',
-  'app/importance-tab.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
+  'app/importance-tab.js', 'app/sweep-pool.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
   'app/requests.js', 'app/form.js', 'app/stepper.js', 'app/output-panel.js', 'app/logits-panel.js', 'app/attention-view.js',
   'app/model-view.js', 'app/beam-view.js', 'app/modified-banner.js', 'app/worker-session.js', 'app/pane-export.js', 'app/pieces.js', 'app/force-any.js', 'app/trained.js', 'app/training.js',
   'app/loss-curve.js', 'app/worker-training.js', 'app/worker-analyses.js', 'app/worker-encoder.js', 'app/architecture.js', 'app/architecture-diagram.js', 'app/architecture-panel.js', 'app/compare.js',

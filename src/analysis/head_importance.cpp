@@ -1,6 +1,7 @@
 #include "analysis/head_importance.h"
 
 #include <memory>
+#include <string>
 
 #include "analysis/bleu.h"
 #include "decoding/session.h"
@@ -47,13 +48,18 @@ HeadSweep head_importance_sweep(const Model& model, const std::vector<DevPair>& 
   for (const AttentionSiteInfo& site : model.sites())
     for (int layer = 0; layer < site.layers; ++layer)
       for (int head = 0; head < site.heads; ++head) heads.push_back({site.name, layer, head});
-  const int total = static_cast<int>(heads.size());
+  const int all = static_cast<int>(heads.size());
+  const int first = options.first_head;
+  const int total = options.head_count < 0 ? all - first : options.head_count;
+  if (first < 0 || first > all || total < 0 || first + total > all)
+    throw InputError("head range [" + std::to_string(first) + ", " + std::to_string(first + total) +
+                     ") is outside this model's " + std::to_string(all) + " heads");
   if (progress) progress(0, total);
   for (int i = 0; i < total; ++i) {
+    const HeadMask& mask = heads[first + i];
     Interventions iv;
-    iv.masked_heads.push_back(heads[i]);
-    HeadImportance h{heads[i].site, heads[i].layer, heads[i].head,
-                     mean_log_likelihood(model, dev, iv, nullptr) - sweep.base_log_likelihood};
+    iv.masked_heads.push_back(mask);
+    HeadImportance h{mask.site, mask.layer, mask.head, mean_log_likelihood(model, dev, iv, nullptr) - sweep.base_log_likelihood};
     if (options.bleu) h.delta_bleu = greedy_bleu(model, dev, iv) - sweep.base_bleu;
     sweep.heads.push_back(h);
     if (progress) progress(i + 1, total);

@@ -28,13 +28,18 @@ struct HeadSweep {
   int tokens = 0;
   bool has_bleu = false;
   double base_bleu = 0.0;             // greedy corpus BLEU, nothing masked
-  std::vector<HeadImportance> heads;  // every site (table order) x layer x head, in that order
+  std::vector<HeadImportance> heads;  // every site (table order) x layer x head, in that order (or the range asked for)
 };
 
 struct HeadSweepOptions {
   // Also decode the dev set greedily with each head masked and score it with corpus BLEU
   // (analysis/bleu.h). Costs one greedy translation per sentence and head.
   bool bleu = false;
+  // Only the heads [first_head, first_head + head_count) of that order (head_count < 0: to the
+  // last), so a pool of workers can share one sweep: each computes the unmasked baseline the same
+  // way and its own heads, and their answers put end to end equal the whole sweep's.
+  int first_head = 0;
+  int head_count = -1;
 };
 
 // `progress(done, total)` is called after each head (and once before the first).

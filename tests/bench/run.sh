@@ -84,3 +84,6 @@ node tests/bench/bench.mjs "$@"
 
 echo "== training benchmark (issue 18: time per toy epoch, WASM vs native vs PyTorch)"
 node tests/bench/train_bench.mjs --cli build/bench-native/attnscope-cli --python "$python"
+
+echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (issue 20; build/bench/page.json)"
+node tests/bench/page_latency.mjs

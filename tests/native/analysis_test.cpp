@@ -57,6 +57,30 @@ TEST(Analysis, HeadSweepOnTheToyModel) {
   EXPECT_DOUBLE_EQ(sweep.base_bleu, 100.0) << "greedy output equals the references";
   EXPECT_LT(cross.delta_bleu, -20.0);
   EXPECT_THROW(head_importance_sweep(*model, {}), InputError);
+
+  // A range of heads (a worker's share of the sweep): the same baseline, the same numbers.
+  HeadSweepOptions tail = options;
+  tail.first_head = 1;
+  tail.head_count = 2;
+  calls.clear();
+  const HeadSweep part =
+      head_importance_sweep(*model, dev, tail, [&](int done, int total) { calls.push_back({done, total}); });
+  EXPECT_EQ(calls.back(), std::make_pair(2, 2));
+  EXPECT_EQ(part.base_log_likelihood, sweep.base_log_likelihood);
+  EXPECT_EQ(part.base_bleu, sweep.base_bleu);
+  EXPECT_EQ(part.tokens, sweep.tokens);
+  ASSERT_EQ(part.heads.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(part.heads[i].site, sweep.heads[i + 1].site);
+    EXPECT_EQ(part.heads[i].delta_log_likelihood, sweep.heads[i + 1].delta_log_likelihood);
+    EXPECT_EQ(part.heads[i].delta_bleu, sweep.heads[i + 1].delta_bleu);
+  }
+  for (auto [first, count] : {std::pair{3, 1}, std::pair{-1, 1}, std::pair{0, 4}}) {
+    HeadSweepOptions bad;
+    bad.first_head = first;
+    bad.head_count = count;
+    EXPECT_THROW(head_importance_sweep(*model, dev, bad), InputError) << first << "+" << count;
+  }
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ export class AnalysesPanel {
   #factorKey = '';
   #importance;
   #timelineKey = '';
+  #rolloutShown = null; // the rollout the map shows (a session's: it does not change with the step)
 
   /** opts: engine, state() (the page state), set(changes) (updates state + URL), needVectors(). */
   constructor(el, opts) {
@@ -99,7 +100,12 @@ export class AnalysesPanel {
       body.innerHTML = '<p class="placeholder not-applicable">Not for this model: it has no self-attention over the source (its encoder does not attend), so there is nothing to roll out.</p>';
       return;
     }
+    // The rollout is fixed by the session's source: drawn again only for another session (a press
+    // of Next would otherwise rebuild its map and table, the largest part of the step's time).
+    const shown = this.#maps.rollout && body.contains(this.#maps.rollout.root);
+    if (shown && this.#rolloutShown === this.#snap.rollout) return;
     this.#map('rollout', body).set(rolloutSpec(this.#snap));
+    this.#rolloutShown = this.#snap.rollout;
   }
 
   // ---------------------------------------------------------------------------- vectors

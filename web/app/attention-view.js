@@ -74,6 +74,25 @@ function setOptions(select, values, labels, current) {
   select.value = String(current);
 }
 
+/**
+ * The main map is on its canvas (Heatmap.set draws at once): 'attnscope:heatmap-drawn'; then
+ * 'attnscope:heatmap-frame' when the next animation frame starts (the frame that will show it),
+ * and 'attnscope:heatmap-painted' in a task queued from there (that frame's style, layout and
+ * paint are done). tests/bench/page_latency.mjs times a press of Next to these. Only the latest
+ * of each is kept (a long session would pile them up).
+ */
+function markDrawn() {
+  const mark = (name) => {
+    performance.clearMarks(name);
+    performance.mark(name);
+  };
+  mark('attnscope:heatmap-drawn');
+  requestAnimationFrame(() => {
+    mark('attnscope:heatmap-frame');
+    setTimeout(() => mark('attnscope:heatmap-painted'));
+  });
+}
+
 export class AttentionView {
   #store;
   #onGoto;
@@ -186,6 +205,7 @@ export class AttentionView {
         return;
       }
       this.#main.set(attentionSpec(shownPieces(snap.attention(site.name, { vnorm })), st.layer, st.head, vnorm));
+      markDrawn();
       this.#onFirstHeatmap();
     } else if (view === 'model' && !kind) {
       this.#main = null;

@@ -20,19 +20,20 @@ export class EngineError extends Error {
   }
 }
 
-class Engine {
+/** One engine worker (the page shares one: getEngine; web/app/sweep-pool.js starts more). */
+export class Engine {
   #worker;
   #pending = new Map();
   #next = 1;
   #broken = null;
 
-  constructor(url) {
+  constructor(url, name = 'attnscope') {
     // A module worker must come from the page's origin; a widget loaded from another origin
     // starts it through a same-origin blob that imports the real one (CORS permitting).
     const source = url.origin === location.origin
       ? url
       : URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
-    this.#worker = new Worker(source, { type: 'module', name: 'attnscope' });
+    this.#worker = new Worker(source, { type: 'module', name });
     this.#worker.onmessage = ({ data }) => {
       const pending = this.#pending.get(data.id);
       if (!pending) return;
@@ -44,11 +45,7 @@ class Engine {
       if (data.error) pending.reject(new EngineError(data.error));
       else pending.resolve(data.result);
     };
-    this.#worker.onerror = (e) => {
-      this.#broken = new EngineError({ name: 'Error', message: `the engine's worker failed: ${e.message ?? 'could not start'}` });
-      for (const p of this.#pending.values()) p.reject(this.#broken);
-      this.#pending.clear();
-    };
+    this.#worker.onerror = (e) => this.#fail(`the engine's worker failed: ${e.message ?? 'could not start'}`);
     // First message: compile the engine now, from where this page found the .wasm (in an app
     // built by a bundler, the .wasm is not beside the worker). Errors surface at the first request.
     this.request('init', { wasmUrl: wasmFileUrl() }).catch(() => {});
@@ -62,6 +59,18 @@ class Engine {
       this.#pending.set(id, { resolve, reject, onProgress });
       this.#worker.postMessage({ id, type, ...args });
     });
+  }
+
+  /** Stops the worker; requests after this fail. */
+  terminate() {
+    this.#worker.terminate();
+    this.#fail('the engine\'s worker was stopped');
+  }
+
+  #fail(message) {
+    this.#broken = new EngineError({ name: 'Error', message });
+    for (const p of this.#pending.values()) p.reject(this.#broken);
+    this.#pending.clear();
   }
 }
 

@@ -396,35 +396,45 @@ export class Heatmap {
     this.#draw();
   }
 
-  /** The map's numbers as a table (DOM APIs, text only): a header row of columns, a row per query. */
+  /**
+   * The map's numbers as a table (DOM APIs, text only): a header row of columns, a row per query.
+   * Its cells are kept and only changed text is written: a press of Next adds a row to a map of
+   * many, and rebuilding every cell was most of the step's time (tests/bench/page_latency.mjs).
+   */
   #fillTable() {
     const spec = this.#spec;
     const rows = spec.values.length;
     const cols = spec.colLabels?.length ?? Math.max(0, ...spec.values.map((r) => r.length));
-    const cell = (tag, text, scope) => {
-      const el = document.createElement(tag);
-      el.textContent = text;
-      if (scope) el.scope = scope;
-      return el;
+    const t = this.table;
+    if (!t.tBodies.length) {
+      t.createCaption();
+      t.createTHead();
+      t.createTBody();
+    }
+    const write = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+    // `tr` gets `n` cells: the first a `first`, the others `tag`; its <th> cells head a `scope`.
+    const fit = (tr, n, first, tag, scope) => {
+      while (tr.cells.length > n) tr.lastChild.remove();
+      while (tr.cells.length < n) {
+        const el = document.createElement(tr.cells.length ? tag : first);
+        if (el.tagName === 'TH') el.scope = scope;
+        tr.append(el);
+      }
+      return tr.cells;
     };
-    const caption = document.createElement('caption');
-    caption.textContent = `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`;
-    const head = document.createElement('tr');
-    head.append(cell('td', ''));
-    for (let c = 0; c < cols; c++) head.append(cell('th', spec.colLabels?.[c] || `column ${c + 1}`, 'col')); // (some maps label every other column)
-    const body = document.createElement('tbody');
+    write(t.caption, `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`);
+    const head = fit(t.tHead.rows[0] ?? t.tHead.insertRow(), cols + 1, 'td', 'th', 'col');
+    for (let c = 0; c < cols; c++) write(head[c + 1], spec.colLabels?.[c] || `column ${c + 1}`); // (some maps label every other column)
+    const body = t.tBodies[0];
+    while (body.rows.length > rows) body.lastChild.remove();
     for (let r = 0; r < rows; r++) {
-      const tr = document.createElement('tr');
-      tr.append(cell('th', spec.rowLabels?.[r] || `row ${r + 1}`, 'row'));
+      const cells = fit(body.rows[r] ?? body.insertRow(), cols + 1, 'th', 'td', 'row');
+      write(cells[0], spec.rowLabels?.[r] || `row ${r + 1}`);
       for (let c = 0; c < cols; c++) {
         const v = valueAt(spec, r, c);
-        tr.append(cell('td', v === undefined ? '—' : v.toFixed(4)));
+        write(cells[c + 1], v === undefined ? '—' : v.toFixed(4));
       }
-      body.append(tr);
     }
-    const thead = document.createElement('thead');
-    thead.append(head);
-    this.table.replaceChildren(caption, thead, body);
   }
 
   get spec() { return this.#spec; }

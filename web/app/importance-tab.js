@@ -1,8 +1,12 @@
 // The "Head importance" tab of the Analyses card: the sweep shipped with the selected model
 // (web/models.js `heads`, computed by models/head_sweep.py with the CLI), and a sweep run here
-// in the engine's worker (Model.headImportance, optionally with Δ BLEU) on the toy grammar's
-// pairs or on pasted / loaded ones, with a progress bar. Drawing: web/app/head-importance.js.
+// (Model.headImportance, optionally with Δ BLEU) on the toy grammar's pairs or on pasted / loaded
+// ones, with a progress bar: split over a pool of workers (web/app/sweep-pool.js), one per core,
+// started at the first sweep and kept; a model trained in the page lives only in the page's
+// engine worker and is swept there. Drawing: web/app/head-importance.js.
 import { SweepView, loadSweepFile } from './head-importance.js';
+import { SweepPool } from './sweep-pool.js';
+import { TRAINED_PREFIX } from './trained.js';
 import { findModel, headsUrl, modelUrl } from '../models.js';
 
 /**
@@ -70,6 +74,7 @@ export class ImportanceTab {
   #preView = null;
   #running = false;
   #devFor = null;
+  #pool = null; // the sweep's workers (SweepPool), from the first sweep on
 
   /** `el`: the tab's pane (#an-importance); opts: engine, state() (the page state), sites() (the model's site table). */
   constructor(el, opts) {
@@ -169,11 +174,14 @@ export class ImportanceTab {
     $('#hi-progress-text').textContent = 'Starting…';
     try {
       const bleu = $('#hi-bleu').checked;
-      const result = await this.#o.engine.request('importance', { url, pairs, bleu }, ({ done, total }) => {
+      const onProgress = ({ done, total }) => {
         bar.max = total;
         bar.value = done;
         $('#hi-progress-text').textContent = `${done} of ${total} heads masked`;
-      });
+      };
+      const result = url.startsWith(TRAINED_PREFIX)
+        ? await this.#o.engine.request('importance', { url, pairs, bleu }, onProgress)
+        : await (this.#pool ??= new SweepPool()).importance({ url, pairs, bleu }, onProgress);
       this.#ran = { model: st.model, result };
       this.#sweep ??= new SweepView($('#hi-results'), 'hi');
       this.#sweep.show(result, `${pairs.length} pairs, ${result.tokens} reference tokens; with nothing masked: log-likelihood `

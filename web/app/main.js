@@ -115,18 +115,30 @@ function renderLogits(snap) {
   renderLogitsPanel(snap, { scale: $('scale').value, onForce: (id) => requests.force(id) });
 }
 
+/**
+ * Runs one panel's render and keeps its time in the page's timeline as attnscope:render:NAME (the
+ * latest only): the page-latency benchmark (tests/bench/page_latency.mjs) says which panel a
+ * press of Next waits for.
+ */
+function timed(name, draw) {
+  const start = performance.now();
+  draw();
+  performance.clearMeasures(`attnscope:render:${name}`);
+  performance.measure(`attnscope:render:${name}`, { start });
+}
+
 /** Everything, for a new snapshot. */
 function render({ st, snap, original }) {
   app.dataset.renders = Number(app.dataset.renders ?? 0) + 1;
   app.dataset.steps = snap.steps;
   app.dataset.done = String(snap.done);
-  renderStepper(snap);
-  renderModified(shownInterventions(snap), original, snap.sites);
-  renderOutput(snap, { onGoto: (step) => requests.goto(step) });
-  renderLogits(snap);
-  attention.render();
-  analyses.render(snap);
-  panel.render(st.iv, snap.sites, snap.source.pieces);
+  timed('stepper', () => renderStepper(snap));
+  timed('modified', () => renderModified(shownInterventions(snap), original, snap.sites));
+  timed('output', () => renderOutput(snap, { onGoto: (step) => requests.goto(step) }));
+  timed('logits', () => renderLogits(snap));
+  timed('attention', () => attention.render());
+  timed('analyses', () => analyses.render(snap));
+  timed('break', () => panel.render(st.iv, snap.sites, snap.source.pieces));
 }
 
 store.subscribe((state, changed, before) => {

@@ -136,7 +136,10 @@ export function createRequests({ store, engine, ui }) {
             forced: st.forced.map((f) => ({ ...f })),
             select: st.hyp !== null ? { nbest: st.hyp } : st.path ? { ids: st.path } : undefined,
           } : {};
+          const start = performance.now();
           answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree(), ...replay }, onProgress);
+          performance.clearMeasures('attnscope:round-trip:open');
+          performance.measure('attnscope:round-trip:open', { start });
         } catch (e) {
           if (fitted && e.name === 'AttnscopeError') {
             // Said in the panel too, beside the controls that caused it (a custom row of the wrong
@@ -169,10 +172,19 @@ export function createRequests({ store, engine, ui }) {
   /** The beam tree grows with every step: asked for only while the beam view shows it. */
   const wantsTree = () => store.get().st.view === 'beam';
 
-  /** A request on the current session. */
+  /**
+   * A request on the current session. The round trip to the worker is measured in the page's
+   * timeline (attnscope:round-trip:TYPE, for tests/bench/page_latency.mjs); applying the answer
+   * and drawing follow synchronously, up to the mark attnscope:heatmap-drawn.
+   */
   const nav = (type, args = {}) => run(async () => {
     const { snap } = store.get();
-    return snap ? engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args }) : null;
+    if (!snap) return null;
+    const start = performance.now();
+    const answer = await engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args });
+    performance.clearMeasures(`attnscope:round-trip:${type}`); // the latest of each type is kept
+    performance.measure(`attnscope:round-trip:${type}`, { start });
+    return answer;
   });
 
   return {

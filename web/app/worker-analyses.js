@@ -40,9 +40,9 @@ export function analysisHandlers(getModel, live) {
       return { logits, weights };
     },
 
-    async importance({ url, pairs, bleu = false }, progress) {
+    async importance({ url, pairs, bleu = false, heads }, progress) {
       const model = await getModel(url);
-      return model.headImportance(pairs, { bleu, onProgress: (done, total) => progress({ done, total }) });
+      return model.headImportance(pairs, { bleu, heads, onProgress: (done, total) => progress({ done, total }) });
     },
 
     async timeline({ url, text }, progress) {

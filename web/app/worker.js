@@ -37,8 +37,9 @@
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
 //   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
 //              before the softmax (needs a session opened with capture.vectors) and after it
-//   importance {url, pairs, bleu}           -> Model.headImportance (progress: {done, total}); with
-//              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head)
+//   importance {url, pairs, bleu, heads}    -> Model.headImportance (progress: {done, total}); with
+//              bleu, also baseBleu and each head's deltaBleu (a greedy decode per sentence and head);
+//              heads {first, count}: only that range (web/app/sweep-pool.js splits a sweep so)
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/sites.js mainSite)
 //
@@ -292,7 +293,14 @@ self.onmessage = async ({ data }) => {
   try {
     const handler = handlers[type];
     if (!handler) throw new Error(`unknown request '${type}'`);
+    const start = performance.now();
     const result = await handler(args, (progress) => postMessage({ id, progress }));
+    // The page's worker keeps each request's time in its own timeline (the page-latency benchmark
+    // reads it: engine time vs. the round trip the page sees); the widget's bundle drops this.
+    if (PAGE) {
+      performance.clearMeasures(`attnscope:worker:${type}`); // the latest of each type is kept
+      performance.measure(`attnscope:worker:${type}`, { start });
+    }
     postMessage({ id, result });
   } catch (e) {
     postMessage({ id, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } });

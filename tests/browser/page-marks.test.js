@@ -1,0 +1,87 @@
+// The page's performance marks that tests/bench/page_latency.mjs times a press of Next with
+// (issue 20): after a press, the map drawn, the next frame, painted (in that order), the round
+// trip to the worker, the worker's own time for the step, and each panel's render; the main
+// map's table of numbers is updated in place (its rows kept); and the rollout of the Analyses
+// card is drawn once per session, not again at every step.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { formatState, parseState } from '../../web/app/state.js';
+import { idle, openPage, startBrowser } from './browser.js';
+
+let env;
+beforeAll(async () => { env = await startBrowser(); });
+afterAll(async () => { await env?.close(); });
+
+const entries = (page, names) => page.evaluate((list) => Object.fromEntries(list.map((n) => {
+  const e = performance.getEntriesByName(n).at(-1);
+  return [n, e ? { start: e.startTime, duration: e.duration } : null];
+})), names);
+
+it('marks a press of Next: drawn, frame, painted in order, after the round trip; the worker times the step; each panel\'s render', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1 })}`);
+  const clickAt = await page.evaluate(() => performance.now());
+  await page.click('#next');
+  await idle(page);
+  await page.waitForFunction(() => performance.getEntriesByName('attnscope:heatmap-painted').at(-1)?.startTime
+    > performance.getEntriesByName('attnscope:heatmap-drawn').at(-1).startTime);
+  const names = ['attnscope:round-trip:step', 'attnscope:heatmap-drawn', 'attnscope:heatmap-frame', 'attnscope:heatmap-painted',
+    ...['stepper', 'modified', 'output', 'logits', 'attention', 'analyses', 'break'].map((p) => `attnscope:render:${p}`)];
+  const m = await entries(page, names);
+  for (const n of names) expect(m[n], n).not.toBeNull();
+  const trip = m['attnscope:round-trip:step'];
+  expect(trip.start).toBeGreaterThan(clickAt);
+  expect(m['attnscope:heatmap-drawn'].start).toBeGreaterThanOrEqual(trip.start + trip.duration);
+  expect(m['attnscope:heatmap-frame'].start).toBeGreaterThanOrEqual(m['attnscope:heatmap-drawn'].start);
+  expect(m['attnscope:heatmap-painted'].start).toBeGreaterThanOrEqual(m['attnscope:heatmap-frame'].start);
+  // Only the latest of each is kept: a long session does not pile them up.
+  expect(await page.evaluate(() => performance.getEntriesByName('attnscope:heatmap-drawn').length)).toBe(1);
+  // The engine's worker keeps the step's time in its own timeline, within the round trip.
+  const worker = page.workers().find((w) => w.url().endsWith('/web/app/worker.js'));
+  const inWorker = await worker.evaluate(() => performance.getEntriesByName('attnscope:worker:step').map((e) => e.duration));
+  expect(inWorker).toHaveLength(1);
+  expect(inWorker[0]).toBeGreaterThan(0);
+  expect(inWorker[0]).toBeLessThanOrEqual(trip.duration);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('keeps the main map\'s table across a press of Next: the same rows, one more, the numbers of the new map', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1 })}`);
+  const rows = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+    + " const t = document.querySelector('#heatmap table'); const body = t.tBodies[0];"
+    + ' window.firstRows ??= []; if (!window.firstRows.includes(body.rows[0])) window.firstRows.push(body.rows[0]);'
+    + " const { values } = heatmapOf(document.querySelector('#heatmap canvas')).spec;"
+    + ' return { first: window.firstRows.indexOf(body.rows[0]), tables: document.querySelectorAll(\'#heatmap table\').length,'
+    + ' text: [...body.rows].map((r) => [...r.cells].map((c) => c.textContent)),'
+    + ' want: values.map((row) => [...row].map((v) => v.toFixed(4))) }; })');
+  const before = await rows();
+  expect(before.text).toHaveLength(1);
+  await page.click('#next');
+  await idle(page);
+  const after = await rows();
+  expect(after.first).toBe(0); // the row of step 1 is the same element
+  expect(after.tables).toBe(1);
+  expect(after.text).toHaveLength(2);
+  expect(after.text.map((r) => r.slice(1))).toEqual(after.want);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('draws the rollout once per session: a press of Next keeps its map, another sentence redraws it', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1, an: 'rollout' })}`);
+  // Each drawing is a new spec (Heatmap.set): the index of the one shown, and its rows.
+  const table = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+    + " const { spec } = heatmapOf(document.querySelector('#rollout-map canvas')); window.rolloutSpecs ??= [];"
+    + ' if (!window.rolloutSpecs.includes(spec)) window.rolloutSpecs.push(spec);'
+    + ' return { index: window.rolloutSpecs.indexOf(spec), rows: spec.values.length }; })');
+  expect(await table()).toEqual({ index: 0, rows: 5 });
+  await page.click('#next');
+  await idle(page);
+  expect(Number(await page.getAttribute('#app', 'data-steps'))).toBe(2);
+  expect(await table()).toEqual({ index: 0, rows: 5 }); // the same map, not rebuilt
+  await page.fill('#sentence', 'we drink beer');
+  await page.click('#translate');
+  await idle(page);
+  expect(await table()).toEqual({ index: 1, rows: 4 }); // another session: its own rollout
+  expect(errors).toEqual([]);
+  await page.close();
+});
