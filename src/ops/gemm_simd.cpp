@@ -89,10 +89,12 @@ struct Interleaved {  // PackedWeights: a block's rows interleaved four columns 
 
 // W weight rows (outputs) against R input rows: W·R dot products of length `in`, each in its
 // own accumulator, so every weight vector loaded serves R inputs and every input vector W
-// outputs. 4×2 keeps the 8 accumulators and 6 operands within the 16 vector registers that
-// x86-64 engines map WASM locals to.
-template <int W, int R, class Layout>
-inline void block(const float* x, int x_stride, const float* w, int in, const float* bias, float* y, int y_stride) {
+// outputs. 4×2 and 2×4 keep the 8 accumulators and 6 operands within the 16 vector registers
+// that x86-64 engines map WASM locals to. The block computes outputs [o0, o0 + W) of a layout
+// block LW wide that starts at w (a beam's four rows take a four-wide block in two halves).
+template <int W, int R, class Layout, int LW = W>
+inline void block(const float* x, int x_stride, const float* w, int o0, int in, const float* bias, float* y,
+                  int y_stride) {
   f32x4 acc[W][R];
   for (int o = 0; o < W; ++o)
     for (int r = 0; r < R; ++r) acc[o][r] = zero4();
@@ -101,31 +103,37 @@ inline void block(const float* x, int x_stride, const float* w, int in, const fl
     f32x4 xv[R];
     for (int r = 0; r < R; ++r) xv[r] = load4(x + r * x_stride + i);
     for (int o = 0; o < W; ++o) {
-      const f32x4 wv = load4(Layout::template chunk<W>(w, in, in4, o, i));
+      const f32x4 wv = load4(Layout::template chunk<LW>(w, in, in4, o0 + o, i));
       for (int r = 0; r < R; ++r) acc[o][r] = mul_add4(acc[o][r], wv, xv[r]);
     }
   }
   for (int o = 0; o < W; ++o) {
     for (int r = 0; r < R; ++r) {
       float sum = sum4(acc[o][r]);
-      for (int i = in4; i < in; ++i) sum += Layout::template tail<W>(w, in, in4, o, i) * x[r * x_stride + i];
+      for (int i = in4; i < in; ++i) sum += Layout::template tail<LW>(w, in, in4, o0 + o, i) * x[r * x_stride + i];
       y[r * y_stride + o] = bias ? sum + bias[o] : sum;
     }
   }
 }
 
-// Outputs [o, o + W), whose weights start at w_o, for every input row: pairs of rows, then the
-// odd one.
+// Outputs [o, o + W), whose weights start at w_o, for every input row: four rows at a time (a
+// beam of four: each weight loaded once for all of them; half the block's outputs per pass),
+// then pairs of rows, then the odd one.
 template <int W, class Layout>
 void outputs(const float* x, int rows, int x_stride, const float* w_o, int o, int in, const float* bias, float* y,
              int y_stride) {
   const float* b_o = bias ? bias + o : nullptr;
+  constexpr int kHalfW = W >= 2 ? W / 2 : 1;
   int r = 0;
+  for (; r + 4 <= rows; r += 4)
+    for (int part = 0; part < W; part += kHalfW)
+      block<kHalfW, 4, Layout, W>(x + static_cast<long>(r) * x_stride, x_stride, w_o, part, in,
+                                  b_o ? b_o + part : nullptr, y + static_cast<long>(r) * y_stride + o + part, y_stride);
   for (; r + 2 <= rows; r += 2)
-    block<W, 2, Layout>(x + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+    block<W, 2, Layout>(x + static_cast<long>(r) * x_stride, x_stride, w_o, 0, in, b_o,
                         y + static_cast<long>(r) * y_stride + o, y_stride);
   if (r < rows)
-    block<W, 1, Layout>(x + static_cast<long>(r) * x_stride, x_stride, w_o, in, b_o,
+    block<W, 1, Layout>(x + static_cast<long>(r) * x_stride, x_stride, w_o, 0, in, b_o,
                         y + static_cast<long>(r) * y_stride + o, y_stride);
 }
 
@@ -235,11 +243,11 @@ bool linear(const float* x, int rows, int x_stride, const PackedWeights& w, cons
   return true;
 }
 
-PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in) {
+PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16) : out_(out), in_(in) {
   auto at = [&](int o, int i) { return w[static_cast<std::size_t>(o) * in + i]; };
-  // binary16 when every weight is a binary16 value (as in every model stored as F16) and the
-  // rows split into whole 8-column chunks: half the bytes to stream, the same results.
-  bool half = in % 8 == 0 && out > 0;
+  // binary16 when asked for, every weight is a binary16 value (as in every model stored as F16)
+  // and the rows split into whole 8-column chunks: half the bytes, the same results.
+  bool half = binary16 && in % 8 == 0 && out > 0;
   std::vector<std::uint16_t> h(half ? static_cast<std::size_t>(out) * in : 0);
   for (std::size_t k = 0; half && k < h.size(); ++k) half = exact_half(w[k], h[k]);
   if (half) {

@@ -29,14 +29,18 @@ void linear(const float* x, int rows, int x_stride, const float* w, int out, int
 //    (row o's w[i..i+3], then row o+1's, o+2's, o+3's, then the next four columns), followed by
 //    the block's last in % 4 columns row by row; the last out % 4 rows stay as they are. Four
 //    row streams at once were measurably slower than one.
-//  * in half the bytes when every weight is a binary16 value (as in a model file stored as
-//    F16) and `in` is a multiple of 8: binary16, interleaved eight columns at a time. The
-//    conversion is exact and cheap (gemm_simd.cpp), and the bytes saved are worth more than it.
+//  * on request (`binary16`), in half the bytes when every weight is a binary16 value (as in a
+//    model file stored as F16) and `in` is a multiple of 8: binary16, interleaved eight columns
+//    at a time, converted in registers (gemm_simd.cpp). Half the memory, but not the faster
+//    form: in WASM the conversion (3 integer operations per 4 weights) costs more than the
+//    bytes it saves; binary32 step weights decoded the Multi30k model 30 % faster per token
+//    and beam 4 20-25 % faster per sentence (tests/perf, issue 20), so the loader builds
+//    binary32 step weights. Kept, and checked bit for bit, for a memory-saving load option.
 // Either way the results are those of the plain layout, bit for bit.
 class PackedWeights {
  public:
   PackedWeights() = default;
-  PackedWeights(const float* w, int out, int in);  // w: [out, in], row-major
+  PackedWeights(const float* w, int out, int in, bool binary16 = false);  // w: [out, in], row-major
   bool empty() const { return data_.empty() && half_.empty(); }
   bool half() const { return !half_.empty(); }
   int out() const { return out_; }

@@ -26,7 +26,7 @@ struct Shape {
 // and the model's own shapes.
 inline std::vector<Shape> shapes() {
   std::vector<Shape> s;
-  for (int rows : {1, 2, 3, 5})
+  for (int rows : {1, 2, 3, 4, 5, 9})  // 4 and 9: the four-row blocks of a beam, and what follows them
     for (int out : {1, 3, 4, 5, 8, 13})
       for (int in : {1, 2, 3, 4, 5, 7, 8, 9, 31, 33}) s.push_back({rows, out, in});
   for (Shape big : {Shape{1, 256, 256}, Shape{1, 512, 256}, Shape{1, 256, 512}, Shape{1, 8105, 256},
@@ -128,8 +128,9 @@ inline std::vector<std::string> run(long* checked = nullptr) {
     Matrix x = values(s.rows, s.in, seed++);
     x(0, 0) = 65535.0f;
     const RowVector b = values(1, s.out, seed++);
-    const ops::simd::PackedWeights packed(w.data(), s.out, s.in);
+    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, /*binary16=*/true);
     if (!packed.half()) fail(s, "binary16 weights were not packed as binary16");
+    if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "packed as binary16 without being asked");
     Matrix plain(s.rows, s.out), half(s.rows, s.out);
     ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
     if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path refused");
@@ -142,7 +143,7 @@ inline std::vector<std::string> run(long* checked = nullptr) {
     if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path took 65536");
     // A weight that is not a binary16 value keeps the binary32 layout.
     w(0, 0) = 0.1f;
-    if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "0.1 packed as binary16");
+    if (ops::simd::PackedWeights(w.data(), s.out, s.in, true).half()) fail(s, "0.1 packed as binary16");
   }
 
   // No bias: the sum alone.

@@ -40,12 +40,12 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   if (!c.tied_output) t.output_weight_ = w.matrix("output.weight", m.tgt_vocab.size(), d);
   t.output_bias = w.vector("output.bias", m.tgt_vocab.size());
 
-  // A decoder step multiplies one row by each of these, streaming megabytes of weights for few
-  // FLOPs; the kernel reads them faster rearranged, and in half the bytes when they are binary16
-  // values, as an F16 file's are (ops/gemm_simd.h; same results either way), or, if asked, in
-  // int8 (ops/gemm_int8.h; approximate). The cost is a second copy: 8 MB for Multi30k in
-  // binary16 (16 MB from an F32 file, 4 MB in int8). The encoder's products, many rows at a
-  // time, do not need it.
+  // A decoder step multiplies one row (a beam: a few) by each of these, streaming megabytes of
+  // weights for few FLOPs; the kernel reads them faster rearranged (ops/gemm_simd.h; same
+  // results), or, if asked, in int8 (ops/gemm_int8.h; approximate). The cost is a second copy:
+  // 16 MB for Multi30k in binary32 (4 MB in int8). binary16 would halve it but decodes 30 %
+  // slower in WASM (its conversion costs more than the bytes save; issue 20). The encoder's
+  // products, many rows at a time, do not need it.
   for (DecoderLayer& layer : t.decoder_layers)
     for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
                       &layer.self_attn.out_proj, &layer.cross_attn.q_proj, &layer.cross_attn.out_proj, &layer.ffn.fc1,
