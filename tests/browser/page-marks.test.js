@@ -167,3 +167,50 @@ it('scrolls the output list to its last line in the next frame, not inside the s
   expect(errors).toEqual([]);
   await page.close();
 });
+
+it('keeps the main map\'s canvas bitmap across a press of Next (a resize reallocates it) and crops it to the map', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 2 })}`);
+  const canvas = () => page.evaluate(() => {
+    const c = document.querySelector('#heatmap canvas');
+    const box = c.parentElement; // the map's scroll box
+    const grid = JSON.parse(c.dataset.grid);
+    const dpr = c.width / parseFloat(c.style.width);
+    const mapHeight = parseFloat(c.style.height) + parseFloat(c.style.marginBottom); // the map's layout height
+    const ctx = c.getContext('2d');
+    const below = ctx.getImageData(0, Math.ceil(mapHeight * dpr), c.width, c.height - Math.ceil(mapHeight * dpr)).data;
+    const lastRow = ctx.getImageData(Math.round((grid.x + 2) * dpr), Math.round((grid.y + (grid.rows - 0.5) * grid.ch) * dpr), 1, 1).data;
+    return {
+      width: c.width, height: c.height, rows: grid.rows, boxHeight: box.clientHeight, mapHeight: Math.round(mapHeight),
+      gridBottom: grid.y + grid.rows * grid.ch, clearBelow: below.every((v) => v === 0), lastRowInked: lastRow[3] > 0,
+      scrollsDown: box.scrollHeight > box.clientHeight && getComputedStyle(box).overflowY !== 'hidden',
+    };
+  });
+  const before = await canvas();
+  expect(before.rows).toBe(2);
+  expect(before.height).toBeGreaterThan(before.mapHeight); // room to grow
+  await page.click('#next');
+  await idle(page);
+  const after = await canvas();
+  expect(after.rows).toBe(3);
+  expect([after.width, after.height]).toEqual([before.width, before.height]); // the same bitmap
+  for (const m of [before, after]) {
+    expect(m.boxHeight).toBe(m.mapHeight); // the box shows the map, not the spare rows
+    expect(m.gridBottom).toBeLessThanOrEqual(m.mapHeight);
+    expect(m.clearBelow).toBe(true);
+    expect(m.lastRowInked).toBe(true);
+    expect(m.scrollsDown).toBe(false);
+  }
+  await page.click('#prev');
+  await idle(page);
+  const back = await canvas();
+  expect(back).toEqual(before); // the row below the map is cleared again
+  // The width comes from the ResizeObserver: a narrower window redraws the map narrower.
+  await page.setViewportSize({ width: 320, height: 900 });
+  await page.waitForFunction((w) => document.querySelector('#heatmap canvas').width < w, before.width);
+  expect(await page.evaluate(() => {
+    const c = document.querySelector('#heatmap canvas');
+    return parseFloat(c.style.width) <= c.closest('.hm').clientWidth;
+  })).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
+});
