@@ -177,7 +177,8 @@ it('keeps the main map\'s canvas bitmap across a press of Next (a resize realloc
     const dpr = c.width / parseFloat(c.style.width);
     const mapHeight = parseFloat(c.style.height) + parseFloat(c.style.marginBottom); // the map's layout height
     const ctx = c.getContext('2d');
-    const below = ctx.getImageData(0, Math.ceil(mapHeight * dpr), c.width, c.height - Math.ceil(mapHeight * dpr)).data;
+    const spare = c.height - Math.ceil(mapHeight * dpr); // bitmap rows below the map
+    const below = spare > 0 ? ctx.getImageData(0, c.height - spare, c.width, spare).data : [];
     const lastRow = ctx.getImageData(Math.round((grid.x + 2) * dpr), Math.round((grid.y + (grid.rows - 0.5) * grid.ch) * dpr), 1, 1).data;
     return {
       width: c.width, height: c.height, rows: grid.rows, boxHeight: box.clientHeight, mapHeight: Math.round(mapHeight),
@@ -185,25 +186,30 @@ it('keeps the main map\'s canvas bitmap across a press of Next (a resize realloc
       scrollsDown: box.scrollHeight > box.clientHeight && getComputedStyle(box).overflowY !== 'hidden',
     };
   });
+  const opened = await canvas();
+  expect(opened.rows).toBe(2);
+  expect(opened.height).toBe(opened.mapHeight); // a new map's bitmap is its size (device pixel ratio 1 here)
+  await page.click('#next'); // the map outgrows its bitmap: a new one with room for more rows
+  await idle(page);
   const before = await canvas();
-  expect(before.rows).toBe(2);
-  expect(before.height).toBeGreaterThan(before.mapHeight); // room to grow
-  await page.click('#next');
+  expect(before.rows).toBe(3);
+  expect(before.height).toBeGreaterThan(before.mapHeight);
+  await page.click('#prev');
   await idle(page);
   const after = await canvas();
-  expect(after.rows).toBe(3);
+  expect(after.rows).toBe(2);
   expect([after.width, after.height]).toEqual([before.width, before.height]); // the same bitmap
-  for (const m of [before, after]) {
+  for (const m of [opened, before, after]) {
     expect(m.boxHeight).toBe(m.mapHeight); // the box shows the map, not the spare rows
     expect(m.gridBottom).toBeLessThanOrEqual(m.mapHeight);
     expect(m.clearBelow).toBe(true);
     expect(m.lastRowInked).toBe(true);
     expect(m.scrollsDown).toBe(false);
   }
-  await page.click('#prev');
+  await page.click('#next');
   await idle(page);
   const back = await canvas();
-  expect(back).toEqual(before); // the row below the map is cleared again
+  expect(back).toEqual(before); // the same bitmap again, the spare rows cleared
   // The width comes from the ResizeObserver: a narrower window redraws the map narrower.
   await page.setViewportSize({ width: 320, height: 900 });
   await page.waitForFunction((w) => document.querySelector('#heatmap canvas').width < w, before.width);

@@ -17,7 +17,7 @@ import { esc } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
-.hm-scroll { overflow-x: auto; overflow-y: hidden; max-width: 100%; position: relative; }
+.hm-scroll { overflow: auto hidden; max-width: 100%; position: relative; }
 .hm canvas { display: block; }
 /* The canvas is as wide as its box; the focus ring goes around the map (its cells) only. */
 .hm canvas:focus-visible { outline: none; }
@@ -156,7 +156,7 @@ function themeOf(el) {
 
 function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHLIGHT_TEXT }) {
   const scale = scaleOf(spec);
-  ctx.clearRect(0, 0, L.width, L.height);
+  ctx.clearRect(0, 0, L.width, ctx.canvas.height); // to the bitmap's bottom: a kept one holds the last map below this one
   const showText = !L.compact && L.cw >= 34;
   ctx.textBaseline = 'middle';
   for (let r = 0; r < L.rows; r++) {
@@ -329,7 +329,7 @@ export class Heatmap {
   #spec = null;
   #layout = null;
   #cursor = null; // [row, col] read by keyboard
-  #boxWidth; // the box's clientWidth when the ResizeObserver last saw it (undefined before)
+  #boxWidth; // the box's clientWidth when the ResizeObserver last saw it (0: hidden then, read again)
   #opts;
 
   constructor(container, opts = {}) {
@@ -448,7 +448,7 @@ export class Heatmap {
   /** The width the map is laid out at (its SVG twin, mapSVG, uses the same). */
   get width() { return this.#width(); }
 
-  #width() { return this.#spec?.compact ? 0 : Math.max(120, (this.#boxWidth ?? this.root.clientWidth) || 600); }
+  #width() { return this.#spec?.compact ? 0 : Math.max(120, this.#boxWidth || this.root.clientWidth || 600); }
 
   #draw() {
     const spec = this.#spec;
@@ -459,20 +459,19 @@ export class Heatmap {
     const w = Math.max(1, Math.round(L.width * dpr));
     const h = Math.max(1, Math.round(L.height * dpr));
     // A canvas given a new size allocates a new bitmap: 20-100 ms in Chromium without a GPU on a
-    // busy machine, and a map gains a row at every press of Next. So the bitmap is made taller
-    // than the map (a quarter, or four rows, more) and kept while the map fits and is as wide;
-    // the negative margin crops it to the map.
+    // busy machine, and a map gains a row at every press of Next. So a map that outgrows its
+    // bitmap (as wide, taller) gets one a quarter and four rows taller than it needs, kept while
+    // the map fits and is as wide; the negative margin crops it to the map.
     const c = this.canvas;
-    if (c.width !== w || c.height < h || c.height > 2 * h + 8 * L.ch * dpr) {
+    const room = 4 * L.ch * dpr;
+    if (c.width !== w || c.height < h || c.height > 2 * (h + room)) {
+      c.height = c.width === w && c.height < h ? Math.ceil(1.25 * h + room) : h;
       c.width = w;
-      c.height = h + Math.ceil(Math.max(h / 4, 4 * L.ch * dpr));
       c.style.width = `${L.width}px`;
       c.style.height = `${c.height / dpr}px`;
     }
     c.style.marginBottom = `${L.height - c.height / dpr}px`;
     const ctx = c.getContext('2d');
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, c.width, c.height); // a kept bitmap holds the last map
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     draw(ctx, spec, L, themeOf(this.root));
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
