@@ -1,6 +1,8 @@
 // The demo page's latency in Chromium (issue 20), and the head-importance sweep on a pool of
 // workers. Run by tests/bench/run.sh after bench.mjs, or alone (after web/build-wasm.sh):
-//   node tests/bench/page_latency.mjs [--runs 10] [--sweep-pairs 16] [--no-sweep] [--out build/bench/page.json]
+//   node tests/bench/page_latency.mjs [--runs 10] [--sweep-pairs 16] [--no-sweep] [--presses-only] [--out build/bench/page.json]
+// (--presses-only: only the presses of Next and the beam step, no cold loads and no sweep: a quick
+// before/after of a change to a step's path)
 // Serves the repository from localhost and drives Debian's /usr/bin/chromium (playwright-core),
 // as the browser tests do (tests/browser/browser.js). What is timed, from the page's own marks
 // (web/app/attention-view.js, web/app/requests.js, web/app/worker.js; performance.mark/measure):
@@ -35,7 +37,8 @@ const opt = (name, fallback) => {
 const RUNS = Number(opt('runs', 10));
 const SWEEP_PAIRS = Number(opt('sweep-pairs', 16));
 const OUT = join(root, opt('out', 'build/bench/page.json'));
-const SWEEP = !args.includes('--no-sweep');
+const PRESSES_ONLY = args.includes('--presses-only');
+const SWEEP = !args.includes('--no-sweep') && !PRESSES_ONLY;
 
 // Greedy, the Multi30k en→de model takes 33 steps on this sentence (tests/browser/step-cost.test.js).
 const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two dogs '
@@ -199,6 +202,7 @@ console.log(`   machine: ${machine.cpu}, ${machine.cores} cores, load average ${
 const env = await startBrowser();
 const result = { machine, runs: RUNS, targets: TARGETS, browser: env.browser.version() };
 try {
+  if (!PRESSES_ONLY) {
   const toy = await firstHeatmap(env, pagePath({ model: 'toy-en-de', step: 1 }));
   console.log(line('first heatmap, cold, toy: drawn', toy.drawn, TARGETS.firstToy));
   console.log(line('first heatmap, cold, toy: painted', toy.painted, TARGETS.firstToy));
@@ -208,6 +212,7 @@ try {
   console.log(line('first heatmap, cold, Multi30k: painted', m30.painted, TARGETS.firstMulti30k));
   if (m30.painted.median > TARGETS.firstMulti30k) printWhere(m30.where);
   result.firstHeatmap = { toy, multi30k: m30 };
+  }
 
   const at1 = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 0 }));
   const at30 = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 29 }));

@@ -85,3 +85,138 @@ it('draws the rollout once per session: a press of Next keeps its map, another s
   expect(errors).toEqual([]);
   await page.close();
 });
+
+it('keeps the output lines across a press of Next: the same elements, one more holding the new step, no list rebuilt', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 2 })}`);
+  // The elements of the lines, remembered across snapshots: the index of each in the first list seen.
+  const lines = () => page.evaluate(() => {
+    const items = [...document.querySelectorAll('#lines > li')];
+    window.firstLines ??= items;
+    window.firstSource ??= document.querySelector('#source-tokens > .tok');
+    return {
+      same: items.map((li) => window.firstLines.indexOf(li)), current: items.map((li) => li.classList.contains('current')),
+      ariaCurrent: items.map((li) => li.getAttribute('aria-current')), steps: items.map((li) => li.dataset.step),
+      text: items.map((li) => li.textContent.replace(/\s+/g, ' ').trim()),
+      sourceKept: document.querySelector('#source-tokens > .tok') === window.firstSource,
+    };
+  });
+  const rows = () => page.evaluate(() => window.attnscope.snapshot.rows.map((r, k) => `${k + 1}) ${r.input} → ${r.output}`));
+  const before = await lines();
+  expect(before.same).toEqual([0, 1]);
+  expect(before.text).toEqual(await rows());
+  await page.click('#next');
+  await idle(page);
+  const after = await lines();
+  expect(after.same).toEqual([0, 1, -1]); // steps 1 and 2 kept, step 3 appended
+  expect(after.text).toEqual(await rows());
+  expect(after.text).toHaveLength(3);
+  expect(after.current).toEqual([false, false, true]);
+  expect(after.ariaCurrent).toEqual([null, null, 'step']);
+  expect(after.steps).toEqual(['1', '2', '3']);
+  expect(after.sourceKept).toBe(true);
+  await page.click('#prev');
+  await idle(page);
+  const back = await lines();
+  expect(back.same).toEqual([0, 1]);
+  expect(back.current).toEqual([false, true]);
+  expect(back.text).toEqual(await rows());
+  // A kept line still goes to its step when clicked.
+  await page.click('#lines > li:first-child button');
+  await idle(page);
+  expect(Number(await page.getAttribute('#app', 'data-steps'))).toBe(1);
+  expect((await lines()).same).toEqual([0]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('scrolls the output list to its last line in the next frame, not inside the step\'s render (no forced layout)', async () => {
+  const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two dogs '
+    + 'while a group of children play soccer in the park next to a large white building near the river.';
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: LONG, step: 25 })}`);
+  const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  const inView = () => page.evaluate(() => {
+    const list = document.getElementById('lines');
+    const last = list.lastElementChild.getBoundingClientRect();
+    const box = list.getBoundingClientRect();
+    return { scrolled: list.scrollTop > 0, lastInside: last.bottom <= box.bottom + 1 && last.top >= box.top - 1 };
+  });
+  await frames();
+  expect(await inView()).toEqual({ scrolled: true, lastInside: true });
+  // When the list's scrollHeight is read (a layout, if the page was written since): after the
+  // step's map is drawn, in the frame that follows, not between the answer and the map.
+  await page.evaluate(() => {
+    window.listReads = [];
+    const { get } = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight');
+    Object.defineProperty(Element.prototype, 'scrollHeight', {
+      configurable: true,
+      get() { if (this.id === 'lines') window.listReads.push(performance.now()); return get.call(this); },
+    });
+  });
+  await page.click('#next');
+  await idle(page);
+  await frames();
+  expect(Number(await page.getAttribute('#app', 'data-steps'))).toBe(26);
+  expect(await inView()).toEqual({ scrolled: true, lastInside: true });
+  const { reads, trip, drawn } = await page.evaluate(() => ({
+    reads: window.listReads, trip: performance.getEntriesByName('attnscope:round-trip:step').at(-1),
+    drawn: performance.getEntriesByName('attnscope:heatmap-drawn').at(-1).startTime,
+  }));
+  expect(reads.length).toBeGreaterThan(0);
+  expect(drawn).toBeGreaterThan(trip.startTime + trip.duration);
+  for (const t of reads) expect(t).toBeGreaterThan(drawn);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('keeps the main map\'s canvas bitmap across a press of Next (a resize reallocates it) and crops it to the map', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 2 })}`);
+  const canvas = () => page.evaluate(() => {
+    const c = document.querySelector('#heatmap canvas');
+    const box = c.parentElement; // the map's scroll box
+    const grid = JSON.parse(c.dataset.grid);
+    const dpr = c.width / parseFloat(c.style.width);
+    const mapHeight = parseFloat(c.style.height) + parseFloat(c.style.marginBottom); // the map's layout height
+    const ctx = c.getContext('2d');
+    const spare = c.height - Math.ceil(mapHeight * dpr); // bitmap rows below the map
+    const below = spare > 0 ? ctx.getImageData(0, c.height - spare, c.width, spare).data : [];
+    const lastRow = ctx.getImageData(Math.round((grid.x + 2) * dpr), Math.round((grid.y + (grid.rows - 0.5) * grid.ch) * dpr), 1, 1).data;
+    return {
+      width: c.width, height: c.height, rows: grid.rows, boxHeight: box.clientHeight, mapHeight: Math.round(mapHeight),
+      gridBottom: grid.y + grid.rows * grid.ch, clearBelow: below.every((v) => v === 0), lastRowInked: lastRow[3] > 0,
+      scrollsDown: box.scrollHeight > box.clientHeight && getComputedStyle(box).overflowY !== 'hidden',
+    };
+  });
+  const opened = await canvas();
+  expect(opened.rows).toBe(2);
+  expect(opened.height).toBe(opened.mapHeight); // a new map's bitmap is its size (device pixel ratio 1 here)
+  await page.click('#next'); // the map outgrows its bitmap: a new one with room for more rows
+  await idle(page);
+  const before = await canvas();
+  expect(before.rows).toBe(3);
+  expect(before.height).toBeGreaterThan(before.mapHeight);
+  await page.click('#prev');
+  await idle(page);
+  const after = await canvas();
+  expect(after.rows).toBe(2);
+  expect([after.width, after.height]).toEqual([before.width, before.height]); // the same bitmap
+  for (const m of [opened, before, after]) {
+    expect(m.boxHeight).toBe(m.mapHeight); // the box shows the map, not the spare rows
+    expect(m.gridBottom).toBeLessThanOrEqual(m.mapHeight);
+    expect(m.clearBelow).toBe(true);
+    expect(m.lastRowInked).toBe(true);
+    expect(m.scrollsDown).toBe(false);
+  }
+  await page.click('#next');
+  await idle(page);
+  const back = await canvas();
+  expect(back).toEqual(before); // the same bitmap again, the spare rows cleared
+  // The width comes from the ResizeObserver: a narrower window redraws the map narrower.
+  await page.setViewportSize({ width: 320, height: 900 });
+  await page.waitForFunction((w) => document.querySelector('#heatmap canvas').width < w, before.width);
+  expect(await page.evaluate(() => {
+    const c = document.querySelector('#heatmap canvas');
+    return parseFloat(c.style.width) <= c.closest('.hm').clientWidth;
+  })).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -17,7 +17,7 @@ import { esc } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
-.hm-scroll { overflow-x: auto; max-width: 100%; position: relative; }
+.hm-scroll { overflow: auto hidden; max-width: 100%; position: relative; }
 .hm canvas { display: block; }
 /* The canvas is as wide as its box; the focus ring goes around the map (its cells) only. */
 .hm canvas:focus-visible { outline: none; }
@@ -156,7 +156,7 @@ function themeOf(el) {
 
 function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHLIGHT_TEXT }) {
   const scale = scaleOf(spec);
-  ctx.clearRect(0, 0, L.width, L.height);
+  ctx.clearRect(0, 0, L.width, ctx.canvas.height); // to the bitmap's bottom: a kept one holds the last map below this one
   const showText = !L.compact && L.cw >= 34;
   ctx.textBaseline = 'middle';
   for (let r = 0; r < L.rows; r++) {
@@ -329,6 +329,7 @@ export class Heatmap {
   #spec = null;
   #layout = null;
   #cursor = null; // [row, col] read by keyboard
+  #boxWidth; // the box's clientWidth when the ResizeObserver last saw it (0: hidden then, read again)
   #opts;
 
   constructor(container, opts = {}) {
@@ -379,7 +380,12 @@ export class Heatmap {
     // The tooltip is position: fixed (no scroll box clips it), so any scrolling hides it.
     this.onScroll = () => { if (!this.tip.hidden) this.#hide(); };
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
-    this.resizer = new ResizeObserver(() => this.#draw());
+    // The box's width is read here, where layout is fresh: a draw inside a step's render (after
+    // other panels wrote the page) then forces no layout of the whole page.
+    this.resizer = new ResizeObserver(() => {
+      this.#boxWidth = this.root.clientWidth;
+      this.#draw();
+    });
     this.resizer.observe(this.root);
     // The label colours follow the theme: redraw when the colour scheme flips.
     this.scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
@@ -442,7 +448,7 @@ export class Heatmap {
   /** The width the map is laid out at (its SVG twin, mapSVG, uses the same). */
   get width() { return this.#width(); }
 
-  #width() { return this.#spec?.compact ? 0 : Math.max(120, this.root.clientWidth || 600); }
+  #width() { return this.#spec?.compact ? 0 : Math.max(120, this.#boxWidth || this.root.clientWidth || 600); }
 
   #draw() {
     const spec = this.#spec;
@@ -450,11 +456,22 @@ export class Heatmap {
     const L = layout(spec, this.#width());
     this.#layout = L;
     const dpr = window.devicePixelRatio || 1;
-    this.canvas.width = Math.max(1, Math.round(L.width * dpr));
-    this.canvas.height = Math.max(1, Math.round(L.height * dpr));
-    this.canvas.style.width = `${L.width}px`;
-    this.canvas.style.height = `${L.height}px`;
-    const ctx = this.canvas.getContext('2d');
+    const w = Math.max(1, Math.round(L.width * dpr));
+    const h = Math.max(1, Math.round(L.height * dpr));
+    // A canvas given a new size allocates a new bitmap: 20-100 ms in Chromium without a GPU on a
+    // busy machine, and a map gains a row at every press of Next. So a map that outgrows its
+    // bitmap (as wide, taller) gets one a quarter and four rows taller than it needs, kept while
+    // the map fits and is as wide; the negative margin crops it to the map.
+    const c = this.canvas;
+    const room = 4 * L.ch * dpr;
+    if (c.width !== w || c.height < h || c.height > 2 * (h + room)) {
+      c.height = c.width === w && c.height < h ? Math.ceil(1.25 * h + room) : h;
+      c.width = w;
+      c.style.width = `${L.width}px`;
+      c.style.height = `${c.height / dpr}px`;
+    }
+    c.style.marginBottom = `${L.height - c.height / dpr}px`;
+    const ctx = c.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     draw(ctx, spec, L, themeOf(this.root));
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
