@@ -309,6 +309,23 @@ int main(int argc, char** argv) {
   });
   std::printf("\nGEMV %dx%d: %.2f GFLOP/s; GEMV %dx%d: %.2f GFLOP/s\n", d, d, 2.0 * d * d / t_small / 1e9, vocab, d,
               2.0 * vocab * d / t_vocab / 1e9);
+#if __has_include("families/transformer/transformer.h")
+  // (4) A beam of four rows against one: the output projection on the step weights (binary16,
+  // packed) that a decode uses, and the vocabulary-wide log_softmax the beam needs per row.
+  {
+    const Matrix x4 = random_matrix(4, d, 6);
+    const double one = median_time(std::max(repeats, 5), 50, [&] {
+      sink = sink + ops::linear(x, tw.output_weight(), tw.output_step, tw.output_bias)(0, 0);
+    });
+    const double four = median_time(std::max(repeats, 5), 50, [&] {
+      sink = sink + ops::linear(x4, tw.output_weight(), tw.output_step, tw.output_bias)(0, 0);
+    });
+    const Matrix logits4 = ops::linear(x4, tw.output_weight(), tw.output_step, tw.output_bias);
+    const double softmax4 = median_time(std::max(repeats, 5), 50, [&] { sink = sink + ops::log_softmax_rows(logits4)(0, 0); });
+    std::printf("output projection on the step weights: 1 row %.4f ms, 4 rows %.4f ms (x%.2f); log_softmax of 4 rows "
+                "%.4f ms\n", 1e3 * one, 1e3 * four, four / one, 1e3 * softmax4);
+  }
+#endif
 #ifdef HAVE_MATMUL_PATH
   ops::set_matmul_path(ops::MatmulPath::Eigen);
   const double e_small = median_time(std::max(repeats, 5), 2000, [&] { sink = sink + ops::linear(x, w, b)(0, 0); });
