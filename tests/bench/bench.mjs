@@ -631,10 +631,22 @@ async function main() {
     flops,
     roofline,
     rnn,
+    page: pageResults(),
   };
   writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(`wrote ${join(outDir, 'results.json')}`);
   publish(results);
+}
+
+/**
+ * The page's figures (tests/bench/page_latency.mjs, which run.sh runs just before this script):
+ * build/bench/page.json if it was written in the last hour, else none (a stale file would pass
+ * an older tree's figures off as this one's).
+ */
+function pageResults() {
+  const file = join(outDir, 'page.json');
+  if (!existsSync(file) || Date.now() - statSync(file).mtimeMs > 3600e3) return null;
+  return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 function publish(results) {

@@ -107,7 +107,7 @@ function targets(r) {
   const fraction = rf?.fractionOfHotPeak;
   const gz = r.meta.wasm.gzipBytes / 1024;
   const yes = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'not met');
-  return table(['target (issue 8)', 'measured', ''], [
+  return table(['target (issues 8 and 20)', 'measured', ''], [
     ['greedy decode per token ≥ 2× faster than onnxruntime-web', `${f(speedup)}× (ORT ms/token ÷ attnscope ms/token), exact weights`, yes(speedup >= 2)],
     ...(g.attnscopeInt8 ? [[g.ortQ8 ? 'the same, attnscope\'s opt-in int8 weights against ORT\'s q8 graphs' : 'the same, with the opt-in int8 weights',
       `${f(speedupInt8)}× (ORT ${g.ortQ8 ? 'q8' : 'fp32'} ms/token ÷ attnscope int8 ms/token; BLEU: ${r.bleu ? 'Translation quality' : 'README, Benchmarks'})`,
@@ -117,7 +117,66 @@ function targets(r) {
       (rf.int8 ? `; int8: ${pct(rf.int8.fractionOfHotPeak)} of the int8 GEMV peak` : ''),
       fraction === undefined ? 'n/a' : yes(fraction >= 0.5)],
     ['.wasm ≤ 400 KB gzip', `${f(gz, 1)} KiB (gzip -9 of web/wasm/attnscope-wasm.wasm)`, yes(r.meta.wasm.gzipBytes <= 400 * 1024)],
+    ...issue20Targets(r, speedup, yes),
   ]);
+}
+
+/** The rows of issue 20's targets: exact ≥ 2.5× ORT fp32, beam 4 ≤ 1.6× greedy, the page's latencies. */
+function issue20Targets(r, speedup, yes) {
+  const rows = [['(issue 20) exact decoder per token ≥ 2.5× onnxruntime-web fp32', `${f(speedup)}×`, yes(speedup >= 2.5)]];
+  if (r.beam?.beam4 && r.beam?.greedy) {
+    const x = r.beam.beam4.perSentenceMs / r.beam.greedy.perSentenceMs;
+    rows.push(['(issue 20) beam 4 ≤ 1.6× greedy per sentence (WASM, same sentences)', `${f(x)}×`, yes(x <= 1.6)]);
+  }
+  for (const [name, figure, target] of pageFigures(r.page)) {
+    rows.push([`(issue 20) ${name} ≤ ${target} ms`, `median ${f(figure.median, 1)} ms, worst ${f(figure.worst, 1)} ms (to the painted frame)`, yes(figure.median <= target)]);
+  }
+  return rows;
+}
+
+/** The page's figures beside their targets (tests/bench/page_latency.mjs; painted = the frame is on screen). */
+function pageFigures(page) {
+  if (!page) return [];
+  const t = page.targets;
+  const rows = [];
+  if (page.firstHeatmap) {
+    rows.push(['first heatmap, cold, toy model', page.firstHeatmap.toy.painted, t.firstToy]);
+    rows.push(['first heatmap, cold, Multi30k model', page.firstHeatmap.multi30k.painted, t.firstMulti30k]);
+  }
+  if (page.next) {
+    rows.push([`a press of Next at step ${page.next.step1.step}`, page.next.step1.painted, t.next]);
+    rows.push([`a press of Next at step ${page.next.step30.step}`, page.next.step30.painted, t.next]);
+  }
+  if (page.beam4) rows.push([`a beam-4 step (step ${page.beam4.step})`, page.beam4.painted, t.beam]);
+  return rows;
+}
+
+/** Page latency in Chromium and the head sweep on 1, 2 and 4 workers (issue 20). */
+function renderPage(page) {
+  const out = ['## Page latency in Chromium', ''];
+  out.push(`tests/bench/page_latency.mjs, ${page.runs} runs each, ${page.browser ?? 'Chromium'} headless, the page served from ` +
+    'localhost. *drawn*: the page\'s mark after the heatmap is on its canvas; *painted*: the next animation frame has run. ' +
+    'Cold: a fresh browser context (no cache, no service worker), navigation start to the first heatmap.', '');
+  const firsts = pageFigures(page);
+  const drawn = (name) => {
+    if (name.startsWith('first heatmap, cold, toy')) return page.firstHeatmap.toy.drawn;
+    if (name.startsWith('first heatmap, cold, Multi30k')) return page.firstHeatmap.multi30k.drawn;
+    if (name.includes('beam')) return page.beam4.drawn;
+    return name.endsWith(`step ${page.next.step1.step}`) ? page.next.step1.drawn : page.next.step30.drawn;
+  };
+  out.push(table(['figure', 'drawn: median / worst, ms', 'painted: median / worst, ms', 'target, ms', ''],
+    firsts.map(([name, painted, target]) => [name, `${f(drawn(name).median, 1)} / ${f(drawn(name).worst, 1)}`,
+      `${f(painted.median, 1)} / ${f(painted.worst, 1)}`, `≤ ${target}`, painted.median <= target ? 'met' : 'not met'])), '');
+  if (page.sweep) {
+    const sw = page.sweep;
+    out.push(`Head-importance sweep (${sw.model}, ${sw.pairs} pairs, ${sw.heads} heads, Δ log-likelihood) on a pool of Web ` +
+      `Workers; navigator.hardwareConcurrency = ${sw.hardwareConcurrency}; results of every pool size identical to one ` +
+      `worker's: ${sw.identical ? 'yes' : 'NO'}.`, '');
+    const one = sw.workers[0].warmMs;
+    out.push(table(['workers', 'first sweep of a new pool, s (workers start, load the model)', 'warm sweep, s', 'speed-up (warm)'],
+      sw.workers.map((w) => [String(w.workers), f(w.coldMs / 1000, 2), f(w.warmMs / 1000, 2), `${f(one / w.warmMs)}×`])), '');
+  }
+  return out;
 }
 
 /**
@@ -410,6 +469,7 @@ export function renderMarkdown(r) {
     out.push('(The roofline microbenchmark was not built: run tests/bench/run.sh.)', '');
   }
 
+  if (r.page) out.push(...renderPage(r.page));
   if (r.rnn?.length) out.push(...renderRnn(r.rnn));
 
   out.push('## Targets of issue 8', '');

@@ -79,11 +79,13 @@ if [ ! -f $onnx/q8_check.json ] || [ $onnx/check.json -nt $onnx/q8_check.json ] 
   node tests/bench/check_onnx.mjs $onnx --q8
 fi
 
+echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (issue 20; build/bench/page.json,"
+echo "   which bench.mjs then puts into results.json and RESULTS.md)"
+node tests/bench/page_latency.mjs
+
 echo "== benchmark"
 node tests/bench/bench.mjs "$@"
 
 echo "== training benchmark (issue 18: time per toy epoch, WASM vs native vs PyTorch)"
 node tests/bench/train_bench.mjs --cli build/bench-native/attnscope-cli --python "$python"
 
-echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (issue 20; build/bench/page.json)"
-node tests/bench/page_latency.mjs
