@@ -101,11 +101,14 @@ export function watchErrors(page) {
   return errors;
 }
 
-/** Waits until the demo page has no engine request in flight (and has rendered at least once). */
+/**
+ * Waits until the demo page has no engine request in flight (and has rendered at least once),
+ * and its URL is up to date (a step's answer writes it a moment later: web/app/main.js).
+ */
 export async function idle(page) {
   await page.waitForFunction(() => {
     const app = document.querySelector('#app');
-    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0;
+    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0 && !app.dataset.urlPending;
   }, null, { timeout: 30_000 });
 }
 

@@ -7,6 +7,7 @@
 import { findModel, modelUrl } from '../models.js';
 import { renderArchitecture } from './architecture-panel.js';
 import { Heatmap } from './heatmap.js';
+import { setProp } from './html.js';
 import { mainSite } from './sites.js';
 import { hasInterventions, strategyOptions } from './state.js';
 import { StepStore } from './step-store.js';
@@ -123,7 +124,7 @@ export class CompareView {
   sync() {
     const { st, snap, info } = this.#store.get();
     const entry = st.compare ? findModel(st.compare) : null;
-    this.#root.hidden = !entry;
+    setProp(this.#root, 'hidden', !entry);
     if (!entry) {
       this.#close();
       return;

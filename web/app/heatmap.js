@@ -382,9 +382,9 @@ export class Heatmap {
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
     // The box's width is read here, where layout is fresh: a draw inside a step's render (after
     // other panels wrote the page) then forces no layout of the whole page.
+    // Only a new width lays the map out anew: a map that grew a row (a press of Next) is already drawn.
     this.resizer = new ResizeObserver(() => {
-      this.#boxWidth = this.root.clientWidth;
-      this.#draw();
+      if (this.#boxWidth !== (this.#boxWidth = this.root.clientWidth)) this.#draw(); // (written short: the widget's 30 KiB)
     });
     this.resizer.observe(this.root);
     // The label colours follow the theme: redraw when the colour scheme flips.

@@ -6,3 +6,16 @@ export const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '
 
 /** The page's element with this id. */
 export const byId = (id) => document.getElementById(id);
+
+// A press of Next re-renders every panel: writing a value a node already has still costs style
+// and layout work (a text write replaces the node), so the panels write only what changed.
+
+/** Writes `text` only when it differs. */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** Sets `el[prop]` (disabled, hidden, …) only when it differs. */
+export function setProp(el, prop, value) {
+  if (el[prop] !== value) el[prop] = value;
+}

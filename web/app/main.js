@@ -40,9 +40,22 @@ const store = pageStore(parseState(location.search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
 const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];
 
-function writeURL() {
+// The URL keeps the page's state. A step's answer writes it a moment later, off the step's path:
+// history.replaceState took ~8 ms of a press of Next in Chromium, which then also re-reads the
+// page's icon on the main thread (tests/bench/page_latency.mjs). #app[data-url-pending] says a
+// write is due (the browser tests' idle() waits for it); pagehide writes it at once.
+let urlTimer = 0;
+function writeURL({ soon = false } = {}) {
+  clearTimeout(urlTimer);
+  if (soon) {
+    app.dataset.urlPending = 'true';
+    urlTimer = setTimeout(writeURL, 200);
+    return;
+  }
+  delete app.dataset.urlPending;
   history.replaceState(null, '', formatState(store.get().st) + location.hash);
 }
+addEventListener('pagehide', () => { if (app.dataset.urlPending) writeURL(); });
 
 function showError(e) {
   const box = $('error');
@@ -142,7 +155,7 @@ function render({ st, snap, original }) {
 }
 
 store.subscribe((state, changed, before) => {
-  if (changed.has('st')) writeURL();
+  if (changed.has('st')) writeURL({ soon: changed.has('snap') });
   if (changed.has('info')) {
     renderVocabHint(state.info);
     $('arch-family').textContent = describeArchitecture(state.info).family;
@@ -285,7 +298,8 @@ window.attnscope = {
   get state() { return { ...store.get().st }; },
   get storedSteps() { return requests.steps.size; },
   engine,
-  idle: () => requests.idle().then(() => compare.idle()).then(() => encoder.idle()),
+  /** Resolves when every request is answered and drawn, and the URL written. */
+  idle: () => requests.idle().then(() => compare.idle()).then(() => encoder.idle()).then(() => { if (app.dataset.urlPending) writeURL(); }),
   /** The encoder-only panel: whether it shows, and the engine's answers it draws ({study, ablation, ablationSource}). */
   encoder: { get active() { return encoder.active; }, get shown() { return encoder.shown; }, idle: () => encoder.idle() },
   /** The Training panel's epochs ({history, training, id}; attention as the engine returned it). */

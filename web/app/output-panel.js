@@ -1,7 +1,7 @@
 // The output card of the demo page: the source as the model cut it (unknown words marked), one
 // line per step of the followed hypothesis ("input → output", click to go there), the
 // translation so far.
-import { byId as $ } from './html.js';
+import { byId as $, setText } from './html.js';
 import { marksWords, pieceInto } from './pieces.js';
 
 /**
@@ -65,11 +65,6 @@ function fillLine(li, row, k, current) {
     badge.remove();
   }
   shown.set(li, lineKey(row, current));
-}
-
-/** Writes `text` only when it differs (a write replaces the node and invalidates its layout). */
-function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
 }
 
 // The list's lines are kept from one snapshot to the next: a press of Next appends one line and

@@ -1,6 +1,6 @@
 // The stepper of the demo page: where the decoding is (step, beam, finished), the first / back /
 // next / end buttons, and Play, which presses Next every 650 ms until the end.
-import { byId as $ } from './html.js';
+import { byId as $, setProp, setText } from './html.js';
 
 const PLAY = '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 2v12l10-6z"/></svg><span>Play</span>';
 const PAUSE = '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z"/></svg><span>Pause</span>';
@@ -12,9 +12,9 @@ export function renderStepper(snap) {
   if (beam) parts.push(`${snap.live.length} in the beam, ${snap.finished.length} finished`);
   if (snap.done) parts.push(snap.hitMaxLength ? 'stopped at the length limit' : 'finished');
   else if (snap.steps === 0) parts.push('press Next (→) to generate the first token');
-  $('step-status').textContent = parts.join(' · ');
-  $('first').disabled = $('prev').disabled = snap.steps === 0;
-  $('next').disabled = $('last').disabled = snap.done;
+  setText($('step-status'), parts.join(' · '));
+  for (const id of ['first', 'prev']) setProp($(id), 'disabled', snap.steps === 0);
+  for (const id of ['next', 'last']) setProp($(id), 'disabled', snap.done);
 }
 
 /** Play / pause. store: the page store; requests: web/app/requests.js. */
