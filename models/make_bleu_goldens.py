@@ -22,6 +22,10 @@ LINES = [
     "  leading and trailing   spaces  ",
     "",
     "line with <skipped> marker and hy-\nphen",
+    # Python's str.split() (sacrebleu's last step) splits at Unicode white space too: no-break
+    # space (Multi30k's "ca. 120\u00a0cm"), en quad, ideographic space, line separator; not at
+    # zero-width space.
+    "ca. 120\u00a0cm,\u2000zwei\u3000drei\u2028vier\u200bfünf\x85sechs\u202fsieben",
 ]
 
 CORPORA = [

@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <map>
-#include <regex>
-#include <sstream>
 
 #include "core/error.h"
 
@@ -15,10 +13,32 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
+// How many bytes of UTF-8 white space start at s[i] (0: none), as Python's str.split() sees white
+// space: ASCII's, U+001C-U+001F, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F,
+// U+205F, U+3000.
+std::size_t white_space_at(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned b0 = byte(i), b1 = byte(i + 1), b2 = byte(i + 2);
+  if ((b0 >= 0x09 && b0 <= 0x0d) || (b0 >= 0x1c && b0 <= 0x20)) return 1;
+  if (b0 == 0xc2 && (b1 == 0x85 || b1 == 0xa0)) return 2;
+  if (b0 == 0xe1 && b1 == 0x9a && b2 == 0x80) return 3;
+  if (b0 == 0xe2 && b1 == 0x80 && ((b2 >= 0x80 && b2 <= 0x8a) || b2 == 0xa8 || b2 == 0xa9 || b2 == 0xaf)) return 3;
+  if (b0 == 0xe2 && b1 == 0x81 && b2 == 0x9f) return 3;
+  if (b0 == 0xe3 && b1 == 0x80 && b2 == 0x80) return 3;
+  return 0;
+}
+
+// The words of `s`, split at white space as sacrebleu's str.split() does (not std::istream >>
+// word: no iostreams in the engine, see decoding/options.cpp; and it knows only ASCII's spaces).
 std::vector<std::string> split(const std::string& s) {
-  std::istringstream in(s);
   std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    for (std::size_t n; i < s.size() && (n = white_space_at(s, i)) > 0;) i += n;
+    const std::size_t start = i;
+    while (i < s.size() && white_space_at(s, i) == 0) ++i;
+    if (i > start) out.emplace_back(s, start, i - start);
+  }
   return out;
 }
 
@@ -31,15 +51,41 @@ Ngrams ngrams(const std::vector<std::string>& tokens) {
   return counts;
 }
 
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool period_or_comma(char c) { return c == '.' || c == ','; }
+
+// mteval-v13a's symbol class [{-~[-` -&(-+:-@/]: every ASCII punctuation mark except ' , - .
+bool symbol(char c) {
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+         (c >= ':' && c <= '@') || c == '/';
+}
+
+// What std::regex_replace(s, "(A)(B)", before + "$1" + between + "$2" + after) does for a pattern
+// of two single characters: matches are taken left to right and do not overlap.
+template <class First, class Second>
+std::string split_pairs(const std::string& s, First first, Second second, const char* before, const char* between,
+                        const char* after) {
+  std::string out;
+  std::size_t i = 0;
+  while (i + 1 < s.size()) {
+    if (first(s[i]) && second(s[i + 1])) {
+      ((((out += before) += s[i]) += between) += s[i + 1]) += after;
+      i += 2;
+    } else {
+      out += s[i++];
+    }
+  }
+  if (i < s.size()) out += s[i];
+  return out;
+}
+
 }  // namespace
 
+// The language-dependent rules of mteval-v13a, in its order (sacrebleu's regular expressions,
+// written as loops: std::regex and the locales it links cost the .wasm ~ its own size, issue 20).
+// They only name ASCII characters, so applying them to UTF-8 bytes is the same as applying them
+// to code points.
 std::string tokenize_13a(const std::string& input) {
-  // The language-dependent rules of mteval-v13a, in its order. They only name ASCII
-  // characters, so applying them to UTF-8 bytes is the same as applying them to code points.
-  static const std::regex symbols(R"(([\{-\~\[-\` -\&\(-\+\:-\@\/]))");
-  static const std::regex period_comma_after_non_digit(R"(([^0-9])([\.,]))");
-  static const std::regex period_comma_before_non_digit(R"(([\.,])([^0-9]))");
-  static const std::regex dash_after_digit(R"(([0-9])(-))");
   std::string line = input;
   replace_all(line, "<skipped>", "");
   replace_all(line, "-\n", "");
@@ -51,10 +97,15 @@ std::string tokenize_13a(const std::string& input) {
     replace_all(line, "&gt;", ">");
   }
   line = " " + line + " ";
-  line = std::regex_replace(line, symbols, " $1 ");
-  line = std::regex_replace(line, period_comma_after_non_digit, "$1 $2 ");
-  line = std::regex_replace(line, period_comma_before_non_digit, " $1 $2");
-  line = std::regex_replace(line, dash_after_digit, "$1 $2 ");
+  std::string spaced;
+  for (const char c : line) {
+    if (symbol(c)) ((spaced += ' ') += c) += ' ';
+    else spaced += c;
+  }
+  const auto non_digit = [](char c) { return !digit(c); };
+  line = split_pairs(spaced, non_digit, period_or_comma, "", " ", " ");
+  line = split_pairs(line, period_or_comma, non_digit, " ", " ", "");
+  line = split_pairs(line, digit, [](char c) { return c == '-'; }, "", " ", " ");
   std::string out;
   for (const std::string& w : split(line)) out += (out.empty() ? "" : " ") + w;
   return out;

@@ -1,17 +1,20 @@
 #include "decoding/options.h"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 #include "core/error.h"
 
 namespace attnscope {
 namespace {
 
+// 1.5, not 1.500000 (what `std::ostream << x` writes). No iostreams in the engine: they link
+// libc++'s locales, and with them the date formatting of Emscripten's JS glue, into the .wasm
+// and the widget's bundle (issue 20).
 std::string text_of(double x) {
-  std::ostringstream out;
-  out << x;  // 1.5, not 1.500000
-  return out.str();
+  char out[32];
+  std::snprintf(out, sizeof out, "%g", x);
+  return out;
 }
 
 }  // namespace

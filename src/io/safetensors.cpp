@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -148,15 +149,15 @@ std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {
   return out;
 }
 
+// C stdio, not std::ifstream: no iostreams in the engine (see decoding/options.cpp).
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!in) throw Error("cannot open file '" + path + "'");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw Error("cannot read file '" + path + "'");
-  in.seekg(0, std::ios::beg);
+  if (std::fseek(in.get(), 0, SEEK_END) != 0) throw Error("cannot read file '" + path + "'");
+  const long size = std::ftell(in.get());
+  if (size < 0 || std::fseek(in.get(), 0, SEEK_SET) != 0) throw Error("cannot read file '" + path + "'");
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+  if (size > 0 && std::fread(bytes.data(), 1, bytes.size(), in.get()) != bytes.size())
     throw Error("cannot read file '" + path + "'");
   return bytes;
 }
