@@ -128,14 +128,11 @@ function getModel(url, onProgress) {
   if (!entry) {
     entry = { listeners: new Set() };
     entry.promise = (async () => {
-      await engine();
       fetches++;
-      let response;
-      try {
-        response = await fetch(url);
-      } catch (e) {
+      // The model downloads while the engine compiles (a cold page waited for one, then the other).
+      const [, response] = await Promise.all([engine(), fetch(url).catch((e) => {
         throw new Error(`cannot fetch model '${url}': ${e.message}`);
-      }
+      })]);
       if (!response.ok) throw new Error(`cannot fetch model '${url}': HTTP ${response.status}`);
       return loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
     })();
