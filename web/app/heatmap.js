@@ -330,6 +330,7 @@ export class Heatmap {
   #layout = null;
   #cursor = null; // [row, col] read by keyboard
   #boxWidth; // the box's clientWidth when the ResizeObserver last saw it (0: hidden then, read again)
+  #theme = null; // themeOf(root), read where style is fresh (null: read at the next draw)
   #opts;
 
   constructor(container, opts = {}) {
@@ -380,16 +381,21 @@ export class Heatmap {
     // The tooltip is position: fixed (no scroll box clips it), so any scrolling hides it.
     this.onScroll = () => { if (!this.tip.hidden) this.#hide(); };
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
-    // The box's width is read here, where layout is fresh: a draw inside a step's render (after
-    // other panels wrote the page) then forces no layout of the whole page.
-    // Only a new width lays the map out anew: a map that grew a row (a press of Next) is already drawn.
+    // The box's width and the theme are read here, where layout and style are fresh: a draw
+    // inside a step's render (after other panels wrote the page) then forces no style
+    // recalculation or layout of the whole page. Only a new width lays the map out anew: a map
+    // that grew a row (a press of Next) is already drawn.
     this.resizer = new ResizeObserver(() => {
-      if (this.#boxWidth !== (this.#boxWidth = this.root.clientWidth)) this.#draw(); // (written short: the widget's 30 KiB)
+      this.#theme = themeOf(this.root);
+      if (this.#boxWidth !== (this.#boxWidth = this.root.clientWidth)) this.#draw();
     });
     this.resizer.observe(this.root);
     // The label colours follow the theme: redraw when the colour scheme flips.
     this.scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
-    this.onScheme = () => this.#draw();
+    this.onScheme = () => {
+      this.#theme = null;
+      this.#draw();
+    };
     this.scheme?.addEventListener?.('change', this.onScheme);
   }
 
@@ -473,7 +479,7 @@ export class Heatmap {
     c.style.marginBottom = `${L.height - c.height / dpr}px`;
     const ctx = c.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    draw(ctx, spec, L, themeOf(this.root));
+    draw(ctx, spec, L, this.#theme ??= themeOf(this.root));
     // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
     this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
     Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
