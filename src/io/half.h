@@ -5,25 +5,24 @@
 
 namespace attnscope {
 
+// Without a branch per class of value (a model's load converts millions of weights, and WASM runs
+// a function called once in its baseline tier): the 15 bits of exponent and mantissa, shifted to
+// where binary32 keeps them, are the bits of the value times 2^-112, normal or subnormal alike,
+// and one multiplication by 2^112 (exact: a power of two, the result representable) rebiases it.
+// Checked against the compiler's _Float16 for all 65,536 patterns (tests/native/half_test.cpp).
 inline float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1fu;
-  std::uint32_t mantissa = h & 0x3ffu;
+  const std::uint32_t magnitude = h & 0x7fffu;
   std::uint32_t bits;
-  if (exponent == 0x1f) {  // inf / NaN
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {  // normal
-    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {  // zero
-    bits = sign;
-  } else {  // subnormal: renormalise
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    mantissa &= 0x3ffu;
-    bits = sign | (exponent << 23) | (mantissa << 13);
+  if (magnitude >= 0x7c00u) {  // inf / NaN (payload kept)
+    bits = sign | 0x7f800000u | ((magnitude & 0x3ffu) << 13);
+  } else {
+    float scaled;
+    bits = magnitude << 13;
+    std::memcpy(&scaled, &bits, sizeof scaled);
+    scaled *= 0x1p112f;
+    std::memcpy(&bits, &scaled, sizeof bits);
+    bits |= sign;
   }
   float f;
   std::memcpy(&f, &bits, sizeof f);

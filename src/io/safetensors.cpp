@@ -134,19 +134,24 @@ const TensorInfo& SafetensorsFile::info(const std::string& name) const {
 }
 
 std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {
+  std::vector<float> out(info(name).numel());
+  read_f32(name, out.data());
+  return out;
+}
+
+void SafetensorsFile::read_f32(const std::string& name, float* out) const {
   const TensorInfo& t = info(name);
-  std::vector<float> out(t.numel());
+  const std::size_t n = t.numel();
   const std::uint8_t* src = data_ + t.begin;
   if (t.dtype == DType::F32) {
-    if (!out.empty()) std::memcpy(out.data(), src, out.size() * sizeof(float));
+    if (n > 0) std::memcpy(out, src, n * sizeof(float));
   } else {
-    for (std::size_t i = 0; i < out.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       std::uint16_t h;
       std::memcpy(&h, src + 2 * i, 2);
       out[i] = half_to_float(h);
     }
   }
-  return out;
 }
 
 // C stdio, not std::ifstream: no iostreams in the engine (see decoding/options.cpp).

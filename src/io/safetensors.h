@@ -31,6 +31,8 @@ class SafetensorsFile {
 
   // The tensor's values as f32 (f16 is converted), row-major.
   std::vector<float> read_f32(const std::string& name) const;
+  // The same into `out` (info(name).numel() floats): a loader's matrix, with no copy between.
+  void read_f32(const std::string& name, float* out) const;
 
  private:
   const std::uint8_t* data_ = nullptr;  // start of the data section

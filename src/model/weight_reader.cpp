@@ -4,12 +4,17 @@
 
 namespace attnscope {
 
+// Eigen leaves a new matrix uninitialised: the file's values are written straight into it.
 Matrix WeightReader::matrix(const std::string& name, int rows, int cols) {
-  return Eigen::Map<const Matrix>(load(name, {rows, cols}).data(), rows, cols);
+  Matrix m(rows, cols);
+  load(name, {rows, cols}, m.data());
+  return m;
 }
 
 RowVector WeightReader::vector(const std::string& name, int size) {
-  return Eigen::Map<const RowVector>(load(name, {size}).data(), size);
+  RowVector v(size);
+  load(name, {size}, v.data());
+  return v;
 }
 
 Linear WeightReader::linear(const std::string& name, int out, int in) {
@@ -34,7 +39,7 @@ void WeightReader::check_all_used() const {
     if (!used_.count(name)) throw ModelFileError("unexpected tensor '" + name + "' (not used by this config)");
 }
 
-std::vector<float> WeightReader::load(const std::string& name, const std::vector<int>& shape) {
+void WeightReader::load(const std::string& name, const std::vector<int>& shape, float* out) {
   const TensorInfo& info = file_.info(name);  // throws "missing tensor"
   std::vector<std::int64_t> expected(shape.begin(), shape.end());
   if (info.shape != expected) {
@@ -45,13 +50,13 @@ std::vector<float> WeightReader::load(const std::string& name, const std::vector
     };
     throw ModelFileError("tensor '" + name + "' has shape " + str(info.shape) + ", expected " + str(expected));
   }
-  std::vector<float> values = file_.read_f32(name);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (!std::isfinite(values[i]))
-      throw ModelFileError("tensor '" + name + "' contains " + (std::isnan(values[i]) ? "NaN" : "Inf") +
+  file_.read_f32(name, out);
+  const std::size_t n = info.numel();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(out[i]))
+      throw ModelFileError("tensor '" + name + "' contains " + (std::isnan(out[i]) ? "NaN" : "Inf") +
                            " at flat index " + std::to_string(i));
   used_.insert(name);
-  return values;
 }
 
 }  // namespace attnscope

@@ -29,7 +29,8 @@ class WeightReader {
   void check_all_used() const;
 
  private:
-  std::vector<float> load(const std::string& name, const std::vector<int>& shape);
+  // Checks the tensor's shape and values and writes them to `out` (shape's product of floats).
+  void load(const std::string& name, const std::vector<int>& shape, float* out);
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;
