@@ -12,7 +12,7 @@
 //     that shows it has been produced). Toy model and Multi30k (models/multi30k-en-de.safetensors).
 //   - a press of Next: a real click (page.click) on #next; from the click event's timeStamp to
 //     'attnscope:heatmap-drawn' and to 'attnscope:heatmap-painted'. At step 1 (open at step 0, Next,
-//     Prev, …) and at step 30 (open at step 29 on a sentence the Multi30k model translates in 33
+//     Prev, …) and at step 30 (open at step 29 on a sentence the Multi30k model translates in 37
 //     greedy steps, the one tests/browser/step-cost.test.js uses; Next, Prev, …), and beam 4 (open at
 //     step 4, Next to step 5, Prev, …). Each press is split into: the worker's time for the request
 //     ('attnscope:worker:step', the engine's step and the step record), the round trip the page sees
@@ -40,9 +40,9 @@ const OUT = join(root, opt('out', 'build/bench/page.json'));
 const PRESSES_ONLY = args.includes('--presses-only');
 const SWEEP = !args.includes('--no-sweep') && !PRESSES_ONLY;
 
-// Greedy, the Multi30k en→de model takes 33 steps on this sentence (tests/browser/step-cost.test.js).
-const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two dogs '
-  + 'while a group of children play soccer in the park next to a large white building near the river.';
+// Greedy, the Multi30k en→de model takes 37 steps on this sentence (tests/browser/step-cost.test.js).
+const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two small brown dogs '
+  + 'while a group of young children play soccer in the green park next to a large white building near the old river.';
 const TARGETS = { firstToy: 400, firstMulti30k: 1200, next: 16, beam: 50 };
 
 const pagePath = (state) => `/web/index.html${formatState({ ...parseState(''), ...state })}`;
