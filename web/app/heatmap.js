@@ -13,7 +13,7 @@
 // unless the spec has `scale: {min, max, diverging}`: values that are not weights (‖α·f(x)‖,
 // Δ log-likelihood, cosines, positional encodings) get a sequential scale over [min, max] or a
 // diverging one (red below 0, blue above, white at 0) over [-max(|min|, |max|), +that].
-import { esc } from './html.js';
+import { esc, setText } from './html.js';
 
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
@@ -423,7 +423,6 @@ export class Heatmap {
       t.createTHead();
       t.createTBody();
     }
-    const write = (el, text) => { if (el.textContent !== text) el.textContent = text; };
     // `tr` gets `n` cells: the first a `first`, the others `tag`; its <th> cells head a `scope`.
     const fit = (tr, n, first, tag, scope) => {
       while (tr.cells.length > n) tr.lastChild.remove();
@@ -434,17 +433,17 @@ export class Heatmap {
       }
       return tr.cells;
     };
-    write(t.caption, `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`);
+    setText(t.caption, `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`);
     const head = fit(t.tHead.rows[0] ?? t.tHead.insertRow(), cols + 1, 'td', 'th', 'col');
-    for (let c = 0; c < cols; c++) write(head[c + 1], spec.colLabels?.[c] || `column ${c + 1}`); // (some maps label every other column)
+    for (let c = 0; c < cols; c++) setText(head[c + 1], spec.colLabels?.[c] || `column ${c + 1}`); // (some maps label every other column)
     const body = t.tBodies[0];
     while (body.rows.length > rows) body.lastChild.remove();
     for (let r = 0; r < rows; r++) {
       const cells = fit(body.rows[r] ?? body.insertRow(), cols + 1, 'th', 'td', 'row');
-      write(cells[0], spec.rowLabels?.[r] || `row ${r + 1}`);
+      setText(cells[0], spec.rowLabels?.[r] || `row ${r + 1}`);
       for (let c = 0; c < cols; c++) {
         const v = valueAt(spec, r, c);
-        write(cells[c + 1], v === undefined ? '—' : v.toFixed(4));
+        setText(cells[c + 1], v === undefined ? '—' : v.toFixed(4));
       }
     }
   }
