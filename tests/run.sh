@@ -54,6 +54,9 @@ fi
 echo "== the package's one-tag widget (web/widget.js + web/worker.js) and its first load, gzipped"
 node web/build-widget.mjs
 
+echo "== the demo page's bundles (web/page.js + web/page-worker.js)"
+node web/build-page.mjs
+
 echo "== JavaScript and browser tests (Vitest: WASM vs the native CLI in Node; Debian Chromium)"
 npx vitest run --config tests/js/vitest.config.js
 

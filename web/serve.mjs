@@ -13,10 +13,27 @@ const types = {
   '.md': 'text/plain; charset=utf-8', '.csv': 'text/csv; charset=utf-8', '.webmanifest': 'application/manifest+json',
 };
 
+/** The page's bundles (web/build-page.mjs), rebuilt first when a source is newer: an edit shows on reload. */
+let building = null;
+async function freshPageBundles() {
+  const { buildPage, pageBundlesStale } = await import('./build-page.mjs');
+  if (!building && pageBundlesStale()) building = buildPage().finally(() => { building = null; });
+  await building;
+}
+const PAGE_BUNDLES = new Set(['/web/page.js', '/web/page-worker.js']);
+
 export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
     const pathname = decodeURIComponent(url.pathname);
+    if (PAGE_BUNDLES.has(pathname)) {
+      try {
+        await freshPageBundles();
+      } catch (e) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`could not build the page's bundles: ${e.message}`);
+        return;
+      }
+    }
     if (pathname === '/') {
       // An HTTP redirect, not the page served under "/": its links are relative to /web/.
       res.writeHead(302, { location: `/web/index.html${url.search}`, 'access-control-allow-origin': '*' }).end();

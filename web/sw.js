@@ -1,13 +1,14 @@
 // The offline cache of the demo page (registered by index.html and blog.html, scope web/).
 // Network first, so a reload always gets fresh files (models being retrained included); the
-// cache answers when the network cannot. Installing stores the page, its modules, the
+// cache answers when the network cannot. Installing stores the page (its two bundles, web/page.js
+// and web/page-worker.js), the modules the blog's widget loads, the
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v12';
+const CACHE = 'attnscope-v13';
 const SHELL = [
-  'index.html', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
-  'app/app.css', 'app/main.js', 'app/start-engine.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
+  'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
+  'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
   'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'app/custom-weights.js', 'app/analyses.js',
   'app/importance-tab.js', 'app/sweep-pool.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
   'app/requests.js', 'app/form.js', 'app/stepper.js', 'app/output-panel.js', 'app/logits-panel.js', 'app/attention-view.js',

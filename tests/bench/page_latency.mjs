@@ -73,8 +73,8 @@ const marks = (page) => page.evaluate(() => window.__marks);
 const last = (list, name) => list.filter((m) => m.name === name).at(-1);
 const waitMark = (page, name) => page.waitForFunction((n) => window.__marks.some((m) => m.name === n), name, { timeout: 120_000 });
 
-/** The page's engine worker (the first module worker of web/app/worker.js). */
-const engineWorker = (page) => page.workers().find((w) => w.url().endsWith('/web/app/worker.js'));
+/** The page's engine worker (web/page-worker.js, the bundle of web/app/worker.js). */
+const engineWorker = (page) => page.workers().find((w) => w.url().endsWith('/web/page-worker.js'));
 const workerTime = async (page, type) => (await engineWorker(page)?.evaluate(
   (n) => performance.getEntriesByName(n).at(-1)?.duration ?? null, `attnscope:worker:${type}`)) ?? null;
 

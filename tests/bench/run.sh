@@ -81,6 +81,7 @@ fi
 
 echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (issue 20; build/bench/page.json,"
 echo "   which bench.mjs then puts into results.json and RESULTS.md)"
+node web/build-page.mjs  # the page the latency run loads (index.html runs these bundles)
 node tests/bench/page_latency.mjs
 
 echo "== benchmark"

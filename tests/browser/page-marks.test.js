@@ -35,7 +35,7 @@ it('marks a press of Next: drawn, frame, painted in order, after the round trip;
   // Only the latest of each is kept: a long session does not pile them up.
   expect(await page.evaluate(() => performance.getEntriesByName('attnscope:heatmap-drawn').length)).toBe(1);
   // The engine's worker keeps the step's time in its own timeline, within the round trip.
-  const worker = page.workers().find((w) => w.url().endsWith('/web/app/worker.js'));
+  const worker = page.workers().find((w) => w.url().endsWith('/web/page-worker.js'));
   const inWorker = await worker.evaluate(() => performance.getEntriesByName('attnscope:worker:step').map((e) => e.duration));
   expect(inWorker).toHaveLength(1);
   expect(inWorker[0]).toBeGreaterThan(0);

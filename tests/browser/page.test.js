@@ -51,7 +51,7 @@ describe('the demo page', () => {
     console.log(`time to first heatmap (headless Chromium, toy-en-de): ${ttfh.toFixed(0)} ms`);
     // What the first load downloads, from the files themselves: raw and gzip -9.
     const code = [...fetched].filter((p) => /\.(html|js|mjs|css|wasm)$/.test(p));
-    expect(code).toEqual(expect.arrayContaining(['/web/index.html', '/web/app/main.js', '/web/app/worker.js', '/web/wasm/attnscope-wasm.wasm']));
+    expect(code).toEqual(expect.arrayContaining(['/web/index.html', '/web/page.js', '/web/page-worker.js', '/web/wasm/attnscope-wasm.wasm']));
     const size = (list) => list.reduce((t, p) => {
       const bytes = readFileSync(join(root, p));
       return { raw: t.raw + bytes.length, gzip: t.gzip + gzipSync(bytes, { level: 9 }).length };

@@ -53,7 +53,7 @@ it('splits a Multi30k sweep (Δ log-likelihood and Δ BLEU) over 1, 2 and 4 work
 
 it('the Run button sweeps on the pool (one worker per core, at most 4) and shows the one-worker numbers', async () => {
   const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', an: 'importance' })}`);
-  const workers = () => page.workers().filter((w) => w.url().endsWith('/web/app/worker.js')).length;
+  const workers = () => page.workers().filter((w) => w.url().endsWith('/web/page-worker.js')).length;
   expect(workers()).toBe(1);
   await page.click('#an-tab-importance');
   await page.click('#hi-run');

@@ -320,10 +320,13 @@ export const mapSVG = (map, title) => heatmapSVG(map.spec, map.width, title);
 /** A drawn map's SVG elements at (x, y): {body, width, height} (for composite exports). */
 export const mapSVGBody = (map, x, y, idPrefix) => heatmapSVGBody(map.spec, map.width, x, y, idPrefix);
 
-const drawn = new WeakMap(); // canvas -> its Heatmap (composite exports find the maps of a pane)
+// canvas -> its Heatmap (composite exports find the maps of a pane). A property under a registered
+// symbol, not a module's WeakMap: the page runs a bundle of this module (web/page.js), and a
+// script that imports the source (the tests, a console) has another copy of it; both see the map.
+const DRAWN = Symbol.for('attnscope.heatmap');
 
 /** The Heatmap drawing `canvas`, or undefined. */
-export const heatmapOf = (canvas) => drawn.get(canvas);
+export const heatmapOf = (canvas) => canvas?.[DRAWN];
 
 export class Heatmap {
   #spec = null;
@@ -343,7 +346,7 @@ export class Heatmap {
     this.canvas.tabIndex = opts.focusable === false ? -1 : 0;
     this.canvas.setAttribute('role', 'img');
     this.canvas.setAttribute('aria-keyshortcuts', 'ArrowUp ArrowDown ArrowLeft ArrowRight');
-    drawn.set(this.canvas, this);
+    this.canvas[DRAWN] = this;
     // The tooltip is for the eyes (it follows the mouse too); the readout says the keyboard's cell.
     this.tip = document.createElement('div');
     this.tip.className = 'hm-tip';

@@ -1,0 +1,95 @@
+// Builds the demo page's two bundles: web/page.js (web/app/main.js and its ~45 modules) and
+// web/page-worker.js (web/app/worker.js and its modules, the page's handlers included), so a cold
+// load asks for two scripts instead of ~55. Measured in headless Chromium on 2 cores (issue 20):
+// the modules one by one took ~640 ms to arrive, and the worker's own script waited behind them.
+// The sources stay what the repository's tests import; index.html loads only the bundles.
+//   node web/build-page.mjs        (npm start and npm test run it; web/serve.mjs rebuilds when stale)
+//
+// The bundles sit in web/, like the widget's (web/build-widget.mjs). A source in web/app/ that
+// names a file by `new URL('../x', import.meta.url)` is rewritten to the same file seen from web/;
+// the page's workers become web/page-worker.js. web/models.js stays its own module: the tests
+// extend the model list by serving another web/models.js (tests/browser/browser.js).
+import { readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+const root = resolve(import.meta.dirname, '..');
+const web = join(root, 'web');
+const MODELS = join(web, 'models.js');
+export const PAGE_BUNDLES = [
+  { input: join(web, 'app/main.js'), file: join(web, 'page.js') },
+  { input: join(web, 'app/worker.js'), file: join(web, 'page-worker.js') },
+];
+const WORKER_SOURCE = join(web, 'app/worker.js');
+
+/** `new URL('<relative>', import.meta.url)` in a module at `id`, re-expressed from web/. */
+const rebaseUrls = {
+  name: 'attnscope-rebase-urls',
+  transform(code, id) {
+    if (!id.startsWith(web) || dirname(id) === web) return null;
+    return code.replace(/new URL\((['`])(\.\.?\/[^'`$]+)\1, import\.meta\.url\)/g, (_, q, path) => {
+      const target = resolve(dirname(id), path);
+      const file = target === WORKER_SOURCE ? PAGE_BUNDLES[1].file : target;
+      return `new URL(${q}./${relative(web, file)}${q}, import.meta.url)`;
+    });
+  },
+};
+
+/** web/models.js stays an import of './models.js' (see above). */
+const modelsApart = {
+  name: 'attnscope-models-apart',
+  resolveId(source, importer) {
+    if (importer && resolve(dirname(importer), source) === MODELS) return { id: './models.js', external: true };
+    return null;
+  },
+};
+
+/** Every source a bundle may be made of (web/app/*.js, web/*.js but the built ones and the service worker). */
+function sources() {
+  const built = new Set([...PAGE_BUNDLES.map((b) => b.file), join(web, 'widget.js'), join(web, 'worker.js'), join(web, 'sw.js')]);
+  const js = (dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
+  return [...js(web), ...js(join(web, 'app'))].filter((f) => !built.has(f));
+}
+
+/** True when a bundle is missing or older than one of its sources. */
+export function pageBundlesStale() {
+  let oldest = Infinity;
+  for (const { file } of PAGE_BUNDLES) {
+    try {
+      oldest = Math.min(oldest, statSync(file).mtimeMs);
+    } catch {
+      return true;
+    }
+  }
+  return sources().some((f) => statSync(f).mtimeMs > oldest);
+}
+
+export async function buildPage() {
+  let build;
+  try {
+    ({ build } = await import('rolldown'));
+  } catch {
+    throw new Error('web/build-page.mjs needs the dev dependency rolldown: run `npm ci` in the repository');
+  }
+  for (const { input, file } of PAGE_BUNDLES) {
+    // Written beside the bundle, then renamed over it: a server never serves half a file.
+    const tmp = `${file}.${process.pid}.tmp`;
+    await build({
+      input,
+      platform: 'browser',
+      plugins: [rebaseUrls, modelsApart],
+      external: [/^node:/], // web/attnscope.js's Node branch, never reached in a browser
+      logLevel: 'warn',
+      output: { file: tmp, format: 'esm', minify: true, codeSplitting: false, comments: false },
+    });
+    renameSync(tmp, file);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await buildPage();
+  for (const { file } of PAGE_BUNDLES) {
+    const bytes = readFileSync(file);
+    console.log(`${relative(root, file)}: ${(bytes.length / 1024).toFixed(1)} KiB, ${(gzipSync(bytes).length / 1024).toFixed(1)} KiB gzip`);
+  }
+}
