@@ -18,11 +18,18 @@ it('the bundles are built from the sources as they are now (npm test builds them
   expect(pageBundlesStale()).toBe(false);
 });
 
-it('index.html loads the page bundle and nothing else of web/app/ as a script', () => {
+it('index.html loads the page bundle as its one script, and preloads the modules the bundle imports', () => {
   const html = read(join(web, 'index.html'));
   const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
   expect(scripts).toEqual(['page.js']);
-  expect(html).not.toContain('modulepreload');
+  // The bundle's imports (web/models.js) and theirs, found from the files.
+  const importsOf = (file) => [...read(file).matchAll(/^import\b[^;]*?\bfrom\s*['"](\.[^'"]+)['"]/gm)].map((m) => resolve(file, '..', m[1]));
+  const graph = new Set();
+  const visit = (file) => { if (!graph.has(file)) { graph.add(file); importsOf(file).forEach(visit); } };
+  importsOf(PAGE_BUNDLES[0].file).forEach(visit);
+  const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => join(web, m[1]));
+  expect(graph.size).toBeGreaterThan(0);
+  expect(preloaded.sort()).toEqual([...graph].sort());
 });
 
 it('every file a bundle names by URL exists where the bundle finds it, and the page starts the bundled worker', () => {
