@@ -30,6 +30,40 @@ describe('loading', () => {
     expect(translate(m, 'we drink beer')).toBe('wir trinken bier');
     m.dispose();
   });
+
+  it('loads from a streamed Response: chunks placed right whatever its content-length says', async () => {
+    const file = readFileSync(MULTI30K);
+    const stepLogits = (m) => {
+      const s = m.translate('A man in a blue shirt is riding a bike.', { alternatives: 5 });
+      s.step();
+      const logits = Array.from(s.logits(0));
+      s.dispose();
+      return logits;
+    };
+    const direct = await loadModel(new Uint8Array(file));
+    const want = stepLogits(direct);
+    expect(want.length).toBe(direct.info.tgtVocabSize);
+    direct.dispose();
+    // Uneven chunks; an exact content-length, none, one too small (a compressed transfer's), one too large.
+    for (const length of [file.length, null, 1000, file.length + 7]) {
+      let at = 0;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (at >= file.length) { controller.close(); return; }
+          const n = Math.min(65_537 + (at % 7) * 1000, file.length - at);
+          controller.enqueue(new Uint8Array(file.subarray(at, at + n)));
+          at += n;
+        },
+      });
+      const headers = length === null ? {} : { 'content-length': String(length) };
+      const progress = [];
+      const m = await loadModel(new Response(body, { headers }), { onProgress: (p) => progress.push(p.loaded) });
+      expect(progress.at(-1), `content-length ${length}`).toBe(file.length);
+      expect(progress.length).toBeGreaterThan(100);
+      expect(stepLogits(m), `content-length ${length}`).toEqual(want);
+      m.dispose();
+    }
+  });
 });
 
 describe('translations equal the native engine', () => {
