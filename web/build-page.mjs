@@ -80,7 +80,9 @@ export async function buildPage() {
       plugins: [rebaseUrls, modelsApart],
       external: [/^node:/], // web/attnscope.js's Node branch, never reached in a browser
       logLevel: 'warn',
-      output: { file: tmp, format: 'esm', minify: true, codeSplitting: false, comments: false },
+      // Names kept (no mangling): a profile of the page (tests/perf/page_profile.mjs) or an
+      // error's stack then names the source's functions. Whitespace and comments go.
+      output: { file: tmp, format: 'esm', minify: { compress: true, mangle: false }, codeSplitting: false, comments: false },
     });
     renameSync(tmp, file);
   }
