@@ -666,11 +666,27 @@ class TrainerHandle {
 // Bytes currently allocated on the WASM heap (for leak checks; the heap itself never shrinks).
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
+// Makes the heap hold at least `bytes` of free memory whose pages the system has already mapped:
+// grows it as a model's load would, writes a byte per 4 KiB page and frees it all again (the
+// allocator keeps the pages). The JS wrapper calls it while a model downloads, so that the
+// load's first touches of fresh memory, ~20 us each on some virtual machines (a 12 MB model's
+// load took ~20,000 of them), happen while the thread would wait for the network (issue 20).
+// Not enough memory: nothing is done (the load reports its own error).
+void warm_heap(double bytes) {
+  if (!(bytes > 0) || bytes > 1e9) return;
+  const std::size_t n = static_cast<std::size_t>(bytes);
+  auto* p = static_cast<volatile unsigned char*>(std::malloc(n));
+  if (!p) return;
+  for (std::size_t i = 0; i < n; i += 4096) p[i] = 0;
+  std::free(const_cast<unsigned char*>(p));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnscope) {
   using emscripten::class_;
   emscripten::function("heapInUse", &heap_in_use);
+  emscripten::function("warmHeap", &warm_heap);
   class_<ModelHandle>("ModelHandle")
       .constructor<>()
       .function("load", &ModelHandle::load)

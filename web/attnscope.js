@@ -129,10 +129,10 @@ function release(object) {
 
 // -------------------------------------------------------------------------------------- models
 
-async function readSource(source, onProgress) {
+async function readSource(source, onProgress, onChunk) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url);
+  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url, onChunk);
   const url = String(source);
   if (isNode && !/^(https?|data|blob):/i.test(url)) {
     const { readFile } = await import('node:fs/promises');
@@ -150,12 +150,12 @@ async function readSource(source, onProgress) {
     throw new AttnscopeError(`cannot fetch model '${url}': ${e.message}`);
   }
   if (!response.ok) throw new AttnscopeError(`cannot fetch model '${url}': HTTP ${response.status}`);
-  return readResponse(response, onProgress, url);
+  return readResponse(response, onProgress, url, onChunk);
 }
 
-async function readResponse(response, onProgress, url) {
+async function readResponse(response, onProgress, url, onChunk) {
   const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || !onProgress) return new Uint8Array(await response.arrayBuffer());
+  if (!response.body || (!onProgress && !onChunk)) return new Uint8Array(await response.arrayBuffer());
   const reader = response.body.getReader();
   const chunks = [];
   let loaded = 0;
@@ -164,12 +164,30 @@ async function readResponse(response, onProgress, url) {
     if (done) break;
     chunks.push(value);
     loaded += value.length;
-    onProgress({ loaded, total, url });
+    onProgress?.({ loaded, total, url });
+    onChunk?.(loaded, total);
   }
   const bytes = new Uint8Array(loaded);
   let offset = 0;
   for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
   return bytes;
+}
+
+/**
+ * While a model downloads, the engine's heap is readied for its load a step per chunk
+ * (`warmHeap`, bindings/attnscope_bindings.cpp): in the time the thread would wait for the
+ * network. A model's load needs about HEAP_PER_FILE_BYTE times its file in heap (the file's
+ * bytes, binary32 weights, the decoder's rearranged step weights: 58 MB for a 12.4 MB file).
+ */
+const HEAP_PER_FILE_BYTE = 4.5;
+function warmHeapWhileDownloading(runtime) {
+  let warmed = 0;
+  return (loaded, total) => {
+    const want = HEAP_PER_FILE_BYTE * Math.max(loaded, total ? Math.min(total, 2 * loaded) : loaded);
+    if (want - warmed < 1 << 20) return; // a MiB at a time
+    runtime.warmHeap(want);
+    warmed = want;
+  };
 }
 
 /**
@@ -181,7 +199,7 @@ async function readResponse(response, onProgress, url) {
 export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
   const runtime = await init(runtimeOptions);
-  const bytes = await readSource(source, onProgress);
+  const bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime));
   const handle = new runtime.ModelHandle();
   try {
     check(handle.load(bytes, int8));

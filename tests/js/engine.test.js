@@ -2,7 +2,7 @@
 // engine (attnscope-cli) on the same inputs.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
-import { AttnscopeError, heapInUse, loadModel } from '../../web/attnscope.js';
+import { AttnscopeError, heapInUse, init, loadModel } from '../../web/attnscope.js';
 import { FROZEN_TOY, cli, cliTranslate, dataPath, path, translate } from './helpers.js';
 
 const TOY = FROZEN_TOY;
@@ -63,6 +63,37 @@ describe('loading', () => {
       expect(stepLogits(m), `content-length ${length}`).toEqual(want);
       m.dispose();
     }
+  });
+
+  it('readies the heap while a model streams in: a MiB or more at a time, up to 4.5 times the file, leaking nothing', async () => {
+    const file = readFileSync(MULTI30K);
+    const runtime = await init();
+    const real = runtime.warmHeap;
+    const asked = [];
+    runtime.warmHeap = (n) => { asked.push(n); return real.call(runtime, n); };
+    try {
+      let at = 0;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (at >= file.length) { controller.close(); return; }
+          const n = Math.min(65_536, file.length - at);
+          controller.enqueue(new Uint8Array(file.subarray(at, at + n)));
+          at += n;
+        },
+      });
+      const m = await loadModel(new Response(body, { headers: { 'content-length': String(file.length) } }));
+      m.dispose();
+    } finally {
+      runtime.warmHeap = real;
+    }
+    expect(asked.length).toBeGreaterThan(5);
+    for (let i = 1; i < asked.length; i++) expect(asked[i] - asked[i - 1]).toBeGreaterThanOrEqual(1 << 20);
+    expect(asked.at(-1)).toBeCloseTo(4.5 * file.length, -6);
+    const before = await heapInUse();
+    runtime.warmHeap(64 * 2 ** 20);
+    runtime.warmHeap(-1);
+    runtime.warmHeap(Number.NaN);
+    expect(await heapInUse()).toBe(before); // what it allocated, it freed
   });
 });
 
