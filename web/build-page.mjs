@@ -44,11 +44,15 @@ const modelsApart = {
   },
 };
 
-/** Every source a bundle may be made of (web/app/*.js, web/*.js but the built ones and the service worker). */
+/**
+ * Every source a bundle may be made of: web/app/*.js, web/*.js but the built ones and the service
+ * worker, the Emscripten glue (its import names are minified per link: a worker bundle with
+ * another build's glue cannot instantiate the .wasm beside it), and this recipe.
+ */
 function sources() {
   const built = new Set([...PAGE_BUNDLES.map((b) => b.file), join(web, 'widget.js'), join(web, 'worker.js'), join(web, 'sw.js')]);
   const js = (dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
-  return [...js(web), ...js(join(web, 'app'))].filter((f) => !built.has(f));
+  return [...js(web), ...js(join(web, 'app')), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')].filter((f) => !built.has(f));
 }
 
 /** True when a bundle is missing or older than one of its sources. */
