@@ -130,8 +130,8 @@ it('keeps the output lines across a press of Next: the same elements, one more h
 });
 
 it('scrolls the output list to its last line in the next frame, not inside the step\'s render (no forced layout)', async () => {
-  const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two small brown dogs '
-    + 'while a group of young children play soccer in the green park next to a large white building near the old river.';
+  const LONG = 'Two young men in black jackets and a woman with a yellow hat are sitting on a wooden bench in front of a small restaurant '
+    + 'while an old man with a white beard sells fresh fruit and vegetables at the market on the other side of the busy street.';
   const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: LONG, step: 25 })}`);
   const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
   const inView = () => page.evaluate(() => {

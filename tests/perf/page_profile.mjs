@@ -8,8 +8,8 @@
 import { formatState, parseState } from '../../web/app/state.js';
 import { idle, startBrowser } from '../browser/browser.js';
 
-const LONG = 'A man in a blue shirt and a woman in a red dress are walking down the street with their two small brown dogs '
-  + 'while a group of young children play soccer in the green park next to a large white building near the old river.';
+const LONG = 'Two young men in black jackets and a woman with a yellow hat are sitting on a wooden bench in front of a small restaurant '
+  + 'while an old man with a white beard sells fresh fruit and vegetables at the market on the other side of the busy street.';
 const step = Number(process.argv[2] ?? 29);
 const N = Number(process.argv[3] ?? 10);
 const env = await startBrowser();
