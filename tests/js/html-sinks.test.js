@@ -1,15 +1,16 @@
 // No eval, no new Function, and no HTML parsed from untrusted text anywhere in the page, the widget,
 // the JS wrapper and the bindings: a search of the sources (web/ without the build outputs web/wasm/,
-// web/widget.js and web/worker.js, which are made from these; bindings/). Code evaluation and
+// web/widget.js, web/worker.js and the page's bundles, which are made from these; bindings/). Code evaluation and
 // document.write are never allowed. innerHTML / insertAdjacentHTML may only take a string or template
 // literal whose every ${…} is esc(…) (web/app/html.js, the one escaper) or an expression on the
 // allow-list below, each with the reason it cannot carry text from a model, a URL or a user.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
+import { PAGE_BUNDLES } from '../../web/build-page.mjs';
 import { root } from './helpers.js';
 
-const BUILT = new Set(['web/wasm', 'web/widget.js', 'web/worker.js']);
+const BUILT = new Set(['web/wasm', 'web/widget.js', 'web/worker.js', ...PAGE_BUNDLES.map((b) => relative(root, b.file))]);
 
 function sources(dir) {
   const out = [];
@@ -109,7 +110,7 @@ function sinks(file) {
 it('the sources evaluate no code and parse no untrusted text as HTML', () => {
   const files = [...sources('web'), ...sources('bindings')];
   expect(files).toEqual(expect.arrayContaining(['web/widget/attn-scope.js', 'web/app/main.js', 'web/attnscope.js', 'web/index.html']));
-  expect(files.filter((f) => f.startsWith('web/wasm/') || f === 'web/widget.js' || f === 'web/worker.js')).toEqual([]);
+  expect(files.filter((f) => f.startsWith('web/wasm/') || BUILT.has(f))).toEqual([]);
   expect(files.flatMap(sinks)).toEqual([]);
 });
 
