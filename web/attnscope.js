@@ -185,7 +185,7 @@ function warmHeapWhileDownloading(runtime) {
   return (loaded, total) => {
     const want = HEAP_PER_FILE_BYTE * Math.max(loaded, total ? Math.min(total, 2 * loaded) : loaded);
     if (want - warmed < 1 << 20) return; // a MiB at a time
-    runtime.warmHeap(want);
+    runtime.warmHeap?.(want); // (absent from an engine built before it: then nothing is readied)
     warmed = want;
   };
 }

@@ -3,7 +3,8 @@
 //   node web/serve.mjs [--port 8080] [--host 127.0.0.1]
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, normalize, relative, resolve, sep } from 'node:path';
+import { PAGE_BUNDLES, buildPage, pageBundlesStale } from './build-page.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const types = {
@@ -16,17 +17,16 @@ const types = {
 /** The page's bundles (web/build-page.mjs), rebuilt first when a source is newer: an edit shows on reload. */
 let building = null;
 async function freshPageBundles() {
-  const { buildPage, pageBundlesStale } = await import('./build-page.mjs');
   if (!building && pageBundlesStale()) building = buildPage().finally(() => { building = null; });
   await building;
 }
-const PAGE_BUNDLES = new Set(['/web/page.js', '/web/page-worker.js']);
+const BUNDLE_PATHS = new Set(PAGE_BUNDLES.map(({ file }) => `/${relative(root, file).split(sep).join('/')}`));
 
 export function serve({ port = 8080, host = '127.0.0.1' } = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
     const pathname = decodeURIComponent(url.pathname);
-    if (PAGE_BUNDLES.has(pathname)) {
+    if (BUNDLE_PATHS.has(pathname)) {
       try {
         await freshPageBundles();
       } catch (e) {
