@@ -2,7 +2,8 @@
 // web/page-worker.js (web/app/worker.js and its modules, the page's handlers included), so a cold
 // load asks for two scripts instead of ~55. Measured in headless Chromium on 2 cores (issue 20):
 // the modules one by one took ~640 ms to arrive, and the worker's own script waited behind them.
-// The sources stay what the repository's tests import; index.html loads only the bundles.
+// The sources stay what the repository's tests import; index.html loads the page bundle (and
+// web/models.js, kept apart: below), never the modules one by one.
 //   node web/build-page.mjs        (npm start and npm test run it; web/serve.mjs rebuilds when stale)
 //
 // The bundles sit in web/, like the widget's (web/build-widget.mjs). A source in web/app/ that
