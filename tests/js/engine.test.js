@@ -11,6 +11,19 @@ const BPE_GOLDEN = path('tests/golden/deep_pre_sin_bpe.safetensors');
 const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n')
   .map((l) => l.trim().split(','));
 
+/** `bytes` as a stream of chunks, each `size(offset)` bytes long (the last one shorter). */
+function streamOf(bytes, size) {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) { controller.close(); return; }
+      const n = Math.min(size(at), bytes.length - at);
+      controller.enqueue(new Uint8Array(bytes.subarray(at, at + n)));
+      at += n;
+    },
+  });
+}
+
 let toy;
 beforeAll(async () => { toy = await loadModel(TOY); });
 afterAll(() => toy?.dispose());
@@ -46,15 +59,7 @@ describe('loading', () => {
     direct.dispose();
     // Uneven chunks; an exact content-length, none, one too small (a compressed transfer's), one too large.
     for (const length of [file.length, null, 1000, file.length + 7]) {
-      let at = 0;
-      const body = new ReadableStream({
-        pull(controller) {
-          if (at >= file.length) { controller.close(); return; }
-          const n = Math.min(65_537 + (at % 7) * 1000, file.length - at);
-          controller.enqueue(new Uint8Array(file.subarray(at, at + n)));
-          at += n;
-        },
-      });
+      const body = streamOf(file, (at) => 65_537 + (at % 7) * 1000);
       const headers = length === null ? {} : { 'content-length': String(length) };
       const progress = [];
       const m = await loadModel(new Response(body, { headers }), { onProgress: (p) => progress.push(p.loaded) });
@@ -72,16 +77,7 @@ describe('loading', () => {
     const asked = [];
     runtime.warmHeap = (n) => { asked.push(n); return real.call(runtime, n); };
     try {
-      let at = 0;
-      const body = new ReadableStream({
-        pull(controller) {
-          if (at >= file.length) { controller.close(); return; }
-          const n = Math.min(65_536, file.length - at);
-          controller.enqueue(new Uint8Array(file.subarray(at, at + n)));
-          at += n;
-        },
-      });
-      const m = await loadModel(new Response(body, { headers: { 'content-length': String(file.length) } }));
+      const m = await loadModel(new Response(streamOf(file, () => 65_536), { headers: { 'content-length': String(file.length) } }));
       m.dispose();
     } finally {
       runtime.warmHeap = real;
