@@ -14,7 +14,11 @@
 //     'attnscope:heatmap-drawn' and to 'attnscope:heatmap-painted'. At step 1 (open at step 0, Next,
 //     Prev, …) and at step 30 (open at step 29 on a sentence the Multi30k model translates in 37
 //     greedy steps, the one tests/browser/step-cost.test.js uses; Next, Prev, …), and beam 4 (open at
-//     step 4, Next to step 5, Prev, …). Each press is split into: the worker's time for the request
+//     step 4, Next to step 5, Prev, …). The page asks for the step after the one shown before Next
+//     is pressed (web/app/requests.js "ahead"), so a press after a pause applies an answer it
+//     holds; step 30 and beam 4 are timed also with that off (window.attnscope.lookAhead = false:
+//     a press that waits for the worker, as one does when Next comes faster than the worker's
+//     answer). Each press is split into: the worker's time for the request
 //     ('attnscope:worker:step', the engine's step and the step record), the round trip the page sees
 //     ('attnscope:round-trip:step'), the page's work after the answer (apply, render, draw) and
 //     the wait for the frame; the page's own render of each panel ('attnscope:render:NAME',
@@ -113,10 +117,11 @@ async function firstHeatmap(env, path) {
  * Presses Next RUNS times at the page's step (Prev after each, so every press takes the same
  * step): click -> heatmap drawn / painted, and where the time went.
  */
-async function presses(env, path) {
+async function presses(env, path, { lookAhead = true } = {}) {
   const { context, page } = await newPage(env);
   await page.goto(env.url(path));
   await idle(page);
+  await page.evaluate((on) => { window.attnscope.lookAhead = on; }, lookAhead);
   const startStep = Number(await page.getAttribute('#app', 'data-steps'));
   if (startStep > 0) await waitMark(page, 'attnscope:heatmap-painted'); // (at step 0 no map is drawn)
   await page.evaluate(() => document.getElementById('next').addEventListener('click', (e) => { window.__clickAt = e.timeStamp; }, { capture: true }));
@@ -150,7 +155,7 @@ async function presses(env, path) {
   const part = (k) => median(rows.map((r) => r[k]));
   const panel = (k) => median(rows.map((r) => r.panels[k] ?? 0));
   return {
-    step: startStep + 1, drawn: stats(rows.map((r) => r.drawn)), painted: stats(rows.map((r) => r.painted)),
+    step: startStep + 1, lookAhead, drawn: stats(rows.map((r) => r.drawn)), painted: stats(rows.map((r) => r.painted)),
     where: {
       'click -> request sent': part('toSent'),
       'worker: the step request (engine step + its record)': part('worker'),
@@ -217,10 +222,15 @@ try {
   const at1 = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 0 }));
   const at30 = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 29 }));
   const beam = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 4, mode: 'beam', beam: 4 }));
-  result.next = { step1: at1, step30: at30 };
+  const at30Asked = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 29 }), { lookAhead: false });
+  const beamAsked = await presses(env, pagePath({ model: 'multi30k-en-de', s: LONG, step: 4, mode: 'beam', beam: 4 }), { lookAhead: false });
+  result.next = { step1: at1, step30: at30, step30Asked: at30Asked };
   result.beam4 = beam;
+  result.beam4Asked = beamAsked;
+  const asked = ', asked at the click (lookahead off)';
   for (const [label, r, target] of [[`Next at step ${at1.step}, Multi30k, greedy`, at1, TARGETS.next],
-    [`Next at step ${at30.step}, Multi30k, greedy`, at30, TARGETS.next], [`Next at step ${beam.step}, Multi30k, beam 4`, beam, TARGETS.beam]]) {
+    [`Next at step ${at30.step}, Multi30k, greedy`, at30, TARGETS.next], [`Next at step ${beam.step}, Multi30k, beam 4`, beam, TARGETS.beam],
+    [`Next at step ${at30.step}, greedy${asked}`, at30Asked, TARGETS.next], [`Next at step ${beam.step}, beam 4${asked}`, beamAsked, TARGETS.beam]]) {
     console.log(line(`${label}: click -> drawn`, r.drawn, target));
     console.log(line(`${label}: click -> painted`, r.painted, target));
     if (r.painted.median > target || r.drawn.worst > target) printWhere(r.where);

@@ -128,8 +128,10 @@ function issue20Targets(r, speedup, yes) {
     const x = r.beam.beam4.perSentenceMs / r.beam.greedy.perSentenceMs;
     rows.push(['(issue 20) beam 4 ≤ 1.6× greedy per sentence (WASM, same sentences)', `${f(x)}×`, yes(x <= 1.6)]);
   }
-  for (const { name, painted, target } of pageFigures(r.page)) {
-    rows.push([`(issue 20) ${name} ≤ ${target} ms`, `median ${f(painted.median, 1)} ms, worst ${f(painted.worst, 1)} ms (to the painted frame)`, yes(painted.median <= target)]);
+  // Judged on the painted frame; the map on its canvas (drawn) is given beside it.
+  for (const { name, drawn, painted, target } of pageFigures(r.page)) {
+    rows.push([`(issue 20) ${name} ≤ ${target} ms`, `median ${f(painted.median, 1)} ms, worst ${f(painted.worst, 1)} ms to the painted frame`
+      + ` (drawn: median ${f(drawn.median, 1)} ms)`, yes(painted.median <= target)]);
   }
   return rows;
 }
@@ -149,6 +151,9 @@ function pageFigures(page) {
     row(`a press of Next at step ${page.next.step30.step}`, page.next.step30, t.next);
   }
   if (page.beam4) row(`a beam-4 step (step ${page.beam4.step})`, page.beam4, t.beam);
+  // The same presses with the page's lookahead off: the step is asked for at the click.
+  if (page.next?.step30Asked) row(`a press of Next at step ${page.next.step30Asked.step}, asked at the click`, page.next.step30Asked, t.next);
+  if (page.beam4Asked) row(`a beam-4 step (step ${page.beam4Asked.step}), asked at the click`, page.beam4Asked, t.beam);
   return rows;
 }
 
@@ -157,6 +162,8 @@ function renderPage(page) {
   const out = ['## Page latency in Chromium', ''];
   out.push(`tests/bench/page_latency.mjs, ${page.runs} runs each, ${page.browser ?? 'Chromium'} headless, the page served from ` +
     'localhost. *drawn*: the page\'s mark after the heatmap is on its canvas; *painted*: the next animation frame has run. ' +
+    'A press of Next applies the step the page asked for once the previous answer was shown (web/app/requests.js); ' +
+    '*asked at the click*: the same press with that lookahead off (it waits for the worker). ' +
     'Cold: a fresh browser context (no cache, no service worker), navigation start to the first heatmap.', '');
   out.push(table(['figure', 'drawn: median / worst, ms', 'painted: median / worst, ms', 'target, ms', ''],
     pageFigures(page).map(({ name, drawn, painted, target }) => [name, `${f(drawn.median, 1)} / ${f(drawn.worst, 1)}`,

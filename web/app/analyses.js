@@ -151,7 +151,7 @@ export class AnalysesPanel {
         this.#maps.cosine = null;
       } else {
         try {
-          const c = await this.#o.engine.request('cosine', { sid: snap.sid });
+          const c = await this.#o.engine.request('cosine', { sid: snap.sid, ids: snap.path.ids });
           if (this.#snap !== snap) return;
           const [S, T] = c.shape;
           this.#map('cosine', this.$('#cos-body')).set({

@@ -297,6 +297,9 @@ window.attnscope = {
   get snapshot() { return store.get().snap; },
   get state() { return { ...store.get().st }; },
   get storedSteps() { return requests.steps.size; },
+  /** Whether the page asks for the next step before Next is pressed (web/app/requests.js; the benchmark turns it off to time a press that waits for the worker). */
+  get lookAhead() { return requests.lookAhead; },
+  set lookAhead(on) { requests.lookAhead = on; },
   engine,
   /** Resolves when every request is answered and drawn, and the URL written. */
   idle: () => requests.idle().then(() => compare.idle()).then(() => encoder.idle()).then(() => { if (app.dataset.urlPending) writeURL(); }),

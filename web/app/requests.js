@@ -28,11 +28,19 @@ export function createRequests({ store, engine, ui }) {
   const app = $('app');
   const steps = new StepStore();
   const outcomes = new Map(); // key -> promise of an 'outcome' answer (the unmodified translations)
+  const wantsTree = () => store.get().st.view === 'beam'; // the beam tree grows with every step: only the beam view asks
   let queue = Promise.resolve();
   let pending = 0;
   let slowTimer = 0;
   let vectorsAsked = null;
   let treeAsked = null; // the snapshot whose tree was asked for
+  // A press of Next is answered before it is made: once an answer is shown, the page asks the
+  // worker for the next step and holds the answer. Next applies it in the click's own task, so
+  // the map is redrawn without a round trip through the worker (whose answer Chromium runs only
+  // after the frame that follows the click). Meanwhile the worker's session is one step past
+  // the page's: every other request on it first takes it back (rewind).
+  let ahead = null; // {sid, at: the page's step count when asked, answer: promise of the step's update}
+  let lookAhead = true;
 
   /** A worker's answer into the page's session copy, and the snapshot into the store. */
   function apply(answer, patch = {}) {
@@ -40,6 +48,33 @@ export function createRequests({ store, engine, ui }) {
     if (!snap) return;
     const st = fitView({ ...store.get().st, step: snap.steps, forced: snap.forced, ...selectionOf(snap) }, snap.sites);
     store.set({ ...patch, st, snap });
+    askAhead();
+  }
+
+  /** Asks the worker for the step after the one shown (see `ahead`); idle() waits for it too. */
+  function askAhead() {
+    ahead = null;
+    const { snap } = store.get();
+    if (!lookAhead || !snap || snap.done) return;
+    const answer = engine.request('step', { sid: snap.sid, tree: wantsTree() });
+    const settled = answer.catch(() => {}); // its error, if any, is the next press's
+    ahead = { sid: snap.sid, at: snap.steps, answer };
+    queue = queue.then(() => settled);
+  }
+
+  /** Takes the worker's session back to the page's step when it went one past it (askAhead). */
+  async function rewind(snap) {
+    const held = ahead;
+    ahead = null;
+    if (held?.sid !== snap.sid) return;
+    await held.answer.catch(() => {});
+    await engine.request('goto', { sid: snap.sid, step: held.at }); // nothing the page shows changes
+  }
+
+  /** The round trip of a `type` request that started at `start`, in the page's timeline. */
+  function measured(type, start) {
+    performance.clearMeasures(`attnscope:round-trip:${type}`); // the latest of each type is kept
+    performance.measure(`attnscope:round-trip:${type}`, { start });
   }
 
   /** Runs engine work one piece at a time; an answer it returns is applied. */
@@ -169,9 +204,6 @@ export function createRequests({ store, engine, ui }) {
     });
   }
 
-  /** The beam tree grows with every step: asked for only while the beam view shows it. */
-  const wantsTree = () => store.get().st.view === 'beam';
-
   /**
    * A request on the current session. The round trip to the worker is measured in the page's
    * timeline (attnscope:round-trip:TYPE, for tests/bench/page_latency.mjs); applying the answer
@@ -179,22 +211,47 @@ export function createRequests({ store, engine, ui }) {
    */
   const nav = (type, args = {}) => run(async () => {
     const { snap } = store.get();
-    if (!snap) return null;
+    return snap ? ask(snap, type, args) : null;
+  });
+
+  async function ask(snap, type, args = {}) {
+    await rewind(snap);
     const start = performance.now();
     const answer = await engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args });
-    performance.clearMeasures(`attnscope:round-trip:${type}`); // the latest of each type is kept
-    performance.measure(`attnscope:round-trip:${type}`, { start });
+    measured(type, start);
     return answer;
-  });
+  }
+
+  /**
+   * Next: the step held ahead when it is the one after the step shown (applied in the click's
+   * task when nothing is queued before it; its wait is measured as the round trip), else asked now.
+   */
+  function next() {
+    if (!store.get().snap || store.get().snap.done) return;
+    const start = performance.now();
+    run(async () => {
+      const { snap } = store.get(); // what the queue before this press left on the page
+      if (!snap || snap.done) return null;
+      const held = ahead;
+      if (!lookAhead || held?.sid !== snap.sid || held.at !== snap.steps) return ask(snap, 'step');
+      ahead = null;
+      const answer = await held.answer;
+      measured('step', start);
+      return answer;
+    });
+  }
 
   return {
     run, translate, nav, keepStep, outcomeOf,
     /** Resolves when every request so far has been answered and applied. */
     idle: () => queue,
     get pending() { return pending; },
+    /** Whether the next step is asked for before Next is pressed (see `ahead`; on by default). */
+    get lookAhead() { return lookAhead; },
+    set lookAhead(on) { lookAhead = !!on; },
     /** The page's copy of the session's steps (web/app/step-store.js). */
     steps,
-    next() { const { snap } = store.get(); if (snap && !snap.done) nav('step'); },
+    next,
     prev() { const { snap } = store.get(); if (snap && snap.steps > 0) nav('back'); },
     goto(step) { ui.stopPlay(); nav('goto', { step }); },
     force(tokenId) {

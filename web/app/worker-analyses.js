@@ -16,9 +16,11 @@ export function analysisHandlers(getModel, live) {
       };
     },
 
-    cosine({ sid }) {
+    // ids: the target tokens the page shows (the session may be a step ahead: the page asks for
+    // the next step before Next is pressed, web/app/requests.js).
+    cosine({ sid, ids }) {
       const s = live(sid);
-      return s.model.embeddingCosine(s.source.ids, currentPath(s));
+      return s.model.embeddingCosine(s.source.ids, ids ? Array.from(ids) : currentPath(s));
     },
 
     factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
