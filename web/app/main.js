@@ -84,13 +84,15 @@ function markFirstHeatmap() {
   const m = performance.mark('attnscope:first-heatmap');
   app.dataset.firstHeatmapMs = m.startTime.toFixed(0);
   console.info(`attnscope: first heatmap after ${m.startTime.toFixed(0)} ms`);
-  // After the first picture: the model sizes for the picker, and the offline cache.
-  setTimeout(() => {
+  // After the first picture is on screen (the task after the next frame; a timeout alone ran
+  // before that frame, and the picker's HEAD requests cost ~50 ms of this thread on a cold
+  // load): the model sizes for the picker, and the offline cache.
+  requestAnimationFrame(() => setTimeout(() => {
     probeModelSizes(store.get().st.model);
     if ('serviceWorker' in navigator && location.protocol !== 'file:') {
       navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch((e) => console.warn('attnscope: no offline cache:', e.message));
     }
-  }, 0);
+  }, 0));
 }
 
 const attention = new AttentionView({
