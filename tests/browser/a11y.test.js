@@ -32,8 +32,14 @@ async function axe(page, name) {
 }
 const severe = ({ violations }) => violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 
-/** Every visible heatmap of the document, or of every widget's shadow root when `widget`. */
-const maps = (page, widget) => page.evaluate((widget) => {
+/**
+ * Every visible heatmap of the document, or of every widget's shadow root when `widget`, once
+ * their tables have followed the maps (a table is filled after the frame that shows its map).
+ */
+const maps = async (page, widget) => page.waitForFunction((widget) => {
+  const roots = widget ? [...document.querySelectorAll('attn-scope')].map((w) => w.shadowRoot) : [document];
+  return !roots.some((r) => r.querySelector('[data-table-pending]'));
+}, widget).then(() => page.evaluate((widget) => {
   const roots = widget ? [...document.querySelectorAll('attn-scope')].map((w) => w.shadowRoot) : [document];
   return roots.flatMap((r) => [...r.querySelectorAll('.hm')]).filter((hm) => hm.offsetParent !== null).map((hm) => {
     const canvas = hm.querySelector('canvas');
@@ -48,7 +54,7 @@ const maps = (page, widget) => page.evaluate((widget) => {
       hidden: table ? table.parentElement.getBoundingClientRect().width <= 1 : null,
     };
   });
-}, widget);
+}, widget));
 
 it('the demo page: every heatmap is a keyboard stop with a live readout and a table of its numbers; axe finds nothing serious', async () => {
   const { page, errors } = await openPage(env, '/web/index.html?s=i%20can%20eat%20apple&step=end');

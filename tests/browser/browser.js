@@ -109,12 +109,14 @@ export function watchErrors(page) {
 
 /**
  * Waits until the demo page has no engine request in flight (and has rendered at least once),
- * and its URL is up to date (a step's answer writes it a moment later: web/app/main.js).
+ * its URL is up to date (a step's answer writes it a moment later: web/app/main.js) and every
+ * heatmap's table holds its map (filled after the frame that shows the map: web/app/heatmap.js).
  */
 export async function idle(page) {
   await page.waitForFunction(() => {
     const app = document.querySelector('#app');
-    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0 && !app.dataset.urlPending;
+    return app?.dataset.busy === 'false' && Number(app.dataset.renders) > 0 && !app.dataset.urlPending
+      && !document.querySelector('[data-table-pending]'); // (a heatmap's table follows its frame)
   }, null, { timeout: 30_000 });
 }
 

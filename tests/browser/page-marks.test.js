@@ -1,7 +1,8 @@
 // The page's performance marks that tests/bench/page_latency.mjs times a press of Next with
 // (issue 20): after a press, the map drawn, the next frame, painted (in that order), the round
 // trip to the worker, the worker's own time for the step, and each panel's render; the main
-// map's table of numbers is updated in place (its rows kept); and the rollout of the Analyses
+// map's table of numbers is updated in place (its rows kept), after the frame that shows the
+// map; and the rollout of the Analyses
 // card is drawn once per session, not again at every step.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state.js';
@@ -65,6 +66,35 @@ it('keeps the main map\'s table across a press of Next: the same rows, one more,
   expect(after.tables).toBe(1);
   expect(after.text).toHaveLength(2);
   expect(after.text.map((r) => r.slice(1))).toEqual(after.want);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('fills the main map\'s table after the frame that shows the map, not in the press\'s task', async () => {
+  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1 })}`);
+  // What the table holds when the map is drawn (the mark is made right after Heatmap.set draws),
+  // when the next frame starts, and once the page is idle.
+  await page.evaluate(() => {
+    const hm = document.querySelector('#heatmap'); // (the map's root, .hm)
+    const seen = (at) => ({ at, rows: hm.querySelector('table').tBodies[0].rows.length, pending: hm.dataset.tablePending ?? null });
+    window.tableSeen = [];
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name, options) => {
+      if (name === 'attnscope:heatmap-drawn' || name === 'attnscope:heatmap-frame') window.tableSeen.push(seen(name));
+      return mark(name, options);
+    };
+  });
+  await page.click('#next');
+  await idle(page);
+  const seen = await page.evaluate(() => window.tableSeen);
+  expect(seen).toEqual([
+    { at: 'attnscope:heatmap-drawn', rows: 1, pending: 'true' },
+    { at: 'attnscope:heatmap-frame', rows: 1, pending: 'true' },
+  ]);
+  expect(await page.evaluate(() => ({
+    rows: document.querySelector('#heatmap table').tBodies[0].rows.length,
+    pending: document.querySelectorAll('[data-table-pending]').length,
+  }))).toEqual({ rows: 2, pending: 0 });
   expect(errors).toEqual([]);
   await page.close();
 });
