@@ -44,6 +44,8 @@ from attnscope_ref.model import Transformer  # noqa: E402
 from attnscope_ref.rnn import RNNSeq2Seq, complete_config as complete_rnn_config  # noqa: E402
 from attnscope_ref.wordpiece import DEFAULT_SPEC as WORDPIECE_SPEC, WordPiece, basic_tokenize  # noqa: E402
 from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
+import training_state  # noqa: E402
+from training_state import inverse_sqrt  # noqa: E402
 
 
 def data_dir():
@@ -131,9 +133,6 @@ def evaluate_loss(model, examples, max_tokens):
     return total / max(count, 1)
 
 
-def inverse_sqrt(step, warmup):
-    step = max(step, 1)
-    return min(step / warmup, math.sqrt(warmup / step))
 
 
 # ----------------------------------------------------------------------------------- the toy
@@ -300,7 +299,9 @@ def train_multi30k(args):
     log(f"train {len(train_ex)}/{len(train)} pairs, val {len(val_ex)}/{len(val)} pairs")
 
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: inverse_sqrt(s, args.warmup))
+    # The lr follows the global step (not a scheduler's own counter), so that a run resumed from
+    # a committed state (models/training_state.py) keeps its place in the schedule.
+    fresh_optimiser_step = None
     # --cpu-minutes counts this process's CPU time, not the wall clock, so two runs on a shared
     # machine get the same budget however busy the other core is (with one torch thread).
     clock = time.process_time if args.cpu_minutes else time.time
@@ -311,32 +312,48 @@ def train_multi30k(args):
     # Training on 2 CPU cores takes longer than one sitting: a checkpoint after every epoch
     # (under build/, not committed) lets `--resume` carry on where the last run stopped.
     ckpt_path = ROOT / "build" / f"{name}.ckpt.pt"
+    state_path = training_state.state_path(name)
+    recipe = {"src": args.src, "tgt": args.tgt, "merges": args.merges, "lr": args.lr, "warmup": args.warmup,
+              "batch_tokens": args.batch_tokens, "dropout": args.dropout, "label_smoothing": args.label_smoothing}
     if args.resume and ckpt_path.exists():
-        ckpt = torch.load(ckpt_path)
+        ckpt = torch.load(ckpt_path, weights_only=False)
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["opt"])
-        sched.load_state_dict(ckpt["sched"])
         best, best_epoch, step, first_epoch = ckpt["best"], ckpt["best_epoch"], ckpt["step"], ckpt["epoch"] + 1
         best_state = ckpt["best_state"]
         rng.setstate(ckpt["rng"])
         recent = ckpt.get("recent", [])
+        fresh_optimiser_step = ckpt.get("fresh_optimiser_step")
         log(f"resumed from {ckpt_path} after epoch {ckpt['epoch']} (best val {best:.3f} at epoch {best_epoch})")
+    elif args.resume and state_path.exists():
+        try:
+            where = training_state.load_state(state_path, model, model.config, recipe)
+        except ValueError as e:
+            raise SystemExit(str(e))
+        best, best_epoch, step, first_epoch = where["best"], where["best_epoch"], where["step"], where["epoch"] + 1
+        best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        rng.setstate(training_state.rng_state_from_json(where["rng"]))
+        fresh_optimiser_step = step
+        log(f"resumed from {state_path.relative_to(ROOT)} after epoch {where['epoch']} (step {step}, best val "
+            f"{best:.3f} at epoch {best_epoch}); fresh Adam, lr ramped up again over {args.rewarm} steps; "
+            f"that state's log follows:\n{where['log'].rstrip()}")
     for epoch in range(first_epoch, args.epochs + 1):
         t0, total, count = time.time(), 0.0, 0
         for src, tgt in batches(train_ex, args.batch_tokens, True, rng):
+            for group in opt.param_groups:
+                group["lr"] = args.lr * training_state.lr_factor(step, args.warmup, fresh_optimiser_step, args.rewarm)
             loss, n = loss_on(model, src, tgt, args.label_smoothing)
             opt.zero_grad()
             (loss / n).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
-            sched.step()
             step += 1
             total, count = total + float(loss), count + n
             if clock() > deadline:
                 break
         val_loss = evaluate_loss(model, val_ex, args.batch_tokens)
         log(f"epoch {epoch} step {step} train {total / count:.3f} val {val_loss:.3f} "
-            f"ppl {math.exp(val_loss):.2f} lr {sched.get_last_lr()[0]:.2e} ({time.time() - t0:.0f}s)")
+            f"ppl {math.exp(val_loss):.2f} lr {opt.param_groups[0]['lr']:.2e} ({time.time() - t0:.0f}s)")
         if val_loss < best:
             best, best_epoch = val_loss, epoch
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
@@ -352,9 +369,10 @@ def train_multi30k(args):
             save_model(model, config, spec, vocab, name, args, n_params, epoch, avg_loss, "avg",
                        f"average of epochs {epoch - len(recent) + 1}-{epoch}")
             model.load_state_dict(current)
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "best": best,
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "best": best,
                     "best_epoch": best_epoch, "step": step, "epoch": epoch, "best_state": best_state,
-                    "rng": rng.getstate(), "recent": recent}, ckpt_path)
+                    "rng": rng.getstate(), "recent": recent, "fresh_optimiser_step": fresh_optimiser_step,
+                    "config": model.config, "recipe": recipe}, ckpt_path)
         if epoch - best_epoch >= args.patience:
             log(f"early stop: no val improvement for {args.patience} epochs")
             break
@@ -584,7 +602,10 @@ def main():
     m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
     m.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
     m.add_argument("--threads", type=int, default=2)
-    m.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
+    m.add_argument("--resume", action="store_true",
+                   help="continue from build/<name>.ckpt.pt, or else from models/training/<name>.state.safetensors")
+    m.add_argument("--rewarm", type=int, default=200,
+                   help="after a resume from a committed state (fresh Adam): steps over which the lr ramps up again")
     m.add_argument("--init-from", help="start from the weights of this .safetensors model (same BPE)")
     m.add_argument("--init-embeddings-from", help="start the (shared) embeddings from this model (same BPE)")
     m.add_argument("--seed", type=int, default=1)

@@ -26,7 +26,7 @@ ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v
 
-echo "== PyTorch reference self-checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py)"
+echo "== PyTorch reference self-checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py, check_training_state.py)"
 # The goldens' own checks: the reference against an independent forward pass, and the search
 # goldens against a second reading of the spec. They need PyTorch in /usr/bin/python3 (Debian
 # python3-torch, not installed by ensure_deps.sh: it is large); without it they are skipped, loudly.
@@ -37,8 +37,9 @@ if [ -x "$torch_python" ] && "$torch_python" -c 'import torch' 2>/dev/null; then
   "$torch_python" models/check_search.py
   "$torch_python" models/make_intervention_goldens.py --check
   "$torch_python" models/check_bert_converter.py
+  "$torch_python" models/check_training_state.py
 else
-  reference_skipped="the PyTorch reference checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
+  reference_skipped="the PyTorch reference checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py, check_training_state.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
   echo "!! $reference_skipped"
 fi
 
