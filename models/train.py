@@ -133,8 +133,6 @@ def evaluate_loss(model, examples, max_tokens):
     return total / max(count, 1)
 
 
-
-
 # ----------------------------------------------------------------------------------- the toy
 
 def rnn_config(args, max_positions):
@@ -317,6 +315,11 @@ def train_multi30k(args):
               "batch_tokens": args.batch_tokens, "dropout": args.dropout, "label_smoothing": args.label_smoothing}
     if args.resume and ckpt_path.exists():
         ckpt = torch.load(ckpt_path, weights_only=False)
+        if "config" in ckpt:  # checkpoints written before session 13 do not say
+            try:
+                training_state.require_same_run(ckpt_path, ckpt["config"], ckpt["recipe"], model.config, recipe)
+            except ValueError as e:
+                raise SystemExit(str(e))
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["opt"])
         best, best_epoch, step, first_epoch = ckpt["best"], ckpt["best_epoch"], ckpt["step"], ckpt["epoch"] + 1
@@ -604,7 +607,7 @@ def main():
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--resume", action="store_true",
                    help="continue from build/<name>.ckpt.pt, or else from models/training/<name>.state.safetensors")
-    m.add_argument("--rewarm", type=int, default=200,
+    m.add_argument("--rewarm", type=int, default=training_state.REWARM,
                    help="after a resume from a committed state (fresh Adam): steps over which the lr ramps up again")
     m.add_argument("--init-from", help="start from the weights of this .safetensors model (same BPE)")
     m.add_argument("--init-embeddings-from", help="start the (shared) embeddings from this model (same BPE)")

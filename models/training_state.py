@@ -32,7 +32,10 @@ def inverse_sqrt(step, warmup):
     return min(step / warmup, math.sqrt(warmup / step))
 
 
-def lr_factor(step, warmup, fresh_optimiser_step=None, rewarm=200):
+REWARM = 200  # steps; train.py's --rewarm default
+
+
+def lr_factor(step, warmup, fresh_optimiser_step=None, rewarm=REWARM):
     """The factor of the peak lr for the optimiser step that follows `step` finished steps.
 
     `fresh_optimiser_step`: the global step at which a fresh Adam took over (a resume from a
@@ -66,20 +69,25 @@ def load_state(path, model, config, recipe):
     tensors, metadata = safetensors_io.load(path)
     if metadata.get("format") != FORMAT:
         raise ValueError(f"{path}: not a training state (format {metadata.get('format')!r}, expected {FORMAT!r})")
-    saved_config = json.loads(metadata["config"])
     where = json.loads(metadata["where"])
-    for label, saved, asked in (("model config", saved_config, config), ("recipe", where["recipe"], recipe)):
-        saved, asked = json.loads(json.dumps(saved, sort_keys=True)), json.loads(json.dumps(asked, sort_keys=True))
-        differ = sorted(k for k in set(saved) | set(asked) if saved.get(k) != asked.get(k))
-        if differ:
-            detail = ", ".join(f"{k}: saved {saved.get(k)!r}, asked {asked.get(k)!r}" for k in differ)
-            raise ValueError(f"{path} was trained with another {label} ({detail})")
+    require_same_run(path, json.loads(metadata["config"]), where["recipe"], config, recipe)
     expected = model.state_dict()
     if set(tensors) != set(expected):
         raise ValueError(f"{path}: its tensors {sorted(set(tensors) ^ set(expected))} do not match the model's")
     model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
     where["log"] = metadata.get("log", "")
     return where
+
+
+def require_same_run(path, saved_config, saved_recipe, config, recipe):
+    """Raises ValueError naming each key where the saved model config or recipe differs from the
+    asked one: a run (a committed state or a build/ checkpoint) only goes on with the flags that made it."""
+    for label, saved, asked in (("model config", saved_config, config), ("recipe", saved_recipe, recipe)):
+        saved, asked = json.loads(json.dumps(saved, sort_keys=True)), json.loads(json.dumps(asked, sort_keys=True))
+        differ = sorted(k for k in set(saved) | set(asked) if saved.get(k) != asked.get(k))
+        if differ:
+            detail = ", ".join(f"{k}: saved {saved.get(k)!r}, asked {asked.get(k)!r}" for k in differ)
+            raise ValueError(f"{path} was trained with another {label} ({detail})")
 
 
 def rng_state_to_json(state):
