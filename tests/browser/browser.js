@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), and the static server.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../web/serve.mjs';
@@ -23,6 +23,20 @@ export const artifacts = join(root, 'tests/artifacts');
  * it, and the tests load it in Node to compare: `models/train.py toy` rewrites models/.
  */
 export const FROZEN_TOY = join(root, 'tests/models/toy-en-de.frozen.safetensors');
+/** The JSON header of a .safetensors file (its bytes) and the header's length in bytes. */
+export function safetensorsHeader(bytes) {
+  const n = Number(bytes.readBigUInt64LE(0));
+  return { header: JSON.parse(bytes.subarray(8, 8 + n).toString('utf8')), n };
+}
+
+/**
+ * The config of the shipped models/<id>.safetensors, from its metadata. Tests that count layers
+ * and heads read them here, so that shipping a model of another shape changes no test.
+ */
+export function shippedConfig(id) {
+  return JSON.parse(safetensorsHeader(readFileSync(join(root, `models/${id}.safetensors`))).header.__metadata__.config);
+}
+
 const SHIPPED_TOY_URL = '/models/toy-en-de.safetensors';
 const FROZEN_TOY_URL = '/tests/models/toy-en-de.frozen.safetensors';
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -32,6 +32,7 @@ async function titleEdges(svg) {
 
 it('labels heads and layers from 1 in titles, pickers, screen-reader labels and file names, and wraps long titles', async () => {
   // layer=1, head=3 in the URL (0-based): the second layer's fourth head.
+  const config = shippedConfig('multi30k-en-de');
   const { page, errors } = await open(`/web/index.html?model=multi30k-en-de&s=${encodeURIComponent(LONG)}&step=4&view=cross&layer=1&head=3`);
   expect(await page.locator('#layer option:checked').textContent()).toMatch(/^2\b/);
   expect(await page.locator('#head option:checked').textContent()).toMatch(/^4\b/);
@@ -40,7 +41,7 @@ it('labels heads and layers from 1 in titles, pickers, screen-reader labels and 
   expect(svg.name).toBe('attnscope-multi30k-en-de-step4-cross-L2-H4.svg');
   const text = readFileSync(svg.path, 'utf8');
   const { width, lines } = await titleEdges(text);
-  expect(lines.map((l) => l.text).join(' ')).toBe(`Cross-attention · layer 2 of 3 · head 4 of 8 · “${LONG}” · multi30k-en-de · step 4`);
+  expect(lines.map((l) => l.text).join(' ')).toBe(`Cross-attention · layer 2 of ${config.n_decoder_layers} · head 4 of ${config.n_heads} · “${LONG}” · multi30k-en-de · step 4`);
   expect(lines.length).toBeGreaterThan(1);
   for (const l of lines) expect(l.right).toBeLessThanOrEqual(width);
   // The model-view sheet: its legend, and every title line inside the picture.

@@ -9,13 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, idle, root, startBrowser } from './browser.js';
+import { hoverCell, idle, root, shippedConfig, startBrowser } from './browser.js';
 
 const PAIRS = [
   ['A man rides a bike.', 'Ein Mann fährt Fahrrad.'],
   ['A little girl is playing in the water.', 'Ein kleines Mädchen spielt im Wasser.'],
 ];
 const ROUTE = '**/models/analysis/multi30k-en-de.heads.json';
+const CONFIG = shippedConfig('multi30k-en-de');
+const HEADS = CONFIG.n_heads;
+const layersOf = (site) => (site === 'encoder' ? CONFIG.n_encoder_layers : CONFIG.n_decoder_layers);
 let env;
 let file; // the sweep, as models/head_sweep.py writes it
 
@@ -56,10 +59,10 @@ it('draws the model\'s precomputed sweep without running one: heatmaps, metric s
   expect(await page.getAttribute('#an-importance', 'data-state')).toBeNull(); // no sweep was run
 
   for (const site of ['encoder', 'self', 'cross']) {
-    expect(JSON.parse(await page.locator(`#pre-${site} canvas`).getAttribute('data-grid'))).toMatchObject({ rows: 3, cols: 8 });
+    expect(JSON.parse(await page.locator(`#pre-${site} canvas`).getAttribute('data-grid'))).toMatchObject({ rows: layersOf(site), cols: HEADS });
   }
   const head = (site, layer, h) => file.heads.find((x) => x.site === site && x.layer === layer && x.head === h);
-  for (const [site, l, h] of [['cross', 1, 4], ['encoder', 2, 7], ['self', 0, 0]]) {
+  for (const [site, l, h] of [['cross', 1, 2], ['encoder', layersOf('encoder') - 1, HEADS - 1], ['self', 0, 0]]) {
     expect(await cellValue(page, `pre-${site}`, l, h)).toBe(head(site, l, h).delta_log_likelihood);
   }
   const values = (list) => page.locator(`#pre-${list} li`).evaluateAll((li) => li.map((x) => Number(x.dataset.value)));
@@ -73,7 +76,7 @@ it('draws the model\'s precomputed sweep without running one: heatmaps, metric s
   // Δ BLEU.
   await page.selectOption('#pre-metric', 'bleu');
   expect(await page.getAttribute('#pre-results', 'data-metric')).toBe('bleu');
-  for (const [site, l, h] of [['cross', 1, 4], ['encoder', 2, 7]]) {
+  for (const [site, l, h] of [['cross', 1, 2], ['encoder', layersOf('encoder') - 1, HEADS - 1]]) {
     expect(await cellValue(page, `pre-${site}`, l, h)).toBe(head(site, l, h).delta_bleu);
   }
   const byBleu = file.heads.map((h) => h.delta_bleu).sort((a, b) => a - b);
@@ -106,7 +109,7 @@ it('serves the shipped Multi30k sweep as JSON, draws it, and keeps it for offlin
   expect(existsSync(path), `${path} is missing: python3 models/head_sweep.py --model models/multi30k-en-de.safetensors --src en --tgt de`).toBe(true);
   const shipped = JSON.parse(readFileSync(path, 'utf8'));
   expect(shipped).toMatchObject({ model: 'multi30k-en-de.safetensors', sentences: 100 });
-  expect(shipped.heads).toHaveLength(3 * 3 * 8); // 3 sites × 3 layers × 8 heads
+  expect(shipped.heads).toHaveLength((layersOf('encoder') + 2 * layersOf('self')) * HEADS); // a sweep of another shape is stale
   for (const h of shipped.heads) expect([h.delta_log_likelihood, h.delta_bleu].every(Number.isFinite)).toBe(true);
 
   const own = await startBrowser(); // its own server, to stop it

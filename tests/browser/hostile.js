@@ -3,7 +3,7 @@
 // model whose name, description and vocabularies carry them, made from the frozen toy model (same
 // weights, so it still translates "i can eat apple" word for word, into hostile target tokens).
 import { readFileSync } from 'node:fs';
-import { FROZEN_TOY } from './browser.js';
+import { FROZEN_TOY, safetensorsHeader } from './browser.js';
 
 export const HOSTILE = {
   img: `<img src=x onerror="__pwned('img')">`,
@@ -26,8 +26,7 @@ export const HOSTILE_DESCRIPTION = `${HOSTILE.script} ${HOSTILE.iframe}`;
 /** The hostile model's bytes. */
 export function hostileModel() {
   const bytes = readFileSync(FROZEN_TOY);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const { header, n } = safetensorsHeader(bytes);
   const meta = header.__metadata__;
   const swap = (key, swaps) => {
     const vocab = JSON.parse(meta[key]).map((t) => swaps[t] ?? t);

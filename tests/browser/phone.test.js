@@ -2,7 +2,7 @@
 // not jump down on load, the model view fits every head of Multi30k's 8 on the screen, and a
 // focused heatmap's focus ring goes around the map, not around the whole wide canvas.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { idle, openPage, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, screenshot, shippedConfig, startBrowser } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -28,14 +28,15 @@ it('wraps the tabs, keeps the page at the top on load, and fits the model view o
     expect(await list.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
   }
   await screenshot(page, 'phone-top', { fullPage: false });
-  // The model view: all 8 heads of a layer side by side, inside the screen.
+  // The model view (cross-attention): all heads of a layer side by side, inside the screen.
+  const { n_decoder_layers: layers, n_heads: heads } = shippedConfig('multi30k-en-de');
   await page.click('#tab-model');
   await idle(page);
   const grid = page.locator('.model-grid');
   expect(await grid.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
   const thumbs = await page.locator('.model-grid .thumb').all();
-  expect(thumbs).toHaveLength(3 * 8);
-  for (const t of thumbs.slice(0, 8)) {
+  expect(thumbs).toHaveLength(layers * heads);
+  for (const t of thumbs.slice(0, heads)) {
     const box = await t.boundingBox();
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
   }

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state.js';
-import { hoverCell, idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { hoverCell, idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
 
 const SENTENCE = 'A little girl is playing in the water.';
+const { n_decoder_layers: LAYERS, n_heads: HEADS } = shippedConfig('multi30k-en-de');
+const PINNED = `Pinned: Cross-attention · layer 2 of ${LAYERS} · head 4 of ${HEADS}`;
 let env;
 let model;
 beforeAll(async () => {
@@ -25,11 +27,11 @@ it('pins a head and shows it beside another at full size, with the engine\'s val
   expect(new URL(page.url()).searchParams.get('pin')).toBe('cross.1.3');
   expect(await page.getAttribute('#pin', 'aria-pressed')).toBe('true');
   // Another head: the pinned one stays beside it.
-  await page.selectOption('#head', '6');
+  await page.selectOption('#head', '0');
   await idle(page);
   expect(await page.isVisible('#pinned-heatmap')).toBe(true);
   const caps = await page.locator('#view-body .cmp > figcaption').allTextContents();
-  expect(caps).toEqual(['Now: Cross-attention · layer 2 of 3 · head 7 of 8', 'Pinned: Cross-attention · layer 2 of 3 · head 4 of 8']);
+  expect(caps).toEqual([`Now: Cross-attention · layer 2 of ${LAYERS} · head 1 of ${HEADS}`, PINNED]);
   // Side by side, each a full map (not a thumbnail).
   const a = await page.locator('#pinned-heatmap canvas').boundingBox();
   const b = await page.locator('#heatmap canvas').boundingBox();
@@ -57,7 +59,7 @@ it('pins a head and shows it beside another at full size, with the engine\'s val
   expect(await page.isVisible('#pinned-heatmap')).toBe(true);
   await page.click('#tab-encoder');
   await idle(page);
-  expect(await page.locator('#view-body .cmp > figcaption').nth(1).textContent()).toBe('Pinned: Cross-attention · layer 2 of 3 · head 4 of 8');
+  expect(await page.locator('#view-body .cmp > figcaption').nth(1).textContent()).toBe(PINNED);
   await page.click('#tab-cross');
   await page.selectOption('#head', '3');
   await idle(page);

@@ -64,7 +64,7 @@ describe('loading', () => {
       const progress = [];
       const m = await loadModel(new Response(body, { headers }), { onProgress: (p) => progress.push(p.loaded) });
       expect(progress.at(-1), `content-length ${length}`).toBe(file.length);
-      expect(progress.length).toBeGreaterThan(100);
+      expect(progress.length).toBeGreaterThanOrEqual(Math.ceil(file.length / 71_537)); // a report per chunk (at most 71,537 bytes each)
       expect(stepLogits(m), `content-length ${length}`).toEqual(want);
       m.dispose();
     }
