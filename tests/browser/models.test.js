@@ -1,11 +1,11 @@
 // The models a reader can reach: every shipped model file is in the page's picker (and in the
 // widget's manifest); a link or a widget naming a model that is not there says so, with the ids
 // there are, instead of quietly translating with another model.
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { models } from '../../web/models.js';
-import { idle, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
+import { idle, openPage, root, safetensorsHeader, screenshot, startBrowser, watchErrors } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -65,4 +65,18 @@ it('a widget with an unknown model id lists the valid ids', async () => {
   expect(await why.textContent()).toBe(`there is no model “no-such-model”: the models are ${models.map((m) => m.id).join(', ')} (or give a model file's URL)`);
   expect(errors).toEqual([]);
   await page.close();
+});
+
+it('says in each picker label the layers and heads its file has', () => {
+  let checked = 0;
+  for (const m of models) {
+    const shape = m.label.match(/(\d+)(?:\+(\d+))? layers?, (\d+) heads?/);
+    if (!shape) continue;
+    const config = JSON.parse(safetensorsHeader(readFileSync(join(root, 'web', m.file))).header.__metadata__.config);
+    const [, first, second, heads] = shape.map(Number);
+    const layers = second ? [config.n_encoder_layers, config.n_decoder_layers] : [config.n_layers ?? config.n_encoder_layers];
+    expect([first, ...(second ? [second] : []), heads], m.id).toEqual([...layers, config.n_heads]);
+    checked++;
+  }
+  expect(checked).toBeGreaterThanOrEqual(4); // the toy, both Multi30k transformers and the MLM
 });
