@@ -12,7 +12,7 @@ import { isTrainedId, trainedLabel } from './app/trained.js';
 
 export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', url: () => new URL('../models/toy-en-de.safetensors', import.meta.url).href, label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
-  { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 3+3 layers, 8 heads, BPE', example: 'A little girl is playing in the water.',
+  { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 4+4 layers, 4 heads, BPE', example: 'A little girl is playing in the water.',
     heads: '../models/analysis/multi30k-en-de.heads.json' },
   { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 3+3 layers, 8 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
   { id: 'multi30k-rnn-en-de', file: '../models/multi30k-rnn-en-de.safetensors', label: 'Multi30k en→de RNN · bi-GRU, Luong attention (general), BPE', example: 'A man is riding a bike.', group: 'RNN encoder-decoder' },

@@ -21,15 +21,22 @@ afterAll(async () => {
 
 const labels = (page, sel) => page.evaluate(`import('/web/app/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector(${JSON.stringify(sel)})).spec; return [s.rowLabels, s.colLabels]; })`);
 
+// Breakages that make a model end at once depend on the weights: the first of these that makes
+// the shipped en-de end at once on its example is the one shown (the engine says which, below).
+const ENDS_AT_ONCE = [['layerNorm'], ['decoderSelfAttention', 'layerNorm'], ['crossAttention', 'layerNorm']];
+
 it('says in words what a broken model did: ended at once, or ran to the length limit', async () => {
-  const noLn = model.translate(EXAMPLE, { interventions: { skip: ['layerNorm'] } });
-  noLn.run();
-  expect(noLn.translation).toBe('');
-  expect(noLn.steps).toBe(1);
-  const { page, errors } = await openPage(env, `/web/index.html?model=multi30k-en-de&step=end&skip=layerNorm`);
+  const skip = ENDS_AT_ONCE.find((sk) => {
+    const s = model.translate(EXAMPLE, { interventions: { skip: sk } });
+    s.run();
+    const atOnce = s.steps === 1 && s.translation === '';
+    s.dispose();
+    return atOnce;
+  });
+  expect(skip, `none of ${JSON.stringify(ENDS_AT_ONCE)} makes the shipped en-de end at once on “${EXAMPLE}”: add one that does`).toBeDefined();
+  const { page, errors } = await openPage(env, `/web/index.html?model=multi30k-en-de&step=end&${skip.map((k) => `skip=${k}`).join('&')}`);
   expect(await page.textContent('#translation')).toBe('');
   expect(await page.textContent('#outcome-note')).toBe('The model ended at once: the first token it chose was “</s>” (end of sentence), so the translation is empty.');
-  noLn.dispose();
 
   const only = model.translate(EXAMPLE, { interventions: { skip: ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn'] } });
   only.run();

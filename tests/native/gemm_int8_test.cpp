@@ -41,7 +41,7 @@ TEST(Int8Kernel, StepWeightsAreInt8OnlyWhenAsked) {
   EXPECT_FALSE(ops::linear(x, w, int8, b) == eigen);
 }
 
-// Multi30k en-de (d = 256, FFN 512: every decoder-step product has an int8 form). Along the
+// Multi30k en-de (d = 128, FFN 256: every decoder-step product has an int8 form). Along the
 // exact model's greedy path, the int8 model's logits stay close and mostly pick the same token.
 TEST(Int8Model, FollowsTheExactModelClosely) {
   const std::string path = std::string(ATTNSCOPE_GOLDEN_DIR) + "/../../models/multi30k-en-de.safetensors";
