@@ -9,15 +9,15 @@
 // after another (as the reference steps them): the sums equal a padded batch with masks.
 #include <vector>
 
+#include "train/loss.h"
 #include "train/random.h"
 #include "train/rnn_params.h"
-#include "train/transformer_grad.h"  // Example, LossOptions, LossResult
 
 namespace attnscope::train {
 
-// Forward and backward of loss_sum / tokens (the loss of transformer_grad.h); the gradients are
-// added into `grads` (same layout as `params`; zero it first). The RNN trains without dropout
-// (its reference has none): options.dropout > 0 with a generator is an InputError.
+// Forward and backward of loss_sum / tokens (loss.h's LossResult, as for the transformer); the
+// gradients are added into `grads` (same layout as `params`; zero it first). The RNN trains
+// without dropout (its reference has none): options.dropout > 0 with a generator is an InputError.
 LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example>& batch,
                               const LossOptions& options, Random* random, RnnParams& grads);
 

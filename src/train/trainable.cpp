@@ -4,6 +4,7 @@
 #include "io/safetensors.h"
 #include "model/config.h"
 #include "train/rnn_grad.h"
+#include "train/transformer_grad.h"
 
 namespace attnscope::train {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "train/loss.h"
 #include "train/model_file.h"
 #include "train/random.h"
 #include "train/rnn_model_file.h"
 #include "train/tensor_list.h"
-#include "train/transformer_grad.h"
 
 namespace attnscope::train {
 

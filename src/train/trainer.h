@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "train/loss.h"
 #include "train/model_file.h"
 #include "train/optimizer.h"
 #include "train/random.h"
 #include "train/trainable.h"
-#include "train/transformer_grad.h"
 
 namespace attnscope {
 struct Model;

@@ -9,24 +9,9 @@
 #include <vector>
 
 #include "train/blocks.h"
+#include "train/loss.h"
 
 namespace attnscope::train {
-
-struct Example {
-  std::vector<int> src;  // source ids, including </s> when the model appends it
-  std::vector<int> tgt;  // <s> target ids </s>: the decoder reads tgt[0..n-2] and predicts tgt[1..n-1]
-};
-
-struct LossOptions {
-  float label_smoothing = 0.0f;  // F.cross_entropy(label_smoothing=ε): (1-ε)·NLL + ε·mean_j(-log p_j)
-  float dropout = 0.0f;          // as the reference's nn.Dropout: embeddings and every sub-layer output
-};
-
-struct LossResult {
-  double loss_sum = 0.0;  // Σ over target tokens of the smoothed loss (reduction="sum")
-  int tokens = 0;         // n: target tokens that count (no <pad> among them by construction)
-  double loss() const { return tokens ? loss_sum / tokens : 0.0; }
-};
 
 // Forward and backward of loss_sum / tokens (models/train.py: F.cross_entropy(..., reduction="sum")
 // then `/ n`). The gradients are added into `grads` (same layout as `params`; zero it first).

@@ -7,10 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
+#include "io/safetensors.h"
 #include "train/optimizer.h"
 #include "train/rnn_grad.h"
 #include "train/rnn_model_file.h"
@@ -23,19 +22,8 @@ using json = nlohmann::json;
 using golden::close;
 using golden::expect_tensor;
 
-std::string golden_path(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
-
-json load_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return json::parse(in);
-}
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::golden_path;
+using testing::load_json;
 
 std::vector<std::string> golden_names() {
   std::vector<std::string> names;
@@ -49,13 +37,10 @@ class RnnTrainGolden : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     g = load_json(golden_path("rnn_train/" + GetParam() + ".json"));
-    const auto bytes = read_bytes(golden_path(g.at("model").get<std::string>()));
+    const auto bytes = read_file_bytes(golden_path(g.at("model").get<std::string>()));
     model = trainable_rnn_from_bytes(bytes.data(), bytes.size());
-    const auto& src = g.at("batch").at("src");
-    const auto& tgt = g.at("batch").at("tgt");
-    for (std::size_t i = 0; i < src.size(); ++i)
-      batch.push_back({src[i].get<std::vector<int>>(), tgt[i].get<std::vector<int>>()});
-    options.label_smoothing = g.at("label_smoothing").get<float>();
+    batch = golden::batch_of(g);
+    options = golden::loss_options_of(g);
   }
   json g;
   TrainableRnn model;
@@ -74,7 +59,7 @@ TEST(RnnTrainGoldens, CoverEveryModelOfTheInferenceGoldens) {
       if (inference.at("config").value("score", "") == "location") {
         // No backward for Luong's location score yet (models/make_rnn_train_goldens.py
         // NO_BACKWARD): training must refuse the model by naming the score.
-        const auto bytes = read_bytes(entry.path().string());
+        const auto bytes = read_file_bytes(entry.path().string());
         try {
           trainable_rnn_from_bytes(bytes.data(), bytes.size());
           ADD_FAILURE() << stem << ": training a location-score model was not refused";
@@ -103,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Models, RnnTrainGolden, ::testing::ValuesIn(golden_name
 TEST(RnnTrainExport, ReproducesExportPyByteForByte) {
   for (const std::string& name : golden_names()) {
     const json g = load_json(golden_path("rnn_train/" + name + ".json"));
-    const auto bytes = read_bytes(golden_path(g.at("model").get<std::string>()));
+    const auto bytes = read_file_bytes(golden_path(g.at("model").get<std::string>()));
     TrainableRnn m = trainable_rnn_from_bytes(bytes.data(), bytes.size());
     EXPECT_EQ(rnn_config_json(m.params.config, m.params.shared), m.params.shared.family_json) << name;
     const auto out = export_safetensors(m);
@@ -112,7 +97,7 @@ TEST(RnnTrainExport, ReproducesExportPyByteForByte) {
 }
 
 TEST(RnnTrain, DropoutIsRefusedWithAMessage) {
-  const auto bytes = read_bytes(golden_path("rnn/gru_none.safetensors"));
+  const auto bytes = read_file_bytes(golden_path("rnn/gru_none.safetensors"));
   TrainableRnn m = trainable_rnn_from_bytes(bytes.data(), bytes.size());
   RnnParams grads = m.params.zeros_like();
   Random random(1);

@@ -11,11 +11,29 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "test_support.h"
+#include "train/loss.h"
 #include "train/optimizer.h"
 
 namespace attnscope::train::golden {
 
 using json = nlohmann::json;
+
+// A training golden's batch ({"batch": {"src": [[ids]], "tgt": [[ids]]}}) and loss options.
+inline std::vector<Example> batch_of(const json& g) {
+  const json& src = g.at("batch").at("src");
+  const json& tgt = g.at("batch").at("tgt");
+  std::vector<Example> batch;
+  for (std::size_t i = 0; i < src.size(); ++i)
+    batch.push_back({src[i].get<std::vector<int>>(), tgt[i].get<std::vector<int>>()});
+  return batch;
+}
+
+inline LossOptions loss_options_of(const json& g) {
+  LossOptions options;
+  options.label_smoothing = g.at("label_smoothing").get<float>();
+  return options;
+}
 
 // |expected - actual| <= max(absolute, relative·|expected|); false for NaN or Inf anywhere.
 inline bool close(double expected, double actual, double relative, double absolute) {

@@ -5,11 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/safetensors.h"
 #include "train/model_file.h"
 #include "train/optimizer.h"
 #include "train/transformer_grad.h"
@@ -22,30 +21,16 @@ using json = nlohmann::json;
 using golden::close;
 using golden::expect_tensor;
 
-std::string golden(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
-
-json load_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return json::parse(in);
-}
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+std::string golden(const std::string& name) { return testing::golden_path(name); }
 
 class TrainGolden : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    g = load_json(golden("train_" + GetParam() + ".json"));
-    const auto bytes = read_bytes(golden(g.at("model").get<std::string>()));
+    g = testing::load_json(golden("train_" + GetParam() + ".json"));
+    const auto bytes = read_file_bytes(golden(g.at("model").get<std::string>()));
     model = trainable_from_bytes(bytes.data(), bytes.size());
-    const auto& src = g.at("batch").at("src");
-    const auto& tgt = g.at("batch").at("tgt");
-    for (std::size_t i = 0; i < src.size(); ++i)
-      batch.push_back({src[i].get<std::vector<int>>(), tgt[i].get<std::vector<int>>()});
-    options.label_smoothing = g.at("label_smoothing").get<float>();
+    batch = golden::batch_of(g);
+    options = golden::loss_options_of(g);
   }
   json g;
   TrainableModel model;
@@ -77,7 +62,7 @@ TEST(TrainSchedule, InverseSqrtIsModelsTrainPy) {
 // export.py wrote the F32 golden models; exporting what was read from them gives the same bytes.
 TEST(TrainExport, ReproducesExportPyByteForByte) {
   for (const char* name : {"tiny_post_sin", "small_pre_learned", "deep_pre_sin_bpe"}) {
-    const auto bytes = read_bytes(golden(std::string(name) + ".safetensors"));
+    const auto bytes = read_file_bytes(golden(std::string(name) + ".safetensors"));
     TrainableModel m = trainable_from_bytes(bytes.data(), bytes.size());
     const auto out = export_safetensors(m.params, m.text);
     EXPECT_TRUE(out == bytes) << name << ": exported " << out.size() << " bytes, file has " << bytes.size();

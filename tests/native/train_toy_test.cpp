@@ -9,6 +9,7 @@
 
 #include "decoding/session.h"
 #include "model/model.h"
+#include "train/blocks.h"
 #include "train/trainer.h"
 
 namespace attnscope::train {
