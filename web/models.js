@@ -14,7 +14,7 @@ export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', url: () => new URL('../models/toy-en-de.safetensors', import.meta.url).href, label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
   { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 4+4 layers, 4 heads, BPE', example: 'A little girl is playing in the water.',
     heads: '../models/analysis/multi30k-en-de.heads.json' },
-  { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 3+3 layers, 8 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
+  { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 4+4 layers, 4 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
   { id: 'multi30k-rnn-en-de', file: '../models/multi30k-rnn-en-de.safetensors', label: 'Multi30k en→de RNN · bi-GRU, Luong attention (general), BPE', example: 'A man is riding a bike.', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-bahdanau-additive', file: '../models/toy-rnn-bahdanau-additive.safetensors', label: 'Toy en→de RNN · Bahdanau attention, additive score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-luong-dot', file: '../models/toy-rnn-luong-dot.safetensors', label: 'Toy en→de RNN · Luong attention, dot score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
