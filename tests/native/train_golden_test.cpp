@@ -21,13 +21,14 @@ using json = nlohmann::json;
 using golden::close;
 using golden::expect_tensor;
 
-std::string golden(const std::string& name) { return testing::golden_path(name); }
+using testing::golden_path;
+using testing::load_json;
 
 class TrainGolden : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    g = testing::load_json(golden("train_" + GetParam() + ".json"));
-    const auto bytes = read_file_bytes(golden(g.at("model").get<std::string>()));
+    g = load_json(golden_path("train_" + GetParam() + ".json"));
+    const auto bytes = read_file_bytes(golden_path(g.at("model").get<std::string>()));
     model = trainable_from_bytes(bytes.data(), bytes.size());
     batch = golden::batch_of(g);
     options = golden::loss_options_of(g);
@@ -62,7 +63,7 @@ TEST(TrainSchedule, InverseSqrtIsModelsTrainPy) {
 // export.py wrote the F32 golden models; exporting what was read from them gives the same bytes.
 TEST(TrainExport, ReproducesExportPyByteForByte) {
   for (const char* name : {"tiny_post_sin", "small_pre_learned", "deep_pre_sin_bpe"}) {
-    const auto bytes = read_file_bytes(golden(std::string(name) + ".safetensors"));
+    const auto bytes = read_file_bytes(golden_path(std::string(name) + ".safetensors"));
     TrainableModel m = trainable_from_bytes(bytes.data(), bytes.size());
     const auto out = export_safetensors(m.params, m.text);
     EXPECT_TRUE(out == bytes) << name << ": exported " << out.size() << " bytes, file has " << bytes.size();
