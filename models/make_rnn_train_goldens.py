@@ -41,7 +41,8 @@ from attnscope_ref.rnn import RNNSeq2Seq, complete_config  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402
 from make_rnn_goldens import TOY, init_weights  # noqa: E402
 from make_train_goldens import (ADAM_CASES, GRAD_ABS, GRAD_REL, LABEL_SMOOTHING, PAIRS, STEPS,  # noqa: E402
-                                WEIGHT_ABS, check_close, fmt, inverse_sqrt, stored, worst)
+                                WEIGHT_ABS, check_close, fmt, stored, worst)
+import make_train_goldens as shared  # noqa: E402  (gradients and adam_steps; no RNN parameter is a k_proj.bias)
 
 ROOT = os.path.dirname(HERE)
 GOLDEN = os.path.join(ROOT, "tests", "golden", "rnn")  # the models
@@ -111,30 +112,6 @@ def loss_of(model, src, tgt):
     return total / n, n
 
 
-def gradients(model, src, tgt):
-    model.train()
-    model.zero_grad()
-    loss, n = loss_of(model, src, tgt)
-    loss.backward()
-    return float(loss), n, {k: p.grad.detach().clone() for k, p in model.named_parameters()}
-
-
-def adam_steps(model, src, tgt, case):
-    params = list(model.parameters())
-    cls = torch.optim.AdamW if case["optimizer"] == "adamw" else torch.optim.Adam
-    opt = cls(params, lr=case["lr"], betas=tuple(case["betas"]), eps=case["eps"], weight_decay=case["weight_decay"])
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: inverse_sqrt(s, case["warmup"]))
-    model.train()
-    for _ in range(STEPS):
-        opt.zero_grad()
-        loss, _ = loss_of(model, src, tgt)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, case["clip_norm"])
-        opt.step()
-        sched.step()
-    return {k: p.detach().clone() for k, p in model.named_parameters()}
-
-
 class Float64:
     def __enter__(self):
         torch.set_default_dtype(torch.float64)
@@ -157,9 +134,9 @@ def main():
         model64, *_ = load_model(path)
         model64 = model64.double()
 
-        loss, n, grads = gradients(model, src, tgt)
+        loss, n, grads = shared.gradients(model, src, tgt, loss_of)
         with Float64():
-            loss64, _, grads64 = gradients(model64, src, tgt)
+            loss64, _, grads64 = shared.gradients(model64, src, tgt, loss_of)
         assert abs(loss - loss64) <= 1e-5 * abs(loss64), (loss, loss64)
         for k in grads:
             check_close(f"{name} grad {k}", grads[k], grads64[k], GRAD_REL, GRAD_ABS)
@@ -175,9 +152,9 @@ def main():
         for case in ADAM_CASES:
             model.load_state_dict(initial)
             model64.load_state_dict({k: v.double() for k, v in initial.items()})
-            w = adam_steps(model, src, tgt, case)
+            w = shared.adam_steps(model, src, tgt, case, loss_of)
             with Float64():
-                w64 = adam_steps(model64, src, tgt, case)
+                w64 = shared.adam_steps(model64, src, tgt, case, loss_of)
             for k in w:
                 check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
             cases.append('{"options": %s, "steps": %d, "weights": %s}' % (

@@ -154,7 +154,9 @@ def loss_of(model, src, tgt):
     return loss / n, n
 
 
-def gradients(model, src, tgt):
+def gradients(model, src, tgt, loss_of=loss_of):
+    """(loss, n, gradient of every parameter) of one backward pass; `loss_of` is the family's loss
+    (models/make_rnn_train_goldens.py passes the RNN's)."""
     model.train()
     model.zero_grad()
     loss, n = loss_of(model, src, tgt)
@@ -162,7 +164,7 @@ def gradients(model, src, tgt):
     return float(loss), n, {k: p.grad.detach().clone() for k, p in model.named_parameters()}
 
 
-def adam_steps(model, src, tgt, case):
+def adam_steps(model, src, tgt, case, loss_of=loss_of):
     params = list(model.parameters())
     cls = torch.optim.AdamW if case["optimizer"] == "adamw" else torch.optim.Adam
     opt = cls(params, lr=case["lr"], betas=tuple(case["betas"]), eps=case["eps"], weight_decay=case["weight_decay"])
