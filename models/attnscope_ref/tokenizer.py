@@ -43,12 +43,18 @@ def normalize_words(text, lowercase):
     return words
 
 
-def split_punctuation(word):
-    """Every ASCII punctuation character becomes a token of its own; other runs stay together."""
+def is_ascii_punctuation(c):
+    return c in ASCII_PUNCTUATION
+
+
+def split_punctuation(word, is_punctuation=is_ascii_punctuation):
+    """Every punctuation character becomes a token of its own; other runs stay together.
+
+    Punctuation is ASCII's here; BERT's WordPiece (wordpiece.py) passes its wider Unicode test."""
     out = []
     cur = []
     for c in word:
-        if c in ASCII_PUNCTUATION:
+        if is_punctuation(c):
             if cur:
                 out.append("".join(cur))
                 cur = []

@@ -24,6 +24,8 @@ split(text):
 
 import unicodedata
 
+from .tokenizer import split_punctuation
+
 DEFAULT_SPEC = {
     "type": "wordpiece",
     "lowercase": True,
@@ -76,28 +78,13 @@ def strip_accents(word):
     return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
 
 
-def split_punctuation(word):
-    out, cur = [], []
-    for c in word:
-        if is_punctuation(c):
-            if cur:
-                out.append("".join(cur))
-                cur = []
-            out.append(c)
-        else:
-            cur.append(c)
-    if cur:
-        out.append("".join(cur))
-    return out
-
-
 def basic_tokenize(text, lowercase):
     text = space_cjk(clean_text(text))
     words = []
     for w in text.split():
         if lowercase:
             w = strip_accents(w.lower())
-        words.extend(split_punctuation(w))
+        words.extend(split_punctuation(w, is_punctuation))
     return words
 
 
