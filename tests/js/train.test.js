@@ -3,48 +3,13 @@
 // native CLI (`attnscope-cli train` with the same seed and epochs): the same per-epoch exact
 // counts and losses, the same weights, and the exported file translates every pair the same in
 // the CLI and in WASM. Plus pause/stop, bad inputs and memory. Numbers are printed.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, TRAIN_LIMITS, createTrainer, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { cliPath, dataPath, translate } from './helpers.js';
-import { expectExportTranslatesEverywhere } from './train-helpers.js';
+import { translate } from './helpers.js';
+import { cliTrain, expectExportTranslatesEverywhere, f32Tensors, toyCsv as csv, toyPairs as pairs } from './train-helpers.js';
 
-const CSV = dataPath('toy/eng_de.csv');
-const csv = readFileSync(CSV, 'utf8');
-const pairs = csv.trim().split('\n').map((l) => l.trim().split(','));
 const SEED = 1;
 const MAX_EPOCHS = 200;
-
-// The F32 tensors of a .safetensors file, by name.
-function tensors(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    expect(t.dtype).toBe('F32');
-    const [begin, end] = t.data_offsets;
-    out[name] = new Float32Array(bytes.slice(8 + n + begin, 8 + n + end).buffer);
-  }
-  return { header, out };
-}
-
-// `attnscope-cli train`: its per-epoch log lines and the file it wrote.
-function cliTrain(epochs, seed) {
-  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the native engine first`);
-  const out = join(mkdtempSync(join(tmpdir(), 'attnscope-train-')), 'toy.safetensors');
-  const r = spawnSync(cliPath, ['train', '--pairs', CSV, '--epochs', String(epochs), '--seed', String(seed), '--out', out],
-    { encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-  const log = [...r.stderr.matchAll(/^epoch (\d+) loss ([\d.]+) exact (\d+)\/(\d+) \(([\d.]+) s\)$/gm)].map((m) => ({
-    epoch: Number(m[1]), loss: Number(m[2]), exact: Number(m[3]), total: Number(m[4]), seconds: Number(m[5]),
-  }));
-  return { log, file: out, bytes: new Uint8Array(readFileSync(out)) };
-}
 
 beforeAll(async () => { await init(); });
 
@@ -103,8 +68,8 @@ describe('the toy grammar trained in WASM through the JS API equals the native C
   });
 
   it('exports the CLI\'s weights within a measured tolerance', () => {
-    const a = tensors(exported);
-    const b = tensors(native.bytes);
+    const a = f32Tensors(exported);
+    const b = f32Tensors(native.bytes);
     expect(Object.keys(a.out)).toEqual(Object.keys(b.out));
     expect(a.header.__metadata__).toEqual(b.header.__metadata__);
     let maxDiff = 0;

@@ -4,18 +4,11 @@
 // same per-epoch exact counts, losses and weights within measured tolerances, and the exported file
 // translates every pair the same in the CLI and in WASM. Plus continuing an RNN file and bad RNN
 // options. Numbers are printed.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, createTrainer, init } from '../../web/attnscope.js';
-import { cliPath, dataPath, translate } from './helpers.js';
-import { expectExportTranslatesEverywhere } from './train-helpers.js';
+import { translate } from './helpers.js';
+import { cliTrain, expectExportTranslatesEverywhere, f32Tensors, toyCsv as csv, toyPairs as pairs } from './train-helpers.js';
 
-const CSV = dataPath('toy/eng_de.csv');
-const csv = readFileSync(CSV, 'utf8');
-const pairs = csv.trim().split('\n').map((l) => l.trim().split(','));
 const SEED = 1;
 const MAX_EPOCHS = 100;
 
@@ -28,32 +21,6 @@ const CASES = [
     flags: ['--cell', 'lstm', '--attention', 'luong', '--score', 'general', '--input-feeding'],
   },
 ];
-
-function f32Tensors(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    expect(t.dtype).toBe('F32');
-    const [begin, end] = t.data_offsets;
-    out[name] = new Float32Array(bytes.slice(8 + n + begin, 8 + n + end).buffer);
-  }
-  return { header, out };
-}
-
-function cliTrain(epochs, seed, flags) {
-  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the native engine first`);
-  const out = join(mkdtempSync(join(tmpdir(), 'attnscope-train-rnn-')), 'toy-rnn.safetensors');
-  const r = spawnSync(cliPath, ['train', '--family', 'rnn', ...flags, '--pairs', CSV, '--epochs', String(epochs),
-    '--seed', String(seed), '--out', out], { encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-  const log = [...r.stderr.matchAll(/^epoch (\d+) loss ([\d.]+) exact (\d+)\/(\d+) \(([\d.]+) s\)$/gm)].map((m) => ({
-    epoch: Number(m[1]), loss: Number(m[2]), exact: Number(m[3]), total: Number(m[4]), seconds: Number(m[5]),
-  }));
-  return { log, file: out, bytes: new Uint8Array(readFileSync(out)) };
-}
 
 beforeAll(async () => { await init(); });
 
@@ -76,7 +43,7 @@ describe.each(CASES)('an RNN ($name) trained on the toy grammar in WASM equals t
     wasmTranslations = pairs.map(([source]) => translate(trainer.model, source));
     exported = trainer.exportBytes();
     trainer.dispose();
-    native = cliTrain(reports.length, SEED, flags);
+    native = cliTrain(reports.length, SEED, ['--family', 'rnn', ...flags]);
     const ms = (list) => (1e3 * list.reduce((a, r) => a + r.seconds, 0)) / list.length;
     console.log(`[train rnn] ${JSON.stringify(options)}, seed ${SEED}: ${reports.at(-1).exact}/36 after ${reports.length} epochs; `
       + `time per epoch WASM ${ms(reports).toFixed(2)} ms, native CLI ${ms(native.log).toFixed(2)} ms`);
