@@ -41,8 +41,7 @@ from attnscope_ref.rnn import RNNSeq2Seq, complete_config  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402
 from make_rnn_goldens import TOY, init_weights  # noqa: E402
 from make_train_goldens import (ADAM_CASES, GRAD_ABS, GRAD_REL, LABEL_SMOOTHING, PAIRS, STEPS,  # noqa: E402
-                                WEIGHT_ABS, check_close, fmt, stored, worst)
-import make_train_goldens as shared  # noqa: E402  (gradients and adam_steps; no RNN parameter is a k_proj.bias)
+                                WEIGHT_ABS, adam_steps, check_close, fmt, gradients, stored, worst)
 
 ROOT = os.path.dirname(HERE)
 GOLDEN = os.path.join(ROOT, "tests", "golden", "rnn")  # the models
@@ -134,9 +133,9 @@ def main():
         model64, *_ = load_model(path)
         model64 = model64.double()
 
-        loss, n, grads = shared.gradients(model, src, tgt, loss_of)
+        loss, n, grads = gradients(model, src, tgt, loss_of)
         with Float64():
-            loss64, _, grads64 = shared.gradients(model64, src, tgt, loss_of)
+            loss64, _, grads64 = gradients(model64, src, tgt, loss_of)
         assert abs(loss - loss64) <= 1e-5 * abs(loss64), (loss, loss64)
         for k in grads:
             check_close(f"{name} grad {k}", grads[k], grads64[k], GRAD_REL, GRAD_ABS)
@@ -152,9 +151,9 @@ def main():
         for case in ADAM_CASES:
             model.load_state_dict(initial)
             model64.load_state_dict({k: v.double() for k, v in initial.items()})
-            w = shared.adam_steps(model, src, tgt, case, loss_of)
+            w = adam_steps(model, src, tgt, case, loss_of)
             with Float64():
-                w64 = shared.adam_steps(model64, src, tgt, case, loss_of)
+                w64 = adam_steps(model64, src, tgt, case, loss_of)
             for k in w:
                 check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
             cases.append('{"options": %s, "steps": %d, "weights": %s}' % (

@@ -3,13 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { AttnscopeError, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { FROZEN_TOY, cli, cliTranslate, dataPath, path, translate } from './helpers.js';
+import { FROZEN_TOY, cli, cliTranslate, dataPath, path, toyPairs, translate } from './helpers.js';
 
 const TOY = FROZEN_TOY;
 const MULTI30K = path('models/multi30k-en-de.safetensors');
 const BPE_GOLDEN = path('tests/golden/deep_pre_sin_bpe.safetensors');
-const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n')
-  .map((l) => l.trim().split(','));
 
 /** `bytes` as a stream of chunks, each `size(offset)` bytes long (the last one shorter). */
 function streamOf(bytes, size) {

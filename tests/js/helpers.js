@@ -1,6 +1,6 @@
 // Shared by the JS tests: paths, and the native CLI as the reference the WASM build must match.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -9,6 +9,10 @@ export const path = (p) => join(root, p);
 export const cliPath = path('build/native/attnscope-cli');
 /** Test data committed under tests/data (tests never read ../shared: a plain clone has none). */
 export const dataPath = (p) => path(join('tests/data', p));
+/** The toy grammar: its CSV file, its text and its 36 [source, target] pairs. */
+export const TOY_CSV = dataPath('toy/eng_de.csv');
+export const toyCsv = readFileSync(TOY_CSV, 'utf8');
+export const toyPairs = toyCsv.trim().split('\n').map((l) => l.trim().split(','));
 /**
  * The toy model frozen when the expected translations and goldens were made (tests/models/):
  * tests that assert its outputs read this copy, never models/toy-en-de.safetensors, which

@@ -5,12 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { FROZEN_TOY, cliTranslate, dataPath, path, translate } from './helpers.js';
+import { FROZEN_TOY, cliTranslate, path, toyPairs, translate } from './helpers.js';
 
 const TOY = FROZEN_TOY;
 const F16 = path('tests/golden/deep_post_learned_f16.safetensors');
 const BPE = path('tests/golden/deep_pre_sin_bpe.safetensors');
-const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n').map((l) => l.trim().split(','));
 
 // ------------------------------------------------------------------ safetensors editing helpers
 

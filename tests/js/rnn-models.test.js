@@ -1,14 +1,12 @@
 // The shipped toy RNN encoder-decoders (models/toy-rnn-*.safetensors, trained by
 // `models/train.py toy --family rnn`, model cards in models/README.md) through the WASM engine.
 // They are read from models/ on purpose: this is the test that fails if a shipped file breaks.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { models } from '../../web/models.js';
-import { cliTranslate, dataPath, path, translate } from './helpers.js';
+import { cliTranslate, path, toyPairs, translate } from './helpers.js';
 
-const toyPairs = readFileSync(dataPath('toy/eng_de.csv'), 'utf8').trim().split('\n')
-  .map((l) => l.trim().split(','));
 
 // [file, attention style, score]; the no-attention twin has no attention site.
 const SHIPPED = [

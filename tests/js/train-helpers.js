@@ -5,12 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { cliPath, cliTranslate, dataPath, translate } from './helpers.js';
-
-/** The toy grammar: its CSV path, its text and its 36 [source, target] pairs. */
-export const TOY_CSV = dataPath('toy/eng_de.csv');
-export const toyCsv = readFileSync(TOY_CSV, 'utf8');
-export const toyPairs = toyCsv.trim().split('\n').map((l) => l.trim().split(','));
+import { TOY_CSV, cliPath, cliTranslate, translate } from './helpers.js';
 
 /** The F32 tensors of a .safetensors file's bytes: { header, out: { name: Float32Array } }. */
 export function f32Tensors(bytes) {

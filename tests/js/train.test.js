@@ -5,8 +5,8 @@
 // the CLI and in WASM. Plus pause/stop, bad inputs and memory. Numbers are printed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, TRAIN_LIMITS, createTrainer, heapInUse, init, loadModel } from '../../web/attnscope.js';
-import { translate } from './helpers.js';
-import { cliTrain, expectExportTranslatesEverywhere, f32Tensors, toyCsv as csv, toyPairs as pairs } from './train-helpers.js';
+import { toyCsv as csv, toyPairs as pairs, translate } from './helpers.js';
+import { cliTrain, expectExportTranslatesEverywhere, f32Tensors } from './train-helpers.js';
 
 const SEED = 1;
 const MAX_EPOCHS = 200;
