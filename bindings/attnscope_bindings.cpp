@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <memory>
+#include <new>
 #include <string>
 
 #include "analysis/bert_study.h"
@@ -29,6 +30,13 @@ template <class F>
 val guarded(F&& f) {
   try {
     return f();
+  } catch (const std::bad_alloc&) {
+    // Not "std::bad_alloc": what the user can do about it. A load's allocations are bounded
+    // by the file's size (model/weight_reader.h), so this is a model or a corpus too big for
+    // the tab's memory.
+    val result = val::object();
+    result.set("error", std::string("the attnscope engine ran out of memory (the WebAssembly heap cannot grow further)"));
+    return result;
   } catch (const std::exception& e) {
     val result = val::object();
     result.set("error", std::string(e.what()));
@@ -49,7 +57,7 @@ val to_array(const std::vector<T>& items) {
 
 // A JS Uint8Array's bytes in the engine's memory, copied by one TypedArray.set (a memcpy): Embind's
 // std::string conversion copies a typed array byte by byte in JavaScript (~100 ms of a 12 MB
-// model's load in Node, issue 20).
+// model's load in Node).
 std::vector<std::uint8_t> bytes_of(const val& array) {
   std::vector<std::uint8_t> out(array["length"].as<std::size_t>());
   val(emscripten::typed_memory_view(out.size(), out.data())).call<void>("set", array);
@@ -572,11 +580,13 @@ class SessionHandle {
   std::unique_ptr<DecodeSession> session_;
 };
 
-// "source,target" lines (the CLI's --pairs format) as {sources, targets}.
-val parse_pairs(const std::string& csv) {
+// "source,target" lines (the CLI's --pairs format) as {sources, targets}, read and checked
+// line by line (train/corpus.h): at most `max_pairs` pairs (the caller's limit, at most the
+// engine's), stopping at the first line that breaks a limit.
+val parse_pairs(const std::string& csv, int max_pairs) {
   return guarded([&] {
     val sources = val::array(), targets = val::array();
-    const auto pairs = train::parse_pairs_csv(csv);
+    const auto pairs = train::parse_pairs_csv(csv, max_pairs);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       sources.set(i, pairs[i].source);
       targets.set(i, pairs[i].target);
@@ -649,6 +659,7 @@ class TrainerHandle {
     if (src.size() != tgt.size()) throw InputError("sources and targets must have the same length");
     std::vector<train::TrainPair> pairs;
     for (std::size_t i = 0; i < src.size(); ++i) pairs.push_back({src[i], tgt[i]});
+    train::check_pairs(pairs);  // the limits a CSV line is held to
     return pairs;
   }
   void start(std::unique_ptr<train::Trainable> model, std::vector<train::TrainPair> pairs,
@@ -670,7 +681,7 @@ double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 // grows it as a model's load would, writes a byte per 4 KiB page and frees it all again (the
 // allocator keeps the pages). The JS wrapper calls it while a model downloads, so that the
 // load's first touches of fresh memory, ~20 us each on some virtual machines (a 12 MB model's
-// load took ~20,000 of them), happen while the thread would wait for the network (issue 20).
+// load took ~20,000 of them), happen while the thread would wait for the network.
 // Not enough memory: nothing is done (the load reports its own error).
 void warm_heap(double bytes) {
   if (!(bytes > 0) || bytes > 1e9) return;

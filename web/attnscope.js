@@ -194,7 +194,7 @@ function warmHeapWhileDownloading(runtime) {
  * Loads a model from a URL or path (Node), a Response, an ArrayBuffer or a Uint8Array.
  * `onProgress({loaded, total})` reports download progress in bytes. `int8: true` runs the
  * decoder's per-step products on int8 weights: about twice as fast per token, but no longer
- * the file's exact numbers (the encoder stays exact; README, Benchmarks).
+ * the file's exact numbers (the encoder stays exact; docs/benchmarks.md, int8 weights).
  */
 export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
@@ -324,7 +324,7 @@ export class Model {
    * With `bleu: true` it also decodes every source greedily per masked head and reports the
    * change in corpus BLEU (13a, as sacreBLEU): baseBleu and each head's deltaBleu.
    * `heads: {first, count}`: only those heads of the sweep's order (sites in table order × layer ×
-   * head), for a pool of workers that shares one sweep (web/app/sweep-pool.js); the baseline is the
+   * head), for a pool of workers that shares one sweep (web/app/worker/sweep-pool.js); the baseline is the
    * same in every part, so the parts' heads put end to end are the whole sweep's.
    * Runs synchronously: call it in a Web Worker for big models.
    */
@@ -601,7 +601,9 @@ function pairsOf(runtime, pairs) {
   let sources;
   let targets;
   if (lines !== null) {
-    ({ sources, targets } = check(runtime.parsePairs(text(lines))));
+    // The engine reads the lines one at a time and stops at the first that breaks a limit
+    // (src/train/corpus.h, the same as attnscope-cli train's), here at TRAIN_LIMITS.pairs pairs.
+    ({ sources, targets } = check(runtime.parsePairs(text(lines), TRAIN_LIMITS.pairs)));
   } else {
     if (!Array.isArray(pairs)) throw new AttnscopeError('pairs must be a CSV text, an array of "source,target" lines or an array of [source, target]');
     sources = [];

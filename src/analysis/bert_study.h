@@ -7,7 +7,7 @@
 //                      alpha and norm-weighted (Kobayashi et al. 2020);
 //   head_ablation      what switching one head off does to masked-token accuracy (Michel et al.
 //                      2019's question, asked of an MLM).
-// The PyTorch reference of these definitions is models/make_bert_study_goldens.py.
+// The PyTorch reference of these definitions is models/goldens/make_bert_study_goldens.py.
 #include <functional>
 #include <string>
 #include <vector>

@@ -82,7 +82,7 @@ std::string split_pairs(const std::string& s, First first, Second second, const 
 }  // namespace
 
 // The language-dependent rules of mteval-v13a, in its order (sacrebleu's regular expressions,
-// written as loops: std::regex and the locales it links cost the .wasm ~ its own size, issue 20).
+// written as loops: std::regex and the locales it links cost the .wasm ~ its own size).
 // They only name ASCII characters, so applying them to UTF-8 bytes is the same as applying them
 // to code points.
 std::string tokenize_13a(const std::string& input) {
@@ -131,7 +131,7 @@ Bleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<s
     for (size_t n = 1; n <= 4; ++n) total[n - 1] += hyp.size() >= n ? static_cast<double>(hyp.size() - n + 1) : 0.0;
   }
   b.brevity_penalty = b.hyp_len >= b.ref_len ? 1.0 : b.hyp_len > 0 ? std::exp(1.0 - double(b.ref_len) / b.hyp_len) : 0.0;
-  if (correct[0] + correct[1] + correct[2] + correct[3] == 0) return b;  // no match at all: 0 (sacreBLEU #141)
+  if (correct[0] + correct[1] + correct[2] + correct[3] == 0) return b;  // no match at all: 0 (as sacreBLEU)
   // "exp" smoothing: the k-th order with no match counts as 1 / 2^k matches.
   double smooth = 1.0, log_sum = 0.0;
   for (size_t n = 0; n < 4; ++n) {

@@ -1,7 +1,7 @@
 #pragma once
 // Corpus BLEU as sacreBLEU computes it by default (13a tokenisation, case-sensitive, 4-grams,
 // "exp" smoothing), one reference per sentence: enough for the head sweep's ΔBLEU. The full
-// sacreBLEU port with its options is models/bleu.py; tests/native/bleu_test.cpp checks this
+// sacreBLEU port with its options is models/evaluation/bleu.py; tests/native/bleu_test.cpp checks this
 // one against goldens that script wrote.
 #include <array>
 #include <string>

@@ -15,6 +15,7 @@
 
 #include "analysis/bert_study.h"
 #include "cli/command.h"
+#include "cli/json_output.h"
 
 namespace attnscope::cli {
 
@@ -106,7 +107,7 @@ int bert_study_main(int argc, char** argv) {
                          {"rawHeads", heads_json(s.raw_heads)}, {"normHeads", heads_json(s.norm_heads)}};
       } else {
         std::cout << "pieces:";
-        for (const std::string& p : e.input.pieces) std::cout << " " << p;
+        for (const std::string& p : e.input.pieces) std::cout << " " << printable(p);
         std::cout << "\npatterns (layer: head 0, head 1, ...):\n";
         for (std::size_t l = 0; l < patterns.size(); ++l) {
           std::cout << "  " << l << ":";
@@ -132,7 +133,7 @@ int bert_study_main(int argc, char** argv) {
         }
       }
     }
-    if (args.json) std::cout << out.dump() << "\n";
+    if (args.json) std::cout << json_text(out) << "\n";
     return 0;
   });
 }

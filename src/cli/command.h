@@ -1,12 +1,15 @@
 #pragma once
 // What every attnscope-cli subcommand does around its work, written once: a bad command line
-// prints the error and the usage (exit 2); an Error while running prints the error (exit 2).
+// prints the error and the usage (exit 2); an Error while running prints the error (exit 2);
+// running out of memory or any other exception is said so (exit 1), never an abort.
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "core/quote.h"
 
 namespace attnscope::cli {
 
@@ -17,14 +20,20 @@ int run_command(int argc, char** argv, const char* usage, Parse parse, Run run) 
   try {
     args = parse(argc, argv);
   } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\nusage:\n" << usage;
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\nusage:\n" << usage;
     return 2;
   }
   try {
     return run(args);
   } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnscope-cli: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {  // a bug: said so, never an abort
+    std::cerr << "attnscope-cli: internal error: " << printable(e.what()) << "\n";
+    return 1;
   }
 }
 

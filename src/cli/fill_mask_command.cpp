@@ -95,20 +95,19 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
     if (args.json) {
       json j = to_json(model, f);
       j["text"] = text;
-      std::cout << j.dump() << "\n";
+      std::cout << json_text(j) << "\n";
       return true;
     }
-    std::cout << filled(model, f) << "\n";
+    std::cout << printable(filled(model, f)) << "\n";
     for (const bert::MaskPrediction& m : f.masks) {
       std::cout << "  " << m.position << ":";
-      for (const bert::Candidate& c : m.top) std::cout << "  " << c.piece << " " << std::fixed << std::setprecision(4) << c.probability;
+      for (const bert::Candidate& c : m.top) std::cout << "  " << printable(c.piece) << " " << std::fixed << std::setprecision(4) << c.probability;
       std::cout << "\n";
     }
     return true;
   } catch (const InputError& e) {
-    const std::string shown = text.size() > 80 ? text.substr(0, 77) + "..." : text;
-    std::cerr << "attnscope-cli: error: " << e.what() << " (text: '" << shown << "')\n";
-    std::cout << (args.json ? "{\"error\":" + json(e.what()).dump() + "}" : "") << "\n";
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << " (text: " << quote(text) << ")\n";
+    std::cout << (args.json ? "{\"error\":" + json_text(e.what()) + "}" : "") << "\n";
     return false;
   }
 }

@@ -99,4 +99,8 @@ json session_to_json(const DecodeSession& session, bool with_tree) {
   return out;
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace attnscope::cli

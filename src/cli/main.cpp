@@ -11,6 +11,8 @@
 #include "cli/fill_mask_command.h"
 #include "cli/json_output.h"
 #include "cli/train_command.h"
+#include "core/json.h"
+#include "core/quote.h"
 #include "decoding/options_json.h"
 
 namespace {
@@ -47,7 +49,8 @@ const char* kUsage =
     "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
     "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
     "  --beam-tree             add the beam tree (every candidate, its parent and status) to --json\n"
-    "exit status: 0 ok, 2 bad usage or unreadable model, 3 some sentence could not be translated\n";
+    "exit status: 0 ok, 1 out of memory (or an internal error), 2 bad usage or unreadable model,\n"
+    "             3 some sentence could not be translated\n";
 
 struct Args {
   std::string command, model, input, prefix, refs;
@@ -135,13 +138,13 @@ Args parse_args(int argc, char** argv) {
 }
 
 void print_info(const Model& model) {
-  nlohmann::json info = {{"config", nlohmann::json::parse(model.config.to_json())},
-                         {"tokenizer", nlohmann::json::parse(model.tokenizer->to_json())},
+  nlohmann::json info = {{"config", parse_json(model.config.to_json(), "config", JsonSource::ModelFile)},
+                         {"tokenizer", parse_json(model.tokenizer->to_json(), "tokenizer", JsonSource::ModelFile)},
                          {"src_vocab_size", model.src_vocab.size()},
                          {"tgt_vocab_size", model.tgt_vocab.size()}};
   for (const char* key : {"name", "description"})
     if (model.metadata.count(key)) info[key] = model.metadata.at(key);
-  std::cout << info.dump(2) << "\n";
+  std::cout << cli::json_text(info, 2) << "\n";
 }
 
 // Translates one sentence and prints it. A bad sentence is reported on stderr and leaves an
@@ -160,27 +163,26 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
     if (args.json) {
       nlohmann::json j = cli::session_to_json(session, args.tree);
       j["source"] = sentence;
-      std::cout << j.dump() << "\n";
+      std::cout << cli::json_text(j) << "\n";
       return true;
     }
     const auto nbest = session.nbest();
     if (options.nbest == 1) {
-      std::cout << session.detokenize(nbest[0].tokens) << "\n";
+      std::cout << printable(session.detokenize(nbest[0].tokens)) << "\n";
     } else {
       for (std::size_t i = 0; i < nbest.size(); ++i)
         std::cout << i << "\t" << std::fixed << std::setprecision(4) << nbest[i].normalized_score << "\t"
-                  << session.detokenize(nbest[i].tokens) << "\n";
+                  << printable(session.detokenize(nbest[i].tokens)) << "\n";
     }
     if (!session.source().unknown.empty()) {
       std::cerr << "attnscope-cli: warning: unknown words:";
-      for (const std::string& w : session.source().unknown) std::cerr << " " << w;
+      for (const std::string& w : session.source().unknown) std::cerr << " " << printable(w);
       std::cerr << "\n";
     }
     return true;
   } catch (const InputError& e) {
-    const std::string shown = sentence.size() > 80 ? sentence.substr(0, 77) + "..." : sentence;
-    std::cerr << "attnscope-cli: error: " << e.what() << " (sentence: '" << shown << "')\n";
-    std::cout << (args.json ? "{\"error\":" + nlohmann::json(e.what()).dump() + "}" : "") << "\n";
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << " (sentence: " << quote(sentence) << ")\n";
+    std::cout << (args.json ? "{\"error\":" + cli::json_text(e.what()) + "}" : "") << "\n";
     return false;
   }
 }
@@ -216,7 +218,7 @@ void print_head_sweep(const Model& model, const Args& args) {
   nlohmann::json out{{"sentences", dev.size()}, {"tokens", sweep.tokens},
                      {"base_log_likelihood", sweep.base_log_likelihood}, {"heads", heads}};
   if (sweep.has_bleu) out["base_bleu"] = sweep.base_bleu;
-  std::cout << out.dump(1) << "\n";
+  std::cout << cli::json_text(out, 1) << "\n";
 }
 
 int run(const Args& args) {
@@ -252,17 +254,20 @@ int main(int argc, char** argv) {
   try {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n" << kUsage << attnscope::cli::kTrainUsage
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::kTrainUsage
               << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage;
     return 2;
   }
   try {
     return run(args);
   } catch (const attnscope::Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnscope-cli: error: out of memory\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "attnscope-cli: internal error: " << e.what() << "\n";
+    std::cerr << "attnscope-cli: internal error: " << printable(e.what()) << "\n";
     return 1;
   }
 }

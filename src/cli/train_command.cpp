@@ -3,10 +3,11 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
+#include <new>
 #include <string>
 
 #include "core/error.h"
+#include "core/quote.h"
 #include "io/safetensors.h"
 #include "train/trainer.h"
 
@@ -44,12 +45,24 @@ int count(const std::string& flag, const std::string& value) {
   return static_cast<int>(v);
 }
 
-std::string read_text(const std::string& path) {
+// The pairs file, line by line through the engine's PairsReader: a bad line stops the read
+// there, and no line is read further than the longest a pair may have, so neither a huge file
+// nor one endless line is ever held whole.
+std::vector<train::TrainPair> read_pairs(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "'");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (!in) throw Error("cannot open '" + printable(path) + "'");
+  train::PairsReader reader;
+  std::streambuf& buf = *in.rdbuf();
+  std::string line;
+  for (int c = buf.sbumpc(); c != std::char_traits<char>::eof();) {
+    line.clear();
+    for (; c != std::char_traits<char>::eof() && c != '\n' && line.size() <= train::kMaxPairLineBytes; c = buf.sbumpc())
+      line += static_cast<char>(c);
+    reader.add_line(line);  // a line cut at kMaxPairLineBytes + 1 bytes is refused as too long
+    if (c == '\n') c = buf.sbumpc();
+  }
+  if (in.bad()) throw Error("cannot read '" + printable(path) + "'");
+  return reader.finish();
 }
 
 }  // namespace
@@ -105,11 +118,11 @@ int train_main(int argc, char** argv) {
     if (family == "rnn" && !transformer_flag.empty()) throw Error(transformer_flag + " is the transformer's: an RNN has none");
     if (family == "transformer" && !rnn_flag.empty()) throw Error(rnn_flag + " is the RNN's: add --family rnn");
   } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\nusage:\n" << kTrainUsage;
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\nusage:\n" << kTrainUsage;
     return 2;
   }
   try {
-    const auto pairs = train::parse_pairs_csv(read_text(pairs_path));
+    const auto pairs = read_pairs(pairs_path);
     std::unique_ptr<train::Trainable> start;
     if (model_path.empty()) {
       start = train::fresh_trainable(pairs, family, arch, rnn, options.seed);
@@ -137,8 +150,14 @@ int train_main(int argc, char** argv) {
               << seconds << " s of training): " << r.exact << "/" << r.total << " exact\n";
     return 0;
   } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << e.what() << "\n";
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnscope-cli: error: out of memory (a smaller model or corpus may fit)\n";
+    return 1;
+  } catch (const std::exception& e) {  // a bug: said so, never an abort
+    std::cerr << "attnscope-cli: internal error: " << printable(e.what()) << "\n";
+    return 1;
   }
 }
 

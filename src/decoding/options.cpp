@@ -4,13 +4,14 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/quote.h"
 
 namespace attnscope {
 namespace {
 
 // 1.5, not 1.500000 (what `std::ostream << x` writes). No iostreams in the engine: they link
 // libc++'s locales, and with them the date formatting of Emscripten's JS glue, into the .wasm
-// and the widget's bundle (issue 20).
+// and the widget's bundle.
 std::string text_of(double x) {
   char out[32];
   std::snprintf(out, sizeof out, "%g", x);
@@ -43,14 +44,14 @@ Strategy parse_strategy(const std::string& name) {
   if (name == "greedy") return Strategy::Greedy;
   if (name == "beam") return Strategy::Beam;
   if (name == "sample") return Strategy::Sample;
-  throw InputError("unknown decoding strategy '" + name + "' (use greedy, beam or sample)");
+  throw InputError("unknown decoding strategy " + quote(name) + " (use greedy, beam or sample)");
 }
 
 LengthPenalty parse_length_penalty(const std::string& name) {
   if (name == "none") return LengthPenalty::None;
   if (name == "average") return LengthPenalty::Average;
   if (name == "gnmt") return LengthPenalty::GNMT;
-  throw InputError("unknown length penalty '" + name + "' (use none, average or gnmt)");
+  throw InputError("unknown length penalty " + quote(name) + " (use none, average or gnmt)");
 }
 
 const char* to_string(Strategy s) {

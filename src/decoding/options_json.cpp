@@ -1,8 +1,8 @@
 #include "decoding/options_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "core/json.h"
+#include "core/quote.h"
 
 namespace attnscope {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 using json = nlohmann::json;
 
 double number(const json& v, const std::string& key) {
-  if (!v.is_number()) throw InputError("decoding option '" + key + "' must be a number, got " + v.dump());
+  if (!v.is_number()) throw InputError("decoding option '" + key + "' must be a number, got " + json_excerpt(v));
   return v.get<double>();
 }
 
@@ -18,17 +18,17 @@ int integer(const json& v, const std::string& key) {
   const double x = number(v, key);
   // Range first: casting a double outside long long's range (1e300) is undefined behaviour.
   if (!(x >= -1e9 && x <= 1e9) || x != static_cast<double>(static_cast<long long>(x)))
-    throw InputError("decoding option '" + key + "' must be an integer, got " + v.dump());
+    throw InputError("decoding option '" + key + "' must be an integer, got " + json_excerpt(v));
   return static_cast<int>(x);
 }
 
 bool boolean(const json& v, const std::string& key) {
-  if (!v.is_boolean()) throw InputError("decoding option '" + key + "' must be true or false, got " + v.dump());
+  if (!v.is_boolean()) throw InputError("decoding option '" + key + "' must be true or false, got " + json_excerpt(v));
   return v.get<bool>();
 }
 
 std::string string(const json& v, const std::string& key) {
-  if (!v.is_string()) throw InputError("decoding option '" + key + "' must be a string, got " + v.dump());
+  if (!v.is_string()) throw InputError("decoding option '" + key + "' must be a string, got " + json_excerpt(v));
   return v.get<std::string>();
 }
 
@@ -87,26 +87,22 @@ Interventions interventions_from_json(const json& j) {
         else if (what == "crossAttention") iv.skip_cross_attention = true;
         else if (what == "ffn") iv.skip_ffn = true;
         else if (what == "layerNorm") iv.skip_layer_norm = true;
-        else throw InputError("unknown skip '" + what + "' (encoderSelfAttention, decoderSelfAttention, crossAttention, ffn, layerNorm)");
+        else throw InputError("unknown skip " + quote(what) + " (encoderSelfAttention, decoderSelfAttention, crossAttention, ffn, layerNorm)");
       }
     } else if (key == "copySourceEncoding") {
       iv.copy_source_encoding = boolean(v, "interventions.copySourceEncoding");
     } else if (key == "lastSourceState") {
       iv.last_source_state = boolean(v, "interventions.lastSourceState");
     } else {
-      throw InputError("unknown intervention '" + key +
-                       "' (attention, maskHeads, skip, copySourceEncoding, lastSourceState)");
+      throw InputError("unknown intervention " + quote(key) +
+                       " (attention, maskHeads, skip, copySourceEncoding, lastSourceState)");
     }
   }
   return iv;
 }
 
 json parse_object(const std::string& text, const char* what) {
-  try {
-    return text.empty() ? json::object() : json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(std::string(what) + " are not valid JSON: " + e.what());
-  }
+  return text.empty() ? json::object() : parse_json(text, what, JsonSource::Input, /*plural=*/true);
 }
 
 }  // namespace
@@ -151,12 +147,12 @@ DecodeOptions decode_options_from_json(const std::string& text) {
         if (what == "attention") o.capture.attention = boolean(flag, "capture.attention");
         else if (what == "vectors") o.capture.vectors = boolean(flag, "capture.vectors");
         else if (what == "logits") o.capture.logits = boolean(flag, "capture.logits");
-        else throw InputError("unknown capture option '" + what + "' (attention, vectors, logits)");
+        else throw InputError("unknown capture option " + quote(what) + " (attention, vectors, logits)");
       }
     } else if (key == "interventions") {
       o.interventions = interventions_from_json(v);
     } else {
-      throw InputError("unknown decoding option '" + key + "'");
+      throw InputError("unknown decoding option " + quote(key));
     }
   }
   o.validate();

@@ -2,6 +2,7 @@
 // under src/families/ and one line here.
 #include "model/registry.h"
 
+#include "core/quote.h"
 #include "families/bert/bert.h"
 #include "families/rnn/rnn.h"
 #include "families/transformer/transformer.h"
@@ -28,7 +29,7 @@ FamilyLoader family_loader(const std::string& architecture) {
     if (architecture == r.architecture) return r.load;
     known += (known.empty() ? "" : ", ") + std::string(r.architecture);
   }
-  throw ModelFileError("config architecture '" + architecture + "' is not supported (this engine reads " + known + ")");
+  throw ModelFileError("config architecture " + quote(architecture) + " is not supported (this engine reads " + known + ")");
 }
 
 }  // namespace attnscope

@@ -1,12 +1,17 @@
 #include "io/safetensors.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <cstring>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json.h"
+#include "core/quote.h"
 #include "io/half.h"
 
 namespace attnscope {
@@ -23,35 +28,34 @@ std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
 DType parse_dtype(const std::string& name, const std::string& tensor) {
   if (name == "F32") return DType::F32;
   if (name == "F16") return DType::F16;
-  throw ModelFileError("tensor '" + tensor + "' has dtype " + name +
-                       "; attnscope reads F32 and F16");
+  throw ModelFileError("tensor " + quote(tensor) + " has dtype " + excerpt(name) + "; attnscope reads F32 and F16");
 }
 
 TensorInfo parse_tensor_info(const std::string& name, const json& entry, std::size_t data_size) {
   if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
       !entry.contains("data_offsets"))
-    throw ModelFileError("tensor '" + name + "' needs dtype, shape and data_offsets");
+    throw ModelFileError("tensor " + quote(name) + " needs dtype, shape and data_offsets");
   if (!entry["dtype"].is_string())
-    throw ModelFileError("tensor '" + name + "' has a non-string dtype");
+    throw ModelFileError("tensor " + quote(name) + " has a non-string dtype, " + json_excerpt(entry["dtype"]));
   TensorInfo info;
   info.dtype = parse_dtype(entry["dtype"].get<std::string>(), name);
 
   const json& shape = entry["shape"];
-  if (!shape.is_array()) throw ModelFileError("tensor '" + name + "' shape is not an array");
+  if (!shape.is_array()) throw ModelFileError("tensor " + quote(name) + " shape is not an array");
   for (const json& d : shape) {
     if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (1LL << 32))
-      throw ModelFileError("tensor '" + name + "' has an invalid dimension " + d.dump());
+      throw ModelFileError("tensor " + quote(name) + " has an invalid dimension " + json_excerpt(d));
     info.shape.push_back(d.get<std::int64_t>());
   }
 
   const json& offsets = entry["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
       !offsets[1].is_number_unsigned())
-    throw ModelFileError("tensor '" + name + "' data_offsets must be two non-negative integers");
+    throw ModelFileError("tensor " + quote(name) + " data_offsets must be two non-negative integers");
   const std::uint64_t begin = offsets[0].get<std::uint64_t>();
   const std::uint64_t end = offsets[1].get<std::uint64_t>();
   if (begin > end || end > data_size)
-    throw ModelFileError("tensor '" + name + "' data_offsets [" + std::to_string(begin) + ", " +
+    throw ModelFileError("tensor " + quote(name) + " data_offsets [" + std::to_string(begin) + ", " +
                          std::to_string(end) + "] lie outside the " + std::to_string(data_size) +
                          "-byte data section (file truncated?)");
   info.begin = static_cast<std::size_t>(begin);
@@ -61,11 +65,11 @@ TensorInfo parse_tensor_info(const std::string& name, const json& entry, std::si
   std::uint64_t expected = dtype_size(info.dtype);
   for (std::int64_t d : info.shape) {
     if (d != 0 && expected > (std::uint64_t(1) << 40) / static_cast<std::uint64_t>(d))
-      throw ModelFileError("tensor '" + name + "' shape is too large");
+      throw ModelFileError("tensor " + quote(name) + " shape is too large");
     expected *= static_cast<std::uint64_t>(d);
   }
   if (end - begin != expected)
-    throw ModelFileError("tensor '" + name + "' occupies " + std::to_string(end - begin) +
+    throw ModelFileError("tensor " + quote(name) + " occupies " + std::to_string(end - begin) +
                          " bytes but its dtype and shape need " + std::to_string(expected));
   return info;
 }
@@ -78,7 +82,7 @@ std::size_t TensorInfo::numel() const {
   return n;
 }
 
-SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) {
+SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) : size_(size) {
   if (size < 8)
     throw ModelFileError("file is " + std::to_string(size) +
                          " bytes, too short for a safetensors header");
@@ -90,12 +94,9 @@ SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) {
   if (header_len > kMaxHeaderBytes)
     throw ModelFileError("header length " + std::to_string(header_len) + " is implausibly large");
 
-  json header;
-  try {
-    header = json::parse(bytes + 8, bytes + 8 + header_len);
-  } catch (const json::exception& e) {
-    throw ModelFileError(std::string("header is not valid JSON: ") + e.what());
-  }
+  const json header = parse_json(
+      std::string_view(reinterpret_cast<const char*>(bytes) + 8, static_cast<std::size_t>(header_len)), "header",
+      JsonSource::ModelFile);
   if (!header.is_object()) throw ModelFileError("header is not a JSON object");
 
   data_ = bytes + 8 + header_len;
@@ -106,7 +107,7 @@ SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) {
       if (!it.value().is_object()) throw ModelFileError("__metadata__ is not a JSON object");
       for (auto m = it.value().begin(); m != it.value().end(); ++m) {
         if (!m.value().is_string())
-          throw ModelFileError("__metadata__ value '" + m.key() + "' is not a string");
+          throw ModelFileError("__metadata__ value " + quote(m.key()) + " is not a string");
         metadata_[m.key()] = m.value().get<std::string>();
       }
       continue;
@@ -122,14 +123,14 @@ SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) {
   for (std::size_t i = 1; i < starts.size(); ++i) {
     const TensorInfo& prev = tensors_.at(*starts[i - 1].second);
     if (starts[i].first < prev.end)
-      throw ModelFileError("tensors '" + *starts[i - 1].second + "' and '" + *starts[i].second +
-                           "' overlap in the data section");
+      throw ModelFileError("tensors " + quote(*starts[i - 1].second) + " and " + quote(*starts[i].second) +
+                           " overlap in the data section");
   }
 }
 
 const TensorInfo& SafetensorsFile::info(const std::string& name) const {
   auto it = tensors_.find(name);
-  if (it == tensors_.end()) throw ModelFileError("missing tensor '" + name + "'");
+  if (it == tensors_.end()) throw ModelFileError("missing tensor " + quote(name));
   return it->second;
 }
 
@@ -156,14 +157,18 @@ void SafetensorsFile::read_f32(const std::string& name, float* out) const {
 
 // C stdio, not std::ifstream: no iostreams in the engine (see decoding/options.cpp).
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  const std::string name = "'" + printable(path) + "'";
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!in) throw Error("cannot open file '" + path + "'");
-  if (std::fseek(in.get(), 0, SEEK_END) != 0) throw Error("cannot read file '" + path + "'");
-  const long size = std::ftell(in.get());
-  if (size < 0 || std::fseek(in.get(), 0, SEEK_SET) != 0) throw Error("cannot read file '" + path + "'");
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  if (!in) throw Error("cannot open file " + name + ": " + std::strerror(errno));
+  // fopen() opens a directory too, and ftell() then reports a size no read can deliver.
+  struct stat st;
+  if (fstat(fileno(in.get()), &st) != 0) throw Error("cannot read file " + name + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read file " + name + ": it is a directory");
+  if (!S_ISREG(st.st_mode)) throw Error("cannot read file " + name + ": it is not a regular file");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  std::vector<std::uint8_t> bytes(size);
   if (size > 0 && std::fread(bytes.data(), 1, bytes.size(), in.get()) != bytes.size())
-    throw Error("cannot read file '" + path + "'");
+    throw Error("cannot read file " + name);
   return bytes;
 }
 

@@ -24,6 +24,7 @@ class SafetensorsFile {
   // Parses and validates the header. `bytes` is not copied and must outlive this object.
   SafetensorsFile(const std::uint8_t* bytes, std::size_t size);
 
+  std::size_t size() const { return size_; }  // the whole file, header included
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
   bool has(const std::string& name) const { return tensors_.count(name) != 0; }
@@ -35,6 +36,7 @@ class SafetensorsFile {
   void read_f32(const std::string& name, float* out) const;
 
  private:
+  std::size_t size_ = 0;
   const std::uint8_t* data_ = nullptr;  // start of the data section
   std::size_t data_size_ = 0;
   std::map<std::string, std::string> metadata_;

@@ -1,7 +1,6 @@
 #include "model/config.h"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "model/config_fields.h"
@@ -18,7 +17,7 @@ const json& field(const json& j, const char* name) {
 int int_field(const json& j, const char* name, int lo, int hi) {
   const json& v = field(j, name);
   if (!v.is_number_integer())
-    throw ModelFileError(std::string("config field '") + name + "' must be an integer, got " + v.dump());
+    throw ModelFileError(std::string("config field '") + name + "' must be an integer, got " + json_excerpt(v));
   const long long x = v.get<long long>();
   if (x < lo || x > hi)
     throw ModelFileError(std::string("config field '") + name + "' = " + std::to_string(x) +
@@ -29,14 +28,14 @@ int int_field(const json& j, const char* name, int lo, int hi) {
 double float_field(const json& j, const char* name) {
   const json& v = field(j, name);
   if (!v.is_number() || !std::isfinite(v.get<double>()))
-    throw ModelFileError(std::string("config field '") + name + "' must be a finite number, got " + v.dump());
+    throw ModelFileError(std::string("config field '") + name + "' must be a finite number, got " + json_excerpt(v));
   return v.get<double>();
 }
 
 bool bool_field(const json& j, const char* name) {
   const json& v = field(j, name);
   if (!v.is_boolean())
-    throw ModelFileError(std::string("config field '") + name + "' must be true or false, got " + v.dump());
+    throw ModelFileError(std::string("config field '") + name + "' must be true or false, got " + json_excerpt(v));
   return v.get<bool>();
 }
 
@@ -47,14 +46,14 @@ std::string one_of(const json& j, const char* name, const std::vector<std::strin
     if (v.is_string() && v.get<std::string>() == c) return c;
     list += (list.empty() ? "\"" : ", \"") + c + "\"";
   }
-  throw ModelFileError(std::string("config field '") + name + "' must be one of " + list + ", got " + v.dump());
+  throw ModelFileError(std::string("config field '") + name + "' must be one of " + list + ", got " + json_excerpt(v));
 }
 
 std::string choice_field(const json& j, const char* name, const char* a, const char* b) {
   const json& v = field(j, name);
   if (!v.is_string() || (v != a && v != b))
     throw ModelFileError(std::string("config field '") + name + "' must be \"" + a + "\" or \"" + b +
-                         "\", got " + v.dump());
+                         "\", got " + json_excerpt(v));
   return v.get<std::string>();
 }
 
@@ -76,19 +75,14 @@ void parse_special_tokens(const json& j, SpecialTokens& out) {
 }  // namespace
 
 ModelConfig ModelConfig::from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw ModelFileError(std::string("config metadata is not valid JSON: ") + e.what());
-  }
+  const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   if (!j.is_object()) throw ModelFileError("config metadata is not a JSON object");
 
   ModelConfig c;
   if (j.contains("architecture")) {
     const json& a = j.at("architecture");
     if (!a.is_string() || a.get<std::string>().empty())
-      throw ModelFileError("config field 'architecture' must be a non-empty string, got " + a.dump());
+      throw ModelFileError("config field 'architecture' must be a non-empty string, got " + json_excerpt(a));
     c.architecture = a.get<std::string>();  // the loader checks that some family reads it
   }
   if (c.architecture != "transformer") {

@@ -1,7 +1,7 @@
 #pragma once
 // Reading one field of a model file's config object, with the bounds and the error message
 // (ModelFileError naming the field) every family's config uses.
-#include <nlohmann/json.hpp>
+#include "core/json.h"
 #include <string>
 #include <vector>
 

@@ -1,6 +1,7 @@
 #include "model/interventions.h"
 
 #include "core/error.h"
+#include "core/quote.h"
 
 namespace attnscope {
 
@@ -58,7 +59,7 @@ HeadEdit::Pattern parse_attention_pattern(const std::string& name) {
   if (name == "beginning") return HeadEdit::Pattern::Beginning;
   if (name == "end") return HeadEdit::Pattern::End;
   if (name == "custom") return HeadEdit::Pattern::Custom;
-  throw InputError("unknown attention pattern '" + name + "' (use uniform, beginning, end or custom)");
+  throw InputError("unknown attention pattern " + quote(name) + " (use uniform, beginning, end or custom)");
 }
 
 }  // namespace attnscope

@@ -1,7 +1,9 @@
 // Turns a validated safetensors container into a Model: the family-neutral parts here (config,
 // tokenizer, vocabularies), the weights by the family that config.architecture names.
 #include <cmath>
-#include <nlohmann/json.hpp>
+
+#include "core/json.h"
+#include "core/quote.h"
 
 #include "io/safetensors.h"
 #include "model/model.h"
@@ -15,12 +17,7 @@ using json = nlohmann::json;
 std::vector<std::string> parse_vocab(const std::map<std::string, std::string>& meta, const std::string& key) {
   auto it = meta.find(key);
   if (it == meta.end()) throw ModelFileError("metadata '" + key + "' is missing");
-  json j;
-  try {
-    j = json::parse(it->second);
-  } catch (const json::exception& e) {
-    throw ModelFileError("metadata '" + key + "' is not valid JSON: " + e.what());
-  }
+  const json j = parse_json(it->second, "metadata '" + key + "'", JsonSource::ModelFile);
   if (!j.is_array() || j.empty()) throw ModelFileError("metadata '" + key + "' must be a non-empty JSON array");
   std::vector<std::string> tokens;
   for (const json& t : j) {
@@ -49,9 +46,9 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
   Model& m = *model;
   m.metadata = file.metadata();
   if (required(m.metadata, "format") != "attnscope")
-    throw ModelFileError("metadata 'format' is '" + m.metadata["format"] + "', expected 'attnscope'");
+    throw ModelFileError("metadata 'format' is " + quote(m.metadata["format"]) + ", expected 'attnscope'");
   if (required(m.metadata, "format_version") != "1")
-    throw ModelFileError("format_version '" + m.metadata["format_version"] + "' is not supported (this engine reads 1)");
+    throw ModelFileError("format_version " + quote(m.metadata["format_version"]) + " is not supported (this engine reads 1)");
 
   m.config = ModelConfig::from_json(required(m.metadata, "config"));
   const ModelConfig& c = m.config;
@@ -95,11 +92,18 @@ std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::si
 }
 
 std::shared_ptr<const Model> Model::load_file(const std::string& path, const LoadOptions& options) {
-  const std::vector<std::uint8_t> bytes = read_file_bytes(path);
+  const std::string name = "'" + printable(path) + "'";
   try {
-    return load_bytes(bytes.data(), bytes.size(), options);
-  } catch (const ModelFileError& e) {
-    throw ModelFileError("'" + path + "': " + e.detail());
+    const std::vector<std::uint8_t> bytes = read_file_bytes(path);
+    try {
+      return load_bytes(bytes.data(), bytes.size(), options);
+    } catch (const ModelFileError& e) {
+      throw ModelFileError(name + ": " + e.detail());
+    }
+  } catch (const std::bad_alloc&) {
+    // What a load allocates is bounded by the file's size (WeightReader checks a tensor before
+    // allocating it; derived tables are bounded too): a file this machine cannot hold.
+    throw Error("cannot load model file " + name + ": not enough memory");
   }
 }
 

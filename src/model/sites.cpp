@@ -1,6 +1,7 @@
 #include "model/sites.h"
 
 #include "core/error.h"
+#include "core/quote.h"
 
 namespace attnscope {
 
@@ -12,7 +13,7 @@ int find_site(const SiteTable& sites, const std::string& name) {
     if (sites[i].name == name) return static_cast<int>(i);
     known += (i ? ", " : "") + sites[i].name;
   }
-  throw InputError("unknown attention site '" + name + "' (this model has " + known + ")");
+  throw InputError("unknown attention site " + quote(name) + " (this model has " + known + ")");
 }
 
 int default_intervention_site(const SiteTable& sites) {

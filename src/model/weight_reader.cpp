@@ -1,19 +1,33 @@
 #include "model/weight_reader.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/quote.h"
+
 namespace attnscope {
+namespace {
+
+// check_derived(): any derived table up to this size is allowed, whatever the file (the
+// largest a shipped model computes is 64 KiB; a tiny test model may still declare 8192
+// positions), and beyond it at most as many bytes as the file has.
+constexpr std::size_t kDerivedFloorBytes = 16u << 20;
+constexpr std::size_t kDerivedBytesPerFileByte = 1;
+
+}  // namespace
 
 // Eigen leaves a new matrix uninitialised: the file's values are written straight into it.
 Matrix WeightReader::matrix(const std::string& name, int rows, int cols) {
+  check_shape(name, {rows, cols});
   Matrix m(rows, cols);
-  load(name, {rows, cols}, m.data());
+  load(name, m.data());
   return m;
 }
 
 RowVector WeightReader::vector(const std::string& name, int size) {
+  check_shape(name, {size});
   RowVector v(size);
-  load(name, {size}, v.data());
+  load(name, v.data());
   return v;
 }
 
@@ -36,25 +50,35 @@ FeedForward WeightReader::ffn(const std::string& name, int d, int d_ff, Activati
 
 void WeightReader::check_all_used() const {
   for (const auto& [name, info] : file_.tensors())
-    if (!used_.count(name)) throw ModelFileError("unexpected tensor '" + name + "' (not used by this config)");
+    if (!used_.count(name)) throw ModelFileError("unexpected tensor " + quote(name) + " (not used by this config)");
 }
 
-void WeightReader::load(const std::string& name, const std::vector<int>& shape, float* out) {
+void WeightReader::check_derived(const std::string& what, std::size_t bytes) const {
+  const std::size_t allowed = std::max(kDerivedFloorBytes, kDerivedBytesPerFileByte * file_.size());
+  if (bytes > allowed)
+    throw ModelFileError(what + " would take " + std::to_string(bytes) + " bytes, more than the " +
+                         std::to_string(allowed) + " a " + std::to_string(file_.size()) +
+                         "-byte file may make the engine allocate");
+}
+
+void WeightReader::check_shape(const std::string& name, const std::vector<int>& shape) const {
   const TensorInfo& info = file_.info(name);  // throws "missing tensor"
-  std::vector<std::int64_t> expected(shape.begin(), shape.end());
-  if (info.shape != expected) {
-    auto str = [](const auto& s) {
-      std::string out = "[";
-      for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-      return out + "]";
-    };
-    throw ModelFileError("tensor '" + name + "' has shape " + str(info.shape) + ", expected " + str(expected));
-  }
+  const std::vector<std::int64_t> expected(shape.begin(), shape.end());
+  if (info.shape == expected) return;
+  auto str = [](const auto& s) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+  };
+  throw ModelFileError("tensor " + quote(name) + " has shape " + str(info.shape) + ", expected " + str(expected));
+}
+
+void WeightReader::load(const std::string& name, float* out) {
   file_.read_f32(name, out);
-  const std::size_t n = info.numel();
+  const std::size_t n = file_.info(name).numel();
   for (std::size_t i = 0; i < n; ++i)
     if (!std::isfinite(out[i]))
-      throw ModelFileError("tensor '" + name + "' contains " + (std::isnan(out[i]) ? "NaN" : "Inf") +
+      throw ModelFileError("tensor " + quote(name) + " contains " + (std::isnan(out[i]) ? "NaN" : "Inf") +
                            " at flat index " + std::to_string(i));
   used_.insert(name);
 }

@@ -28,9 +28,18 @@ class WeightReader {
   // for a different architecture than its config describes.
   void check_all_used() const;
 
+  // A table a family computes from its config instead of reading it (sinusoidal positions)
+  // may take `bytes` only if that is in proportion to the file: the config's sizes are the
+  // file's claim, and a 1 MB file must not make the engine allocate a gigabyte. Families call
+  // it after reading their tensors, whose shapes already tie the config's sizes to the file.
+  void check_derived(const std::string& what, std::size_t bytes) const;
+
  private:
-  // Checks the tensor's shape and values and writes them to `out` (shape's product of floats).
-  void load(const std::string& name, const std::vector<int>& shape, float* out);
+  // Checks that the tensor exists with this shape. Called before the matrix that receives it
+  // is allocated: a config's sizes are believed only once the file holds a tensor that big.
+  void check_shape(const std::string& name, const std::vector<int>& shape) const;
+  // Reads the checked tensor into `out` (its shape's product of floats) and checks its values.
+  void load(const std::string& name, float* out);
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;

@@ -1,6 +1,6 @@
 #pragma once
 // int8 weights for the products of a decoder step: an opt-in trade of exactness for speed
-// (Model load option `int8`; issue 8). A step streams every decoder weight through the cache
+// (Model load option `int8`). A step streams every decoder weight through the cache
 // for two FLOPs each, so bytes and instructions per weight are what a step costs: int8 is a
 // quarter of f32's bytes and half of binary16's, and WASM's i32x4.dot_i16x8_s does eight
 // multiply-adds per instruction where f32x4 does four (and binary16 must first be converted).

@@ -3,7 +3,7 @@
 // layout, so each output is the dot product of a weight row with an input row.
 //
 // Why: Eigen 3.4 has no WebAssembly SIMD packet path, so in the WASM build its products are
-// scalar code (about 1.5 GFLOP/s); nearly all of a decoder step is these products (issue 8).
+// scalar code (about 1.5 GFLOP/s); nearly all of a decoder step is these products.
 // The kernel is written once against a 4-lane float vector: WASM's f32x4 (wasm_simd128.h)
 // under -msimd128, and GCC/Clang's generic vector extension everywhere else, so the native
 // tests run the very same loops as the browser.
@@ -34,7 +34,7 @@ void linear(const float* x, int rows, int x_stride, const float* w, int out, int
 //    at a time, converted in registers (gemm_simd.cpp). Half the memory, but not the faster
 //    form: in WASM the conversion (3 integer operations per 4 weights) costs more than the
 //    bytes it saves; binary32 step weights decoded the Multi30k model 30 % faster per token
-//    and beam 4 20-25 % faster per sentence (tests/perf, issue 20), so the loader builds
+//    and beam 4 20-25 % faster per sentence (tests/perf), so the loader builds
 //    binary32 step weights. Kept, and checked bit for bit, for a memory-saving load option.
 // Either way the results are those of the plain layout, bit for bit.
 class PackedWeights {

@@ -1,9 +1,10 @@
 #include "text/tokenizer.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json.h"
+#include "core/quote.h"
 #include "text/bpe_tokenizer.h"
 #include "text/word_tokenizer.h"
 #include "text/wordpiece_tokenizer.h"
@@ -12,12 +13,7 @@ namespace attnscope {
 
 std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const Vocabulary& vocab) {
   using json = nlohmann::json;
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw ModelFileError(std::string("tokenizer metadata is not valid JSON: ") + e.what());
-  }
+  const json j = parse_json(text, "tokenizer metadata", JsonSource::ModelFile);
   auto flag = [&](const char* name, bool fallback) {
     if (!j.contains(name)) return fallback;
     if (!j[name].is_boolean()) throw ModelFileError(std::string("tokenizer field '") + name + "' must be a boolean");
@@ -59,10 +55,10 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
       }
     }
     if (vocab.size() == 0) throw ModelFileError("a wordpiece tokenizer needs the model's vocabulary");
-    if (!vocab.contains(o.unk)) throw ModelFileError("wordpiece unk piece '" + o.unk + "' is not in the vocabulary");
+    if (!vocab.contains(o.unk)) throw ModelFileError("wordpiece unk piece " + quote(o.unk) + " is not in the vocabulary");
     return std::make_unique<WordPieceTokenizer>(std::move(o), vocab);
   }
-  throw ModelFileError("tokenizer type '" + type + "' is not supported (use \"word\", \"bpe\" or \"wordpiece\")");
+  throw ModelFileError("tokenizer type " + quote(type) + " is not supported (use \"word\", \"bpe\" or \"wordpiece\")");
 }
 
 Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {

@@ -1,6 +1,6 @@
 #pragma once
 // The Unicode character properties BERT's basic tokenizer uses (text/wordpiece_tokenizer.h),
-// answered from tables generated out of Python's unicodedata (models/make_unicode_tables.py,
+// answered from tables generated out of Python's unicodedata (models/tools/make_unicode_tables.py,
 // src/text/unicode_tables.inc), so that this engine and the Python reference agree without ICU.
 #include <string>
 

@@ -2,7 +2,7 @@
 // BERT's WordPiece tokenizer (Devlin et al. 2019): the basic tokenizer (clean-up, CJK spacing,
 // lower-casing and accent stripping, punctuation splitting), then greedy longest-match-first
 // WordPiece with "##" continuations over the model's vocabulary. The rules, step by step, are in
-// models/FORMAT.md ("wordpiece") and the Python reference models/attnscope_ref/wordpiece.py.
+// models/FORMAT.md ("wordpiece") and the Python reference models/reference/attnscope_ref/wordpiece.py.
 #include <string>
 #include <vector>
 

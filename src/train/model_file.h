@@ -1,6 +1,6 @@
 #pragma once
 // Trainable parameters <-> model files (models/FORMAT.md): start from a file's bytes or from
-// fresh weights, and export .safetensors bytes as models/attnscope_ref/export.py writes them
+// fresh weights, and export .safetensors bytes as models/reference/attnscope_ref/export.py writes them
 // (same header JSON, same tensor order, F32), which Model::load_bytes and the CLI read.
 #include <cstdint>
 #include <string>
@@ -26,7 +26,7 @@ struct TrainableModel {
 // as float32 (F16 converted) into the parameters.
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size);
 
-// Fresh weights as models/train.py initialises them: every matrix xavier-uniform
+// Fresh weights as models/train/train.py initialises them: every matrix xavier-uniform
 // (U(±sqrt(6 / (fan_in + fan_out)))), then the token embeddings N(0, d^-1/2); linear biases
 // U(±1/sqrt(fan_in)) (nn.Linear's default, which train.py keeps), output.bias 0, LayerNorm 1 and 0.
 // Drawn from train::Random(seed), tensor by tensor in file order.

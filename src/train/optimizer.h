@@ -1,6 +1,6 @@
 #pragma once
 // Adam as torch.optim.Adam / torch.optim.AdamW (PyTorch 1.13 single-tensor code), the learning
-// rate schedules of models/train.py, and torch.nn.utils.clip_grad_norm_. They walk a family's
+// rate schedules of models/train/train.py, and torch.nn.utils.clip_grad_norm_. They walk a family's
 // tensors as a TensorList (train/tensor_list.h), so every family shares them; the templates take
 // any parameter struct with tensors() (TransformerParams, RnnParams).
 #include <vector>
@@ -10,7 +10,7 @@
 namespace attnscope::train {
 
 struct AdamOptions {
-  double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;  // models/train.py's values
+  double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;  // models/train/train.py's values
   double weight_decay = 0.0;
   // false: torch.optim.Adam, L2 regularisation: g ← g + weight_decay·θ before the moments.
   // true:  torch.optim.AdamW, decoupled: θ ← θ·(1 - lr·weight_decay) before the Adam step.
@@ -43,7 +43,7 @@ class Adam {
 
 // Learning-rate factor for the update that follows `updates_done` earlier ones:
 //   constant: 1;  inverse_sqrt: min(s / warmup, sqrt(warmup / s)), s = max(updates_done, 1)
-// (models/train.py's `inverse_sqrt` under LambdaLR, whose first two updates both use 1 / warmup).
+// (models/train/train.py's `inverse_sqrt` under LambdaLR, whose first two updates both use 1 / warmup).
 struct Schedule {
   enum class Kind { Constant, InverseSqrt };
   Kind kind = Kind::Constant;

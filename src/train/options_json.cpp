@@ -1,8 +1,8 @@
 #include "train/options_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "core/json.h"
+#include "core/quote.h"
 
 namespace attnscope::train {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 using json = nlohmann::json;
 
 double number(const json& v, const std::string& key) {
-  if (!v.is_number()) throw InputError("training option '" + key + "' must be a number, got " + v.dump());
+  if (!v.is_number()) throw InputError("training option '" + key + "' must be a number, got " + json_excerpt(v));
   return v.get<double>();
 }
 
@@ -19,17 +19,17 @@ long long integer(const json& v, const std::string& key, long long max) {
   // Range first: casting a double outside long long's range is undefined behaviour.
   if (!(x >= 0 && x <= static_cast<double>(max)) || x != static_cast<double>(static_cast<long long>(x)))
     throw InputError("training option '" + key + "' must be an integer in [0, " + std::to_string(max) + "], got " +
-                     v.dump());
+                     json_excerpt(v));
   return static_cast<long long>(x);
 }
 
 bool boolean(const json& v, const std::string& key) {
-  if (!v.is_boolean()) throw InputError("training option '" + key + "' must be true or false, got " + v.dump());
+  if (!v.is_boolean()) throw InputError("training option '" + key + "' must be true or false, got " + json_excerpt(v));
   return v.get<bool>();
 }
 
 std::string string_value(const json& v, const std::string& key) {
-  if (!v.is_string()) throw InputError("training option '" + key + "' must be a string, got " + v.dump());
+  if (!v.is_string()) throw InputError("training option '" + key + "' must be a string, got " + json_excerpt(v));
   return v.get<std::string>();
 }
 
@@ -44,12 +44,7 @@ bool is_rnn_field(const std::string& key) {
 }  // namespace
 
 TrainSetup train_setup_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(std::string("training options are not valid JSON: ") + e.what());
-  }
+  const json j = parse_json(text, "training options", JsonSource::Input, /*plural=*/true);
   if (!j.is_object()) throw InputError("training options must be a JSON object");
   TrainSetup s;
   constexpr long long kInt = 1'000'000'000;
@@ -85,14 +80,14 @@ TrainSetup train_setup_from_json(const std::string& text) {
       const int warmup = static_cast<int>(integer(v, key, kInt));
       if (warmup > 0) s.options.schedule = {Schedule::Kind::InverseSqrt, warmup};
     } else {
-      throw InputError("unknown training option '" + key +
-                       "' (family, layers, heads, dModel, dFf, cell, attention, score, dEmbed, dHidden, dEncoder, "
+      throw InputError("unknown training option " + quote(key) +
+                       " (family, layers, heads, dModel, dFf, cell, attention, score, dEmbed, dHidden, dEncoder, "
                        "dAttention, bidirectional, inputFeeding, localWindow, seed, lr, batchTokens, labelSmoothing, "
                        "dropout, clipNorm, warmup)");
     }
   }
   if (s.family != "transformer" && s.family != "rnn")
-    throw InputError("training option 'family' must be \"transformer\" or \"rnn\", got \"" + s.family + "\"");
+    throw InputError("training option 'family' must be \"transformer\" or \"rnn\", got \"" + excerpt(s.family) + "\"");
   if (s.family == "rnn" && !transformer_field.empty())
     throw InputError("training option '" + transformer_field + "' is the transformer's: an RNN has none");
   if (s.family == "transformer" && !rnn_field.empty())

@@ -433,7 +433,7 @@ void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
 
 void check_rnn_loss_options(const LossOptions& options) {
   if (options.dropout > 0.0f)
-    throw InputError("the RNN family trains without dropout (its reference, models/attnscope_ref/rnn.py, has none): "
+    throw InputError("the RNN family trains without dropout (its reference, models/reference/attnscope_ref/rnn.py, has none): "
                      "set dropout to 0");
 }
 

@@ -5,7 +5,7 @@
 // the bridge, and the (bidirectional, stacked) encoder, down to the embeddings.
 //
 // The equations are the inference path's (src/families/rnn/rnn.h); the reference is
-// models/attnscope_ref/rnn.py, stepped by models/make_rnn_train_goldens.py. Sentences run one
+// models/reference/attnscope_ref/rnn.py, stepped by models/goldens/make_rnn_train_goldens.py. Sentences run one
 // after another (as the reference steps them): the sums equal a padded batch with masks.
 #include <vector>
 

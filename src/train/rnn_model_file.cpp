@@ -17,8 +17,8 @@ TrainableRnn trainable_rnn_from_bytes(const std::uint8_t* data, std::size_t size
   const auto& meta = file.metadata();
   TrainableRnn out;
   out.text.tokenizer_json = meta.at("tokenizer");
-  out.text.src_vocab = nlohmann::json::parse(meta.at("src_vocab")).get<std::vector<std::string>>();
-  out.text.tgt_vocab = nlohmann::json::parse(meta.at("tgt_vocab")).get<std::vector<std::string>>();
+  out.text.src_vocab = model->src_vocab.tokens();  // the loader's, already parsed and checked
+  out.text.tgt_vocab = model->tgt_vocab.tokens();
   if (meta.count("name")) out.text.name = meta.at("name");
   if (meta.count("description")) out.text.description = meta.at("description");
   ModelConfig shared = ModelConfig::from_json(meta.at("config"));

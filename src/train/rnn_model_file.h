@@ -17,7 +17,7 @@ struct TrainableRnn {
 // Validates the bytes with Model::load_bytes, then reads every tensor as float32.
 TrainableRnn trainable_rnn_from_bytes(const std::uint8_t* data, std::size_t size);
 
-// The `config` metadata value of an RNN, in models/attnscope_ref/rnn.py's CONFIG_FIELDS order
+// The `config` metadata value of an RNN, in models/reference/attnscope_ref/rnn.py's CONFIG_FIELDS order
 // (json.dumps of complete_config, as export.py writes it).
 std::string rnn_config_json(const rnn::Config& config, const ModelConfig& shared);
 

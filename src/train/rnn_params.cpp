@@ -1,9 +1,8 @@
 #include "train/rnn_params.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "core/json.h"
 
 namespace attnscope::train {
 namespace {
@@ -47,7 +46,7 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
   const rnn::Config& c = p.config;
   if (c.style != rnn::Style::None && !has_backward(c.score))
     throw InputError("the RNN family's training pass has no backward for the '" +
-                     nlohmann::json::parse(shared.family_json).value("score", std::string("?")) +
+                     parse_json(shared.family_json, "config metadata", JsonSource::ModelFile).value("score", std::string("?")) +
                      "' score yet (it trains additive, dot, scaled_dot, general and cosine)");
   const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
   const int gates = c.cell == rnn::Cell::GRU ? 3 : 4;

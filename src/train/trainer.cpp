@@ -15,17 +15,24 @@ namespace {
 
 const char* kWordTokenizer = "{\"type\":\"word\",\"lowercase\":true,\"split_punctuation\":true}";
 
-std::vector<std::string> word_vocab(const Tokenizer& tokenizer, const std::vector<std::string>& lines) {
+// The sorted words of one side, after the four special tokens. Refused, naming the pair that
+// brings it there, as soon as it would exceed kMaxVocabulary.
+std::vector<std::string> word_vocab(const std::vector<std::vector<std::string>>& sentences,
+                                    const std::vector<TrainPair>& pairs, const char* side) {
   std::set<std::string> words;  // std::string order = code point order of UTF-8, as Python's sorted()
-  for (const std::string& line : lines)
-    for (const std::string& w : tokenizer.split(line)) words.insert(w);
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    for (const std::string& w : sentences[i]) words.insert(w);
+    if (words.size() + 4 > static_cast<std::size_t>(kMaxVocabulary))
+      throw InputError(pair_name(pairs[i], i) + " brings the " + side + " vocabulary past the " +
+                       std::to_string(kMaxVocabulary) + " entries a model may have");
+  }
   std::vector<std::string> vocab = {"<pad>", "<unk>", "<s>", "</s>"};
   for (const std::string& w : words)
     if (std::find(vocab.begin(), vocab.begin() + 4, w) == vocab.begin() + 4) vocab.push_back(w);
   return vocab;
 }
 
-// Length-bucketed batches as models/train.py `batches`: sorted by (target, source) length, a
+// Length-bucketed batches as models/train/train.py `batches`: sorted by (target, source) length, a
 // batch grows while (its longest sentence) · (its size) stays within max_tokens.
 std::vector<std::vector<int>> bucket(const std::vector<Example>& examples, int max_tokens) {
   std::vector<int> order(examples.size());
@@ -54,45 +61,35 @@ std::vector<std::vector<int>> bucket(const std::vector<Example>& examples, int m
 
 }  // namespace
 
-std::vector<TrainPair> parse_pairs_csv(const std::string& text) {
-  std::vector<TrainPair> pairs;
-  std::size_t start = 0;
-  int line_no = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    ++line_no;
-    start = end + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::size_t comma = line.find(',');
-    if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos)
-      throw InputError("pairs line " + std::to_string(line_no) + " needs exactly one comma (source,target): '" +
-                       line.substr(0, 80) + "'");
-    pairs.push_back({line.substr(0, comma), line.substr(comma + 1)});
-  }
-  if (pairs.empty()) throw InputError("no sentence pairs given");
-  return pairs;
-}
-
 namespace {
 
 // The word tokenizer and the vocabularies of a fresh model; `longest`: the longest sentence in words.
 ModelText word_text(const std::vector<TrainPair>& pairs, std::size_t& longest) {
+  check_pairs(pairs);
   const auto tokenizer = Tokenizer::from_json(kWordTokenizer);
-  std::vector<std::string> sources, targets;
+  std::vector<std::vector<std::string>> sources, targets;
   longest = 0;
-  for (const TrainPair& p : pairs) {
-    sources.push_back(p.source);
-    targets.push_back(p.target);
-    longest = std::max({longest, tokenizer->split(p.source).size(), tokenizer->split(p.target).size()});
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    sources.push_back(tokenizer->split(pairs[i].source));
+    targets.push_back(tokenizer->split(pairs[i].target));
+    check_tokens(pairs[i], i, sources.back().size(), targets.back().size());
+    longest = std::max({longest, sources.back().size(), targets.back().size()});
   }
   ModelText text;
   text.tokenizer_json = kWordTokenizer;
-  text.src_vocab = word_vocab(*tokenizer, sources);
-  text.tgt_vocab = word_vocab(*tokenizer, targets);
+  text.src_vocab = word_vocab(sources, pairs, "source");
+  text.tgt_vocab = word_vocab(targets, pairs, "target");
   return text;
+}
+
+// A model file's limits (config_fields.h) hold for a trained model too: checked before the
+// weights are allocated, not when the trained file is written and read back.
+void check_config(const ModelConfig& c) {
+  try {
+    ModelConfig::from_json(c.to_json());
+  } catch (const ModelFileError& e) {
+    throw InputError("architecture: " + e.detail());
+  }
 }
 
 }  // namespace
@@ -110,6 +107,7 @@ TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architectu
   c.n_encoder_layers = c.n_decoder_layers = arch.layers;
   c.max_positions = std::max<int>(16, static_cast<int>(longest) + 2);
   c.embedding_scale = std::sqrt(static_cast<double>(arch.d_model));
+  check_config(c);
   m.params = fresh_params(c, static_cast<int>(m.text.src_vocab.size()), static_cast<int>(m.text.tgt_vocab.size()), seed);
   return m;
 }
@@ -174,7 +172,7 @@ Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs,
       options_(options),
       adam_(model_->parameters(), options.adam),
       random_(options.seed) {
-  if (pairs_.empty()) throw InputError("no sentence pairs given");
+  check_pairs(pairs_);
   if (options_.batch_tokens < 1) throw InputError("batch tokens must be >= 1");
   if (!(options_.lr > 0)) throw InputError("learning rate must be > 0");
   if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
@@ -184,16 +182,19 @@ Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs,
   const auto tokenizer = Tokenizer::from_json(model_->text().tokenizer_json);
   const Vocabulary src_vocab(model_->text().src_vocab), tgt_vocab(model_->text().tgt_vocab);
   const ModelConfig& c = model_->shared_config();
-  for (const TrainPair& p : pairs_) {
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const TrainPair& p = pairs_[i];
     Example e;
     e.src = encode(*tokenizer, src_vocab, p.source, c.special.unk).ids;
-    if (c.src_append_eos) e.src.push_back(c.special.eos);
     e.tgt = encode(*tokenizer, tgt_vocab, p.target, c.special.unk).ids;
+    check_tokens(p, i, e.src.size(), e.tgt.size());
+    if (c.src_append_eos) e.src.push_back(c.special.eos);
     e.tgt.insert(e.tgt.begin(), c.special.bos);
     e.tgt.push_back(c.special.eos);
     if (e.src.empty() || static_cast<int>(e.src.size()) > c.max_positions ||
         static_cast<int>(e.tgt.size()) - 1 > c.max_positions)
-      throw InputError("pair '" + p.source + "' / '" + p.target + "' is empty or longer than max_positions");
+      throw InputError(pair_name(p, i) + " is empty or longer than the model's " + std::to_string(c.max_positions) +
+                       " positions");
     examples_.push_back(std::move(e));
   }
   groups_ = bucket(examples_, options_.batch_tokens);

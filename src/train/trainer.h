@@ -1,5 +1,5 @@
 #pragma once
-// Training a model on sentence pairs, epoch by epoch: the loop models/train.py runs for the toy
+// Training a model on sentence pairs, epoch by epoch: the loop models/train/train.py runs for the toy
 // model (length-bucketed batches of about batch_tokens tokens, shuffled; Adam), with the
 // exact-match count of greedy translations after each epoch. It sits above the decoding layer
 // (it decodes to count exact matches); the passes themselves (transformer_grad.h, rnn_grad.h) do
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "train/corpus.h"
 #include "train/loss.h"
 #include "train/model_file.h"
 #include "train/optimizer.h"
@@ -21,18 +22,12 @@ struct Model;
 
 namespace attnscope::train {
 
-struct TrainPair {
-  std::string source, target;
-};
-
-// "source,target" per line (the toy grammar's CSV); blank lines are skipped, other lines must
-// have exactly one comma. Throws InputError naming the line.
-std::vector<TrainPair> parse_pairs_csv(const std::string& text);
-
-// A fresh word-level model for `pairs` (models/train.py `train_toy`): tokenizer
+// A fresh word-level model for `pairs` (models/train/train.py `train_toy`): tokenizer
 // {"type": "word", "lowercase": true, "split_punctuation": true}, vocabularies = <pad> <unk> <s>
 // </s> + the sorted words of each side, post-norm, ReLU, sinusoidal positions, embedding scale
-// sqrt(d_model), max_positions = max(16, longest sentence + 2).
+// sqrt(d_model), max_positions = max(16, longest sentence + 2). The pairs are held to the
+// limits of train/corpus.h (tokens per side, vocabulary size) before any weight is allocated,
+// and the architecture to a model file's (model/config_fields.h).
 struct Architecture {
   int layers = 1;      // encoder and decoder layers each
   int heads = 1;
@@ -70,7 +65,7 @@ struct TrainOptions {
   float label_smoothing = 0.0f;
   float dropout = 0.0f;
   double clip_norm = 0.0;       // 0: no clipping
-  AdamOptions adam;             // models/train.py: betas (0.9, 0.98), eps 1e-9
+  AdamOptions adam;             // models/train/train.py: betas (0.9, 0.98), eps 1e-9
   Schedule schedule;            // constant unless set
 };
 

@@ -4,7 +4,7 @@
 //
 // Batches are packed, not padded: the rows of every matrix are the real tokens of the batch,
 // sentence after sentence, and each sentence attends only within its own rows. That is exactly
-// what PyTorch computes with padding masks (models/attnscope_ref/model.py: masked keys get weight
+// what PyTorch computes with padding masks (models/reference/attnscope_ref/model.py: masked keys get weight
 // 0, padded queries and <pad> targets do not reach the loss), without computing the padding.
 #include <vector>
 
@@ -13,7 +13,7 @@
 
 namespace attnscope::train {
 
-// Forward and backward of loss_sum / tokens (models/train.py: F.cross_entropy(..., reduction="sum")
+// Forward and backward of loss_sum / tokens (models/train/train.py: F.cross_entropy(..., reduction="sum")
 // then `/ n`). The gradients are added into `grads` (same layout as `params`; zero it first).
 // `random` draws the dropout masks (nullptr or dropout 0: none).
 LossResult loss_and_gradients(const TransformerParams& params, const std::vector<Example>& batch,

@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { serve } from '../../web/serve.mjs';
+import { SERVED_FOLDERS, TEST_FOLDERS, serve } from '../../web/serve.mjs';
 
 // --disable-features: each new window of headless Chromium 156 otherwise preloads its own
 // "top chrome" WebUI (the omnibox popup, chrome://omnibox-popup.top-chrome) in a renderer of its
@@ -20,7 +20,7 @@ export const artifacts = join(root, 'tests/artifacts');
 /**
  * The toy model frozen when the expected translations were made (tests/models/). The test server
  * answers the page's (and its workers') requests for the shipped models/toy-en-de.safetensors with
- * it, and the tests load it in Node to compare: `models/train.py toy` rewrites models/.
+ * it, and the tests load it in Node to compare: `models/train/train.py toy` rewrites models/.
  */
 export const FROZEN_TOY = join(root, 'tests/models/toy-en-de.frozen.safetensors');
 /** The JSON header of a .safetensors file (its bytes) and the header's length in bytes. */
@@ -51,7 +51,7 @@ function serveFrozenToy(server) {
 }
 
 /**
- * Random-weight RNN models of tests/golden/rnn/ (models/make_rnn_goldens.py, the toy grammar's
+ * Random-weight RNN models of tests/golden/rnn/ (models/goldens/make_rnn_goldens.py, the toy grammar's
  * vocabulary), offered to a page under these ids by withGoldenRnns: values tests can check
  * against the engine, whatever the trained RNNs of models/ become.
  */
@@ -74,7 +74,8 @@ export async function withGoldenRnns(page) {
 }
 
 export async function startBrowser() {
-  const server = await serve({ port: 0 });
+  // What `npm start` serves, and the frozen toy, the golden RNNs and the fixture pages.
+  const server = await serve({ port: 0, folders: [...SERVED_FOLDERS, ...TEST_FOLDERS] });
   serveFrozenToy(server);
   const { port } = server.address();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
@@ -124,7 +125,7 @@ export function watchErrors(page) {
 /**
  * Waits until the demo page has no engine request in flight (and has rendered at least once),
  * its URL is up to date (a step's answer writes it a moment later: web/app/main.js) and every
- * heatmap's table holds its map (filled after the frame that shows the map: web/app/heatmap.js).
+ * heatmap's table holds its map (filled after the frame that shows the map: web/app/views/heatmap.js).
  */
 export async function idle(page) {
   await page.waitForFunction(() => {

@@ -30,6 +30,9 @@ fi
 cmake --build "$build" -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode
 
 declare -A max_len=([model]=20000 [tokenizer]=4096 [decode]=4096)
+# Targets whose input is JSON text (the model file's header and metadata): their dictionary
+# gets tests/fuzz/json.dict too (libFuzzer takes one -dict, so the two are joined in $build).
+declare -A reads_json=([model]=1)
 failed=0
 for target in model tokenizer decode; do
   work=$build/fuzz-corpus/$target            # new inputs land here (kept between local runs)
@@ -37,7 +40,13 @@ for target in model tokenizer decode; do
   log=$build/fuzz_$target.log
   mkdir -p "$work" "$artifacts"
   dict=()
-  [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
+  dict_parts=()
+  [ -f "tests/fuzz/$target.dict" ] && dict_parts+=("tests/fuzz/$target.dict")
+  [ -n "${reads_json[$target]:-}" ] && dict_parts+=("tests/fuzz/json.dict")
+  if [ ${#dict_parts[@]} -gt 0 ]; then
+    cat "${dict_parts[@]}" >"$build/fuzz_$target.dict"
+    dict=(-dict="$build/fuzz_$target.dict")
+  fi
   set +e
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz_$target" -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \

@@ -1,4 +1,4 @@
-// Training in the browser (issue 18) through the public JS API, on the real WASM build: the toy
+// Training in the browser through the public JS API, on the real WASM build: the toy
 // grammar (tests/data/toy/eng_de.csv) trained with a fixed seed reaches 36/36, and equals the
 // native CLI (`attnscope-cli train` with the same seed and epochs): the same per-epoch exact
 // counts and losses, the same weights, and the exported file translates every pair the same in
@@ -154,7 +154,9 @@ describe('bad inputs are AttnscopeErrors', () => {
     await fails(createTrainer([['a', '  ']]), 'pair 1 has an empty target');
     await fails(createTrainer(42), 'pairs must be a CSV text, an array of "source,target" lines or an array of [source, target]');
     await fails(createTrainer([['a', 'x'.repeat(TRAIN_LIMITS.pairLength + 1)]]), `pair 1's target is longer than ${TRAIN_LIMITS.pairLength} characters`);
-    await fails(createTrainer(Array(TRAIN_LIMITS.pairs + 1).fill('a,b')), /5001 pairs are more than the 5000 a browser trains on/);
+    // Lines stop at the first pair too many (the engine reads them: src/train/corpus.h); [source, target] pairs are counted first.
+    await fails(createTrainer(Array(TRAIN_LIMITS.pairs + 1).fill('a,b')), "pairs line 5001: more than 5000 sentence pairs (this trainer's limit; attnscope-cli train takes 100000)");
+    await fails(createTrainer(Array(TRAIN_LIMITS.pairs + 1).fill(['a', 'b'])), /^5001 pairs are more than the 5000 a browser trains on/);
   });
 
   it('sizes and options', async () => {

@@ -1,5 +1,5 @@
 // The BERT head study (src/analysis/bert_study.h) against its PyTorch reference
-// (models/make_bert_study_goldens.py -> tests/golden/bert/study.json): every head's pattern class,
+// (models/goldens/make_bert_study_goldens.py -> tests/golden/bert/study.json): every head's pattern class,
 // the per-layer and per-head shares of attention on [CLS], [SEP], punctuation, the previous and
 // the next token, raw and norm-weighted (Kobayashi et al. 2020), at <= 1e-4, NaN failing; and the
 // head ablation's masked-token counts on study_mlm (a tiny MLM trained on the toy grammar), exact.

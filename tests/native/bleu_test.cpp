@@ -1,5 +1,5 @@
-// The C++ corpus BLEU (src/analysis/bleu.h) against models/bleu.py, the sacreBLEU port, through
-// goldens written by models/make_bleu_goldens.py.
+// The C++ corpus BLEU (src/analysis/bleu.h) against models/evaluation/bleu.py, the sacreBLEU port, through
+// goldens written by models/goldens/make_bleu_goldens.py.
 #include "analysis/bleu.h"
 
 #include "core/error.h"

@@ -1,5 +1,5 @@
-// The engine against the PyTorch reference (models/attnscope_ref, goldens from
-// models/make_goldens.py): every logit, attention weight and named vector of a greedy decode.
+// The engine against the PyTorch reference (models/reference/attnscope_ref, goldens from
+// models/goldens/make_goldens.py): every logit, attention weight and named vector of a greedy decode.
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"

@@ -44,9 +44,9 @@ Interventions cross(HeadEdit::Pattern p, std::vector<std::vector<float>> custom 
 
 // The seed article's table on the toy model: "i can eat apple" under each intervention. Every
 // row is checked against tests/golden/interventions.json, written by
-// models/make_intervention_goldens.py from the Python reading of the intervention rules
-// (models/attnscope_ref/interventions.py), not by this engine. (Its rows agree with the table
-// the first session recorded by hand.)
+// models/goldens/make_intervention_goldens.py from the Python reading of the intervention rules
+// (models/reference/attnscope_ref/interventions.py), not by this engine. (Its rows agree with the table
+// recorded by hand when the rules were written.)
 TEST(Interventions, SeedTableOnTheToyModel) {
   const auto model = toy();
   const testing::json golden = testing::load_json(testing::golden_path("interventions.json"));

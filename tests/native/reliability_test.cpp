@@ -1,4 +1,4 @@
-// Hostile numbers in the decoding options (issue 9). Every value that does not fit must be an
+// Hostile numbers in the decoding options. Every value that does not fit must be an
 // InputError or a documented clamp; converting an out-of-range double to an integer is undefined
 // behaviour in C++, which the ASan/UBSan build of this suite (build/asan) would report.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The RNN family against its PyTorch reference (models/attnscope_ref/rnn.py; goldens from
-// models/make_rnn_goldens.py in tests/golden/rnn/): every logit, log-probability, attention
+// The RNN family against its PyTorch reference (models/reference/attnscope_ref/rnn.py; goldens from
+// models/goldens/make_rnn_goldens.py in tests/golden/rnn/): every logit, log-probability, attention
 // weight, energy, context and decoder state of a greedy decode, at <= 1e-4, NaN failing.
 #include <gtest/gtest.h>
 

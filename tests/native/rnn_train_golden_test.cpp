@@ -1,5 +1,5 @@
 // The RNN family's training pass against PyTorch (tests/golden/rnn_train/<model>.json,
-// models/make_rnn_train_goldens.py): the label-smoothed teacher-forced loss and every
+// models/goldens/make_rnn_train_goldens.py): the label-smoothed teacher-forced loss and every
 // parameter's gradient on three pairs of unequal lengths, and the weights after 3 steps of Adam,
 // Adam with L2 weight decay and AdamW (clipping, inverse-sqrt warmup), for every model of
 // tests/golden/rnn/ (GRU and LSTM; Bahdanau, Luong with and without input feeding, no attention;
@@ -57,7 +57,7 @@ TEST(RnnTrainGoldens, CoverEveryModelOfTheInferenceGoldens) {
       const std::string stem = entry.path().stem().string();
       const json inference = load_json(golden_path("rnn/" + stem + ".json"));
       if (inference.at("config").value("score", "") == "location") {
-        // No backward for Luong's location score yet (models/make_rnn_train_goldens.py
+        // No backward for Luong's location score yet (models/goldens/make_rnn_train_goldens.py
         // NO_BACKWARD): training must refuse the model by naming the score.
         const auto bytes = read_file_bytes(entry.path().string());
         try {

@@ -1,5 +1,5 @@
-// Beam search and sampling against the Python reference (models/attnscope_ref/search.py,
-// goldens from models/make_search_goldens.py): n-best lists, scores, and the beam after every step.
+// Beam search and sampling against the Python reference (models/reference/attnscope_ref/search.py,
+// goldens from models/goldens/make_search_goldens.py): n-best lists, scores, and the beam after every step.
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the native tests: reading golden JSON written by models/make_goldens.py
+// Helpers shared by the native tests: reading golden JSON written by models/goldens/make_goldens.py
 // and comparing nested arrays of numbers against engine output.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ inline std::string golden_path(const std::string& name) { return std::string(ATT
 
 // The toy model as it was when the goldens and expected translations were made. Tests that
 // assert a value read this frozen copy (tests/models/), never models/toy-en-de.safetensors,
-// which `models/train.py toy` rewrites.
+// which `models/train/train.py toy` rewrites.
 inline std::string frozen_toy_path() {
   return std::string(ATTNSCOPE_GOLDEN_DIR) + "/../models/toy-en-de.frozen.safetensors";
 }
@@ -46,6 +46,34 @@ inline double& max_abs_diff_seen() {
 
 constexpr double kTolerance = 1e-4;
 
+// The one owner of the per-value rules every comparison here follows: the largest finite
+// |want - actual| over n values (into `worst`, at `worst_at`), failing on a NaN on either side
+// and on an infinity the other side does not have with the same sign. std::max(worst, NaN)
+// keeps `worst`, so a hand-written max loop lets a NaN through; use this instead.
+inline ::testing::AssertionResult max_abs_difference(const float* want, const float* actual, std::size_t n,
+                                                     const std::string& what, double& worst, std::size_t& worst_at) {
+  worst = 0.0;
+  worst_at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double w = want[i], a = actual[i];
+    if (std::isnan(w) || std::isnan(a))
+      return ::testing::AssertionFailure() << what << ": NaN at flat index " << i << " (expected " << w << ", got "
+                                           << a << ")";
+    if (std::isinf(w) || std::isinf(a)) {
+      if (w != a)
+        return ::testing::AssertionFailure() << what << ": infinity mismatch at flat index " << i << " (expected "
+                                             << w << ", got " << a << ")";
+      continue;  // the same infinity on both sides
+    }
+    const double d = std::abs(w - a);
+    if (d > worst) {
+      worst = d;
+      worst_at = i;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Compares a nested JSON array with `n` engine values (row-major), shape included. Fails on a
 // shape or size mismatch, on a NaN on either side (anywhere in the array, whatever else it
 // holds), on an infinity the other side does not have with the same sign, and on any finite
@@ -69,23 +97,8 @@ inline ::testing::AssertionResult close_to(const json& expected, const float* ac
     return ::testing::AssertionFailure() << what << ": expected " << want.size() << " values, got " << n;
   double worst = 0.0;
   std::size_t worst_at = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double w = want[i], a = actual[i];
-    if (std::isnan(w) || std::isnan(a))
-      return ::testing::AssertionFailure() << what << ": NaN at flat index " << i << " (expected " << w << ", got "
-                                           << a << ")";
-    if (std::isinf(w) || std::isinf(a)) {
-      if (w != a)
-        return ::testing::AssertionFailure() << what << ": infinity mismatch at flat index " << i << " (expected "
-                                             << w << ", got " << a << ")";
-      continue;  // the same infinity on both sides
-    }
-    const double d = std::abs(w - a);
-    if (d > worst) {
-      worst = d;
-      worst_at = i;
-    }
-  }
+  const auto values = max_abs_difference(want.data(), actual, n, what, worst, worst_at);
+  if (!values) return values;
   if (max_abs_diff) *max_abs_diff = worst;
   if (worst > tolerance)
     return ::testing::AssertionFailure() << what << ": max abs diff " << worst << " at flat index " << worst_at

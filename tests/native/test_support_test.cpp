@@ -65,5 +65,20 @@ TEST(Comparer, FailsOnADifferenceOverTheTolerance) {
                           "NaN at flat index 1");
 }
 
+TEST(Comparer, MaxAbsDifferenceFailsOnNaN) {
+  // The int8 model test compares logits through max_abs_difference: a NaN on either side must
+  // fail it, even after a larger finite difference (std::max(d, NaN) would have kept d).
+  const std::vector<float> want = {1, 2, 3}, bad = {1.5f, kNaN, 3}, good = {1.5f, 2, 3};
+  double worst = 0.0;
+  std::size_t at = 0;
+  EXPECT_FALSE(max_abs_difference(want.data(), bad.data(), 3, "logits", worst, at));
+  EXPECT_FALSE(max_abs_difference(bad.data(), good.data(), 3, "logits", worst, at));
+  const std::vector<float> inf = {1, kInf, 3};
+  EXPECT_FALSE(max_abs_difference(want.data(), inf.data(), 3, "logits", worst, at));
+  ASSERT_TRUE(max_abs_difference(want.data(), good.data(), 3, "logits", worst, at));
+  EXPECT_EQ(worst, 0.5);
+  EXPECT_EQ(at, 0u);
+}
+
 }  // namespace
 }  // namespace attnscope::testing

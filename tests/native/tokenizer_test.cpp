@@ -1,4 +1,4 @@
-// Tokenizers against the Python reference (models/attnscope_ref/tokenizer.py), plus the
+// Tokenizers against the Python reference (models/reference/attnscope_ref/tokenizer.py), plus the
 // properties every tokenizer must have whatever the text.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
-// Comparing a trained tensor with a training golden (models/make_train_goldens.py,
-// models/make_rnn_train_goldens.py; schema in tests/golden/README.md "Training goldens").
+// Comparing a trained tensor with a training golden (models/goldens/make_train_goldens.py,
+// models/goldens/make_rnn_train_goldens.py; schema in tests/golden/README.md "Training goldens").
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The training pass against PyTorch (tests/golden/train_*.json, models/make_train_goldens.py):
+// The training pass against PyTorch (tests/golden/train_*.json, models/goldens/make_train_goldens.py):
 // the label-smoothed loss and every parameter's gradient on a padded batch of three pairs, and
 // the weights after 3 steps of Adam, Adam with L2 weight decay and AdamW (clipping, inverse-sqrt
 // warmup), for the four golden models.

@@ -1,4 +1,4 @@
-// Training natively end to end: a fresh toy model (models/train.py `train_toy`: 1 layer, 1 head,
+// Training natively end to end: a fresh toy model (models/train/train.py `train_toy`: 1 layer, 1 head,
 // d_model 64) learns the 36-pair toy grammar to 36/36 exact greedy translations; its exported
 // bytes load with Model::load_bytes and translate the same. Plus dropout's two promises.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The WordPiece tokenizer against the Python reference written from the published algorithm
-// (models/attnscope_ref/wordpiece.py; tests/golden/bert/wordpiece.json from
-// models/make_bert_goldens.py): accents, punctuation, CJK, Hangul, final sigma, control and
+// (models/reference/attnscope_ref/wordpiece.py; tests/golden/bert/wordpiece.json from
+// models/goldens/make_bert_goldens.py): accents, punctuation, CJK, Hangul, final sigma, control and
 // zero-width characters, unknown and over-long words, specials inside the text.
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // position and segment embeddings and a LayerNorm, post-LN encoder layers with GELU, an optional
 // pooler and the masked-language-model head. No decoder: it encodes a sentence or a pair
 // ("A [SEP] B") and predicts the pieces behind [MASK]. The reference is
-// models/attnscope_ref/bert.py; the file format is in models/FORMAT.md ("The BERT family").
+// models/reference/attnscope_ref/bert.py; the file format is in models/FORMAT.md ("The BERT family").
 //
 //   x      = LN(E_token[ids] + E_position[0..T-1] + E_segment[segments])
 //   x      = LN(x + SelfAttention(x));  x = LN(x + fc2(gelu(fc1 x)))      per layer

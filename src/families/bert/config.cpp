@@ -8,7 +8,7 @@ namespace attnscope::bert {
 using namespace config_fields;
 
 Config Config::from_json(const std::string& text) {
-  const json j = json::parse(text);  // already parsed once by ModelConfig::from_json
+  const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   Config c;
   c.d_model = int_field(j, "d_model", 1, kMaxWidth);
   c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/quote.h"
+
 namespace attnscope::bert {
 
 Input tokenize(const Model& model, const std::string& text) {
@@ -48,7 +50,7 @@ FillMask fill_mask(const Model& model, const std::string& text, int top_k, const
   for (std::size_t i = 0; i < in.ids.size(); ++i)
     if (in.ids[i] == bert.config().mask) positions.push_back(static_cast<int>(i));
   if (positions.empty())
-    throw InputError("the text has no " + model.src_vocab.token(bert.config().mask) + " to fill");
+    throw InputError("the text has no " + excerpt(model.src_vocab.token(bert.config().mask)) + " to fill");
 
   Matrix hidden(static_cast<Eigen::Index>(positions.size()), out.encoding.hidden.cols());
   for (std::size_t i = 0; i < positions.size(); ++i) hidden.row(static_cast<Eigen::Index>(i)) = out.encoding.hidden.row(positions[i]);

@@ -8,7 +8,7 @@ namespace attnscope::rnn {
 using namespace config_fields;
 
 Config Config::from_json(const std::string& text) {
-  const json j = json::parse(text);  // already parsed once by ModelConfig::from_json
+  const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   Config c;
   c.cell = one_of(j, "cell", {"gru", "lstm"}) == "gru" ? Cell::GRU : Cell::LSTM;
   c.d_embed = int_field(j, "d_embed", 1, kMaxWidth);

@@ -2,7 +2,7 @@
 // The RNN encoder-decoder with attention (Bahdanau et al. 2015; Luong et al. 2015) and its
 // no-attention baseline (Cho et al. 2014): one model family behind the seam of model/family.h.
 // Embedding, a GRU or LSTM encoder (optionally bidirectional, stacked), a decoder RNN that
-// scores every encoder state at every step. The reference is models/attnscope_ref/rnn.py; the
+// scores every encoder state at every step. The reference is models/reference/attnscope_ref/rnn.py; the
 // file format (config fields, tensor names) is in models/FORMAT.md ("The RNN family").
 //
 // One step for one hypothesis (s: the top decoder layer's state, H: the encoder states):

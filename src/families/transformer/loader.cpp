@@ -15,8 +15,6 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   if (c.positions == Positions::Learned) {
     t.encoder_positions = w.matrix("encoder.pos_embed.weight", c.max_positions, d);
     t.decoder_positions = w.matrix("decoder.pos_embed.weight", c.max_positions, d);
-  } else {
-    t.encoder_positions = t.decoder_positions = sinusoidal_positions(c.max_positions, d);
   }
 
   for (int i = 0; i < c.n_encoder_layers; ++i) {
@@ -40,11 +38,19 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   if (!c.tied_output) t.output_weight_ = w.matrix("output.weight", m.tgt_vocab.size(), d);
   t.output_bias = w.vector("output.bias", m.tgt_vocab.size());
 
+  // Sinusoidal positions are computed, not read: only now, with every tensor found in the shape
+  // the config gives, and only in proportion to the file (encoder and decoder hold a copy each).
+  if (c.positions == Positions::Sinusoidal) {
+    w.check_derived("sinusoidal positions (" + std::to_string(c.max_positions) + " x " + std::to_string(d) + ")",
+                    2 * sizeof(float) * static_cast<std::size_t>(c.max_positions) * static_cast<std::size_t>(d));
+    t.encoder_positions = t.decoder_positions = sinusoidal_positions(c.max_positions, d);
+  }
+
   // A decoder step multiplies one row (a beam: a few) by each of these, streaming megabytes of
   // weights for few FLOPs; the kernel reads them faster rearranged (ops/gemm_simd.h; same
   // results), or, if asked, in int8 (ops/gemm_int8.h; approximate). The cost is a second copy:
   // 16 MB for Multi30k in binary32 (4 MB in int8). binary16 would halve it but decodes 30 %
-  // slower in WASM (its conversion costs more than the bytes save; issue 20). The encoder's
+  // slower in WASM (its conversion costs more than the bytes save). The encoder's
   // products, many rows at a time, do not need it.
   for (DecoderLayer& layer : t.decoder_layers)
     for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
