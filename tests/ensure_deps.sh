@@ -5,6 +5,8 @@
 #   ensure_deps.sh node     -> Node.js and npm
 #   ensure_deps.sh browser  -> Debian's Chromium (driven by playwright-core, never downloaded)
 #   ensure_deps.sh fuzz     -> clang 14 with its sanitizer and libFuzzer runtimes (build/asan, build/fuzz)
+#   ensure_deps.sh torch    -> PyTorch for /usr/bin/python3 (Debian python3-torch), which the reference
+#                              self-checks and the training scripts need (about 1.5 minutes to install)
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
 set -euo pipefail
@@ -35,6 +37,9 @@ for part in "$@"; do
       ;;
     browser)
       need chromium test -x /usr/bin/chromium
+      ;;
+    torch)
+      need python3-torch /usr/bin/python3 -c 'import torch'
       ;;
     node)
       need nodejs command -v node

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tests/ensure_deps.sh native wasm node browser fuzz
+bash tests/ensure_deps.sh native wasm node browser fuzz torch
 
 echo "== native build and tests (ctest)"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -26,20 +26,20 @@ ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v
 
-echo "== PyTorch reference self-checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py, check_training_state.py)"
+echo "== PyTorch reference self-checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, models/train/check_training_state.py)"
 # The goldens' own checks: the reference against an independent forward pass, and the search
 # goldens against a second reading of the spec. They need PyTorch in /usr/bin/python3 (Debian
-# python3-torch, not installed by ensure_deps.sh: it is large); without it they are skipped, loudly.
+# python3-torch, which ensure_deps.sh installs as root); where it cannot be had they are skipped, loudly.
 # About 14 CPU-seconds together (6.5 + 5.9 + 1.3; 53 s wall on a 2-core machine at load 12).
 torch_python=/usr/bin/python3
 if [ -x "$torch_python" ] && "$torch_python" -c 'import torch' 2>/dev/null; then
-  "$torch_python" models/check_reference.py
-  "$torch_python" models/check_search.py
-  "$torch_python" models/make_intervention_goldens.py --check
-  "$torch_python" models/check_bert_converter.py
-  "$torch_python" models/check_training_state.py
+  "$torch_python" models/reference/check_reference.py
+  "$torch_python" models/reference/check_search.py
+  "$torch_python" models/goldens/make_intervention_goldens.py --check
+  "$torch_python" models/convert/check_bert_converter.py
+  "$torch_python" models/train/check_training_state.py
 else
-  reference_skipped="the PyTorch reference checks (models/check_reference.py, check_search.py, make_intervention_goldens.py --check, check_bert_converter.py, check_training_state.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
+  reference_skipped="the PyTorch reference checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, models/train/check_training_state.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
   echo "!! $reference_skipped"
 fi
 

@@ -1,15 +1,16 @@
 // Builds the demo page's two bundles: web/page.js (web/app/main.js and its ~45 modules) and
-// web/page-worker.js (web/app/worker.js and its modules, the page's handlers included), so a cold
-// load asks for two scripts instead of ~55. Measured in headless Chromium on 2 cores (issue 20):
-// the modules one by one took ~640 ms to arrive, and the worker's own script waited behind them.
+// web/page-worker.js (web/app/worker/worker.js and its modules, the page's handlers included), so
+// a cold load asks for two scripts instead of ~55. Measured in headless Chromium on 2 cores: the
+// modules one by one took ~640 ms to arrive, and the worker's own script waited behind them.
 // The sources stay what the repository's tests import; index.html loads the page bundle (and
 // web/models.js, kept apart: below), never the modules one by one.
 //   node web/build-page.mjs        (npm start and npm test run it; web/serve.mjs rebuilds when stale)
 //
-// The bundles sit in web/, like the widget's (web/build-widget.mjs). A source in web/app/ that
-// names a file by `new URL('../x', import.meta.url)` is rewritten to the same file seen from web/;
-// the page's workers become web/page-worker.js. web/models.js stays its own module: the tests
-// extend the model list by serving another web/models.js (tests/browser/browser.js).
+// The bundles sit in web/, like the widget's (web/build-widget.mjs). A source in web/app/ or a
+// folder of it that names a file by a relative `new URL('../x', import.meta.url)` is rewritten to
+// the same file seen from web/; the page's workers become web/page-worker.js. web/models.js stays
+// its own module: the tests extend the model list by serving another web/models.js
+// (tests/browser/browser.js).
 import { readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -19,9 +20,9 @@ const web = join(root, 'web');
 const MODELS = join(web, 'models.js');
 export const PAGE_BUNDLES = [
   { input: join(web, 'app/main.js'), file: join(web, 'page.js') },
-  { input: join(web, 'app/worker.js'), file: join(web, 'page-worker.js') },
+  { input: join(web, 'app/worker/worker.js'), file: join(web, 'page-worker.js') },
 ];
-const WORKER_SOURCE = join(web, 'app/worker.js');
+const WORKER_SOURCE = join(web, 'app/worker/worker.js');
 
 /** `new URL('<relative>', import.meta.url)` in a module at `id`, re-expressed from web/. */
 const rebaseUrls = {
@@ -46,14 +47,14 @@ const modelsApart = {
 };
 
 /**
- * Every source a bundle may be made of: web/app/*.js, web/*.js but the built ones and the service
- * worker, the Emscripten glue (its import names are minified per link: a worker bundle with
- * another build's glue cannot instantiate the .wasm beside it), and this recipe.
+ * Every source a bundle may be made of: the .js of web/app/ and its folders, web/*.js but the built
+ * ones and the service worker, the Emscripten glue (its import names are minified per link: a
+ * worker bundle with another build's glue cannot instantiate the .wasm beside it), and this recipe.
  */
 function sources() {
   const built = new Set([...PAGE_BUNDLES.map((b) => b.file), join(web, 'widget.js'), join(web, 'worker.js'), join(web, 'sw.js')]);
-  const js = (dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
-  return [...js(web), ...js(join(web, 'app')), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')].filter((f) => !built.has(f));
+  const js = (dir, recursive = false) => readdirSync(dir, { recursive }).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
+  return [...js(web), ...js(join(web, 'app'), true), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')].filter((f) => !built.has(f));
 }
 
 /** True when a bundle is missing or older than one of its sources. */

@@ -7,8 +7,8 @@
 //   node web/build-widget.mjs
 //
 // The bundles sit in web/ so that every URL the sources resolve against import.meta.url still
-// points where it did: web/models.js's ../models/, web/app/client.js's ./worker.js (the bundled
-// worker), and web/attnscope.js's ./wasm/ (it hands the glue the .wasm's URL).
+// points where it did: web/models.js's ../models/, web/app/worker/client.js's ./worker.js (the
+// bundled worker), and web/attnscope.js's ./wasm/ (it hands the glue the .wasm's URL).
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -19,7 +19,7 @@ const web = join(root, 'web');
 
 const bundles = [
   { input: 'web/widget/attn-scope.js', file: 'widget.js' },
-  { input: 'web/app/worker.js', file: 'worker.js' },
+  { input: 'web/app/worker/worker.js', file: 'worker.js' },
 ];
 
 // The widget's styles are CSS in template literals (`const CSS = \`…\``, `HEATMAP_CSS`), which a JS
@@ -28,7 +28,7 @@ const bundles = [
 const minifyCss = {
   name: 'attnscope-minify-css',
   transform(code, id) {
-    if (!/web[\\/](widget[\\/]attn-scope|app[\\/]heatmap)\.js$/.test(id)) return null;
+    if (!/web[\\/](widget[\\/]attn-scope|app[\\/]views[\\/]heatmap)\.js$/.test(id)) return null;
     return code.replace(/(CSS = `)([^`$]*)(`)/g, (_, open, css, close) => open + css
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/\s+/g, ' ')
@@ -46,7 +46,8 @@ for (const { input, file } of bundles) {
     // Node's modules stay imports that a browser never reaches (web/attnscope.js's Node branch).
     external: [/^node:/],
     // The package ships no demo page for the widget's "explore in attnscope" link.
-    // Nor the page's analyses and training: the worker leaves their handlers out (web/app/worker.js).
+    // Nor the page's analyses and training: the worker leaves their handlers out
+    // (web/app/worker/worker.js).
     transform: { define: { __ATTNSCOPE_PAGE__: 'null', __ATTNSCOPE_PAGE_WORKER__: 'false' } },
     logLevel: 'warn',
     output: { file: join(web, file), format: 'esm', minify: true, codeSplitting: false, comments: false },

@@ -2,13 +2,13 @@
 // Adding a model is one line. Fields: id (used in page URLs and in <attn-scope model="…">),
 // file (relative to this manifest), label, example (a sentence it knows), and optionally
 // group (an <optgroup> of the picker) and heads (a head-importance sweep precomputed with
-// models/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
+// models/evaluation/head_sweep.py, relative to this manifest: the page's Analyses card shows it without
 // running anything); an encoder-only model may have ablation (a head-ablation map precomputed
 // with attnscope-cli bert-study, models/README.md: the encoder-only panel shows it at once). The first entry is the default of the page. The toy model, the one the npm
 // package ships, also has `url`: the same file as a literal `new URL('…', import.meta.url)`, the
 // form bundlers (Vite, webpack 5, rolldown) recognise and copy into an app's build with the
 // URL rewritten (a computed `new URL(entry.file, …)` they leave alone, and its file would be missing).
-import { isTrainedId, trainedLabel } from './app/trained.js';
+import { isTrainedId, trainedLabel } from './app/state/trained.js';
 
 export const models = [
   { id: 'toy-en-de', file: '../models/toy-en-de.safetensors', url: () => new URL('../models/toy-en-de.safetensors', import.meta.url).href, label: 'Toy en→de · 1 layer, 1 head', example: 'i can eat apple' },
@@ -33,7 +33,7 @@ export const defaultModelId = models[0].id;
 
 /**
  * The manifest entry of `id`, or undefined. A model trained in the page (`trained:…`, see
- * web/app/trained.js) has an entry made from its name: no file, its name is its URL in the worker.
+ * web/app/state/trained.js) has an entry made from its name: no file, its name is its URL in the worker.
  */
 export function findModel(id) {
   if (isTrainedId(id)) return { id, label: trainedLabel(id), example: null, trained: true };

@@ -2,7 +2,7 @@
 // the form bundlers (Vite, webpack 5, rolldown) recognise, copying the file into an app's build
 // and rewriting the URL. This module sits in web/, as the one-file widget build web/widget.js
 // does, so the same relative paths hold in the sources, in the package and in a CDN.
-// (The worker is web/app/client.js's `./worker.js`; the toy model is web/models.js's `url`.)
+// (The worker is web/app/worker/client.js's `./worker.js`; the toy model is web/models.js's `url`.)
 
 /** The engine's .wasm, which the page hands to its worker (`init {wasmUrl}`). */
 export const wasmFileUrl = () => new URL('./wasm/attnscope-wasm.wasm', import.meta.url).href;

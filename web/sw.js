@@ -5,16 +5,26 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v13';
+const CACHE = 'attnscope-v14';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
-  'app/app.css', 'app/main.js', 'app/client.js', 'app/worker.js', 'app/heatmap.js', 'app/views.js', 'app/mean-of-heads.js',
-  'app/logits.js', 'app/beam.js', 'app/export.js', 'app/state.js', 'app/interventions.js', 'app/custom-weights.js', 'app/analyses.js',
-  'app/importance-tab.js', 'app/sweep-pool.js', 'app/head-importance.js', 'app/html.js', 'app/sites.js', 'app/store.js', 'app/step-store.js',
-  'app/requests.js', 'app/form.js', 'app/stepper.js', 'app/output-panel.js', 'app/logits-panel.js', 'app/attention-view.js',
-  'app/model-view.js', 'app/beam-view.js', 'app/modified-banner.js', 'app/worker-session.js', 'app/pane-export.js', 'app/pieces.js', 'app/force-any.js', 'app/trained.js', 'app/training.js',
-  'app/loss-curve.js', 'app/worker-training.js', 'app/worker-analyses.js', 'app/worker-encoder.js', 'app/architecture.js', 'app/architecture-diagram.js', 'app/architecture-panel.js', 'app/compare.js',
-  'app/encoder-page.js', 'app/mask-panel.js', 'app/pattern-grid.js', 'app/shares-figure.js', 'app/ablation-map.js',
+  'app/app.css', 'app/main.js',
+  'app/views/heatmap.js', 'app/views/views.js', 'app/views/mean-of-heads.js', 'app/views/logits.js',
+  'app/views/beam.js', 'app/views/head-importance.js', 'app/views/attention-view.js',
+  'app/views/model-view.js', 'app/views/beam-view.js', 'app/views/pane-export.js', 'app/views/loss-curve.js',
+  'app/views/architecture-diagram.js', 'app/views/pattern-grid.js', 'app/views/shares-figure.js',
+  'app/views/ablation-map.js',
+  'app/panels/interventions.js', 'app/panels/custom-weights.js', 'app/panels/analyses.js',
+  'app/panels/importance-tab.js', 'app/panels/form.js', 'app/panels/stepper.js',
+  'app/panels/output-panel.js', 'app/panels/logits-panel.js', 'app/panels/modified-banner.js',
+  'app/panels/force-any.js', 'app/panels/training.js', 'app/panels/architecture-panel.js',
+  'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js',
+  'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',
+  'app/worker/worker-session.js', 'app/worker/worker-training.js', 'app/worker/worker-analyses.js',
+  'app/worker/worker-encoder.js',
+  'app/state/state.js', 'app/state/store.js', 'app/state/step-store.js', 'app/state/trained.js',
+  'app/model/sites.js', 'app/model/architecture.js',
+  'app/util/export.js', 'app/util/html.js', 'app/util/pieces.js',
   'widget/attn-scope.js', 'data/toy-en-de.csv',
   '../models/toy-en-de.safetensors',
 ];

@@ -1,34 +1,34 @@
-// The benchmark of issue 8: attnscope's WASM build against onnxruntime-web (WASM, SIMD,
+// The benchmark: attnscope's WASM build against onnxruntime-web (WASM, SIMD,
 // 1 thread) in one Node process on the same Multi30k sentences and the same weights, plus the
 // native build (g++ -O3 -march=native), the PyTorch reference (CPU, 1 thread) and the WASM SIMD
 // roofline. Run it through `npm run bench` (tests/bench/run.sh builds and exports first):
 //
 //   node tests/bench/bench.mjs [--sentences 200] [--repeats 3] [--beam-sentences 30]
-//       [--max-length 64] [--memory-sentences 20] [--bleu-sentences 1000] [--no-publish] [--readme]
-//   node tests/bench/bench.mjs --from build/bench/results.json [--readme]   # only re-render
+//       [--max-length 64] [--memory-sentences 20] [--bleu-sentences 1000] [--no-publish] [--docs]
+//   node tests/bench/bench.mjs --from build/bench/results.json [--docs]   # only re-render
 //   node tests/bench/bench.mjs --rnn-only [--rnn-model FILE]   # only the RNN comparison
 //
-// The RNN encoder-decoder family (issue 16) is compared with the PyTorch reference the same way:
-// greedy decode time per token of attnscope's WASM build against models/attnscope_ref/rnn.py on
+// The RNN encoder-decoder family is compared with the PyTorch reference the same way:
+// greedy decode time per token of attnscope's WASM build against models/reference/attnscope_ref/rnn.py on
 // the CPU with one thread, same weights, same source ids (rnnBench below). The shipped toy RNN
 // (its 36 sentences) always; models/multi30k-rnn-en-de.safetensors on the Multi30k sentences
 // when it is shipped; --rnn-model adds a file (a toy-* file reads the toy sentences).
 //
-// ORT runs twice over (issue 20): the fp32 export, set against attnscope's exact decoder, and
+// ORT runs twice over: the fp32 export, set against attnscope's exact decoder, and
 // its q8 copy (tests/bench/quantize_onnx.py: what onnxruntime's dynamic quantization makes, the
 // graphs transformers.js users run), set against attnscope's opt-in int8 weights; all four in
 // this process on the same sentences. --bleu-sentences N (0: none) also translates the first N
 // sentences of Multi30k's test_2016_flickr with each of the four and scores them with
-// models/bleu.py (tests/bench/quality.mjs).
+// models/evaluation/bleu.py (tests/bench/quality.mjs).
 //
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
-// tests/bench/RESULTS.md and tests/bench/results.json (committed together); --readme also replaces the block between the bench markers in
-// README.md. What each figure measures is written into RESULTS.md (see render.mjs).
+// tests/bench/RESULTS.md and tests/bench/results.json (committed together); --docs (or its old name --readme) also replaces the block between the
+// bench markers in docs/benchmarks.md. What each figure measures is written into RESULTS.md (see render.mjs).
 import { spawn, execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
@@ -37,6 +37,8 @@ import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBl
 
 const root = resolve(import.meta.dirname, '../..');
 const here = (p) => resolve(root, p);
+// Paths recorded in results.json are relative to the checkout, so the file says nothing of the machine.
+const fromRoot = (p) => relative(root, p);
 
 const { values: args } = parseArgs({
   options: {
@@ -54,7 +56,8 @@ const { values: args } = parseArgs({
     python: { type: 'string', default: process.env.ATTNSCOPE_TORCH_PYTHON ?? '/usr/bin/python3' },
     roofline: { type: 'string', default: 'build/bench/roofline/simd_peak.js' },
     'no-publish': { type: 'boolean', default: false },
-    readme: { type: 'boolean', default: false },
+    docs: { type: 'boolean', default: false },
+    readme: { type: 'boolean', default: false },  // the old name of --docs
     'rnn-model': { type: 'string', multiple: true, default: [] },
     'rnn-only': { type: 'boolean', default: false },
     from: { type: 'string' },  // re-render the Markdown from an earlier results.json, run nothing
@@ -520,7 +523,7 @@ async function main() {
   await torch?.quit();
 
   // BLEU of the four on the test set (untimed), with the engines' own length limit (max_positions
-  // - 1, as attnscope-cli under models/evaluate.py decodes), not --max-length. Every engine's ids
+  // - 1, as attnscope-cli under models/evaluation/evaluate.py decodes), not --max-length. Every engine's ids
   // become text through the same detokenizer (attnscope's, which the CLI prints).
   let bleu = null;
   if (bleuSentences > 0) {
@@ -544,7 +547,7 @@ async function main() {
     }, testSet, { python: args.python, detokenize: (x) => detokenizer.detokenize(x), onEngine: (name) => console.log(`  ${name}...`) });
     detokenizer.dispose();
     mkdirSync(join(outDir, 'bleu'), { recursive: true });
-    bleu = { data: testSet.files, sentences: testSet.sources.length, of: testSet.total, maxLength: limit, scores: {} };
+    bleu = { data: { source: fromRoot(testSet.files.source), reference: fromRoot(testSet.files.reference) }, sentences: testSet.sources.length, of: testSet.total, maxLength: limit, scores: {} };
     for (const [name, { hypotheses, ...score }] of Object.entries(scores)) {
       writeFileSync(join(outDir, 'bleu', `${name}.de`), hypotheses.join('\n') + '\n');
       bleu.scores[name] = score;
@@ -600,7 +603,7 @@ async function main() {
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
       git: gitRevision(), onnxruntimeWeb: ortVersion, ortBackend: 'wasm', ortThreads: ortModule.env.wasm.numThreads,
       torch: torch?.ready?.torch ?? null, torchThreads: torch?.ready?.threads ?? null,
-      model: args.model, modelBytes: statSync(modelPath).size, data: dataFile, sentences: N, repeats: R, beamSentences: B, memorySentences: M, maxLength,
+      model: args.model, modelBytes: statSync(modelPath).size, data: fromRoot(dataFile), sentences: N, repeats: R, beamSentences: B, memorySentences: M, maxLength,
       onnx: JSON.parse(readFileSync(join(here(args.onnx), 'export.json'), 'utf8')),
       onnxQ8: JSON.parse(readFileSync(join(here(args.onnx), 'quantize.json'), 'utf8')),
       onnxQ8Check: existsSync(join(here(args.onnx), 'q8_check.json')) ? JSON.parse(readFileSync(join(here(args.onnx), 'q8_check.json'), 'utf8')) : null,
@@ -660,20 +663,21 @@ function publish(results) {
     writeFileSync(here('tests/bench/results.json'), JSON.stringify(results, null, 2) + '\n');
     console.log('wrote tests/bench/RESULTS.md and tests/bench/results.json');
   }
-  if (args.readme) {
-    const readme = readFileSync(here('README.md'), 'utf8');
+  if (args.docs || args.readme) {
+    const page = here('docs/benchmarks.md');
+    const text = readFileSync(page, 'utf8');
     const begin = '<!-- bench:begin -->';
     const end = '<!-- bench:end -->';
-    const a = readme.indexOf(begin);
-    const b = readme.indexOf(end);
-    if (a < 0 || b < a) throw new Error(`README.md has no ${begin} ... ${end} block`);
-    writeFileSync(here('README.md'), readme.slice(0, a + begin.length) + '\n' + renderReadmeBlock(results) + readme.slice(b));
-    console.log('updated the benchmark block of README.md');
+    const a = text.indexOf(begin);
+    const b = text.indexOf(end);
+    if (a < 0 || b < a) throw new Error(`docs/benchmarks.md has no ${begin} ... ${end} block`);
+    writeFileSync(page, text.slice(0, a + begin.length) + '\n' + renderReadmeBlock(results) + text.slice(b));
+    console.log('updated the benchmark block of docs/benchmarks.md');
   }
 }
 
 /**
- * The like-for-like ratios of issue 20, named: attnscope exact / ORT fp32 and attnscope int8 /
+ * The like-for-like ratios, named: attnscope exact / ORT fp32 and attnscope int8 /
  * ORT q8 (times: < 1 is attnscope faster; sentences per second: > 1 is attnscope faster), each
  * the median over repeats of the per-repeat ratio, as the tables print them.
  */

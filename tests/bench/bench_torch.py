@@ -1,17 +1,17 @@
 #!/usr/bin/python3
-"""The PyTorch reference (models/attnscope_ref) as a benchmark worker for tests/bench/bench.mjs.
+"""The PyTorch reference (models/reference/attnscope_ref) as a benchmark worker for tests/bench/bench.mjs.
 
     /usr/bin/python3 tests/bench/bench_torch.py --model M --sources build/bench/sources.json --max-length N
 
 CPU, one thread (torch.set_num_threads(1)), inference mode. Greedy decoding runs the reference
 incrementally with its own KV cache (DecoderLayer.start_cache / DecoderLayer.step in
-models/attnscope_ref/model.py): the cross-attention keys/values are projected once per sentence,
+models/reference/attnscope_ref/model.py): the cross-attention keys/values are projected once per sentence,
 each step feeds only the newest token and appends its self-attention keys/values to the cache
 (torch.cat). It is fed the source ids attnscope's tokenizer produced (sources.json), so the
 comparison is model-only.
 
 An RNN encoder-decoder file ("architecture": "rnn") runs the reference's own greedy decode
-instead (models/attnscope_ref/rnn.py): encode() once (the encoder states and the final state),
+instead (models/reference/attnscope_ref/rnn.py): encode() once (the encoder states and the final state),
 start() (the bridge), then one step() per token, exactly as RNNSeq2Seq.greedy_decode does,
 without its recording. Its step() scores with W_k H computed again at every step (additive and
 general scores; attnscope projects the keys once per sentence).
@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "models"))
+sys.path.insert(0, str(REPO / "models" / "reference"))
 from attnscope_ref.export import load_model  # noqa: E402
 from attnscope_ref.rnn import RNNSeq2Seq  # noqa: E402
 

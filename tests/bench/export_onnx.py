@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Export an attnscope model file to ONNX for the benchmark (issue 8), then check the graphs.
+"""Export an attnscope model file to ONNX for the benchmark, then check the graphs.
 
     /usr/bin/python3 tests/bench/export_onnx.py [--model models/multi30k-en-de.safetensors]
         [--out build/bench/onnx] [--opset 17] [--no-check]
 
 Needs Debian's python3-torch (1.13; torch.onnx.export writes the protobuf itself, the `onnx`
 package is not needed). The weights are the model file's, exactly: the reference loader turns
-the stored f16 into f32 (models/attnscope_ref/export.py:load_model), and the graphs hold those
+the stored f16 into f32 (models/reference/attnscope_ref/export.py:load_model), and the graphs hold those
 f32 values. Three graphs, laid out as transformers.js / optimum lay out encoder-decoder models
 (batch 1, no padding, so no attention masks):
 
@@ -44,7 +44,7 @@ import torch
 import torch.nn as nn
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "models"))
+sys.path.insert(0, str(REPO / "models" / "reference"))
 from attnscope_ref.export import load_model  # noqa: E402
 from attnscope_ref.model import residual  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402

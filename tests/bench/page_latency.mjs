@@ -1,11 +1,11 @@
-// The demo page's latency in Chromium (issue 20), and the head-importance sweep on a pool of
+// The demo page's latency in Chromium, and the head-importance sweep on a pool of
 // workers. Run by tests/bench/run.sh after bench.mjs, or alone (after web/build-wasm.sh):
 //   node tests/bench/page_latency.mjs [--runs 10] [--sweep-pairs 16] [--no-sweep] [--presses-only] [--out build/bench/page.json]
 // (--presses-only: only the presses of Next and the beam step, no cold loads and no sweep: a quick
 // before/after of a change to a step's path)
 // Serves the repository from localhost and drives Debian's /usr/bin/chromium (playwright-core),
 // as the browser tests do (tests/browser/browser.js). What is timed, from the page's own marks
-// (web/app/attention-view.js, web/app/requests.js, web/app/worker.js; performance.mark/measure):
+// (web/app/views/attention-view.js, web/app/worker/requests.js, web/app/worker/worker.js; performance.mark/measure):
 //   - first heatmap, cold: a fresh browser context (empty HTTP cache, service workers blocked) per
 //     run; navigation start -> 'attnscope:first-heatmap' (the main map is on its canvas), and ->
 //     the first 'attnscope:heatmap-painted' (a task queued from the next animation frame: the frame
@@ -15,7 +15,7 @@
 //     Prev, …) and at step 30 (open at step 29 on a sentence the Multi30k model translates in 37
 //     greedy steps, the one tests/browser/step-cost.test.js uses; Next, Prev, …), and beam 4 (open at
 //     step 4, Next to step 5, Prev, …). The page asks for the step after the one shown before Next
-//     is pressed (web/app/requests.js "ahead"), so a press after a pause applies an answer it
+//     is pressed (web/app/worker/requests.js "ahead"), so a press after a pause applies an answer it
 //     holds; step 30 and beam 4 are timed also with that off (window.attnscope.lookAhead = false:
 //     a press that waits for the worker, as one does when Next comes faster than the worker's
 //     answer). Each press is split into: the worker's time for the request
@@ -23,14 +23,14 @@
 //     ('attnscope:round-trip:step'), the page's work after the answer (apply, render, draw) and
 //     the wait for the frame; the page's own render of each panel ('attnscope:render:NAME',
 //     web/app/main.js) says which panel the page waits for.
-//   - the head-importance sweep (web/app/sweep-pool.js) with 1, 2 and 4 workers on the Multi30k
+//   - the head-importance sweep (web/app/worker/sweep-pool.js) with 1, 2 and 4 workers on the Multi30k
 //     model: the first sweep of a new pool (workers start, compile, load the model) and a second one;
 //     the results of every pool size are checked equal to the 1-worker sweep, number for number.
 // Prints the median and the worst of the runs beside each target; writes build/bench/page.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, root, startBrowser } from '../browser/browser.js';
 
 const args = process.argv.slice(2);
@@ -77,7 +77,7 @@ const marks = (page) => page.evaluate(() => window.__marks);
 const last = (list, name) => list.filter((m) => m.name === name).at(-1);
 const waitMark = (page, name) => page.waitForFunction((n) => window.__marks.some((m) => m.name === n), name, { timeout: 120_000 });
 
-/** The page's engine worker (web/page-worker.js, the bundle of web/app/worker.js). */
+/** The page's engine worker (web/page-worker.js, the bundle of web/app/worker/worker.js). */
 const engineWorker = (page) => page.workers().find((w) => w.url().endsWith('/web/page-worker.js'));
 const workerTime = async (page, type) => (await engineWorker(page)?.evaluate(
   (n) => performance.getEntriesByName(n).at(-1)?.duration ?? null, `attnscope:worker:${type}`)) ?? null;
@@ -174,7 +174,7 @@ async function sweep(env, size, pairs) {
   await page.goto(env.url(pagePath({ model: 'toy-en-de' })));
   await idle(page);
   const out = await page.evaluate(async ({ size: n, pairs: p }) => {
-    const { SweepPool } = await import('/web/app/sweep-pool.js');
+    const { SweepPool } = await import('/web/app/worker/sweep-pool.js');
     const { findModel, modelUrl } = await import('/web/models.js');
     const url = modelUrl(findModel('multi30k-en-de'));
     const t0 = performance.now();

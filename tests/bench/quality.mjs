@@ -1,7 +1,7 @@
-// What the benchmark's engines translate, not how fast (issue 20): token agreement between two
+// What the benchmark's engines translate, not how fast: token agreement between two
 // engines' greedy outputs, and corpus BLEU on a test set. BLEU is the project's one BLEU for
-// Python, models/bleu.py (sacreBLEU's defaults: 13a, mixed case, exp smoothing), as
-// models/evaluate.py computes it: this module hands it the hypotheses and references and reads
+// Python, models/evaluation/bleu.py (sacreBLEU's defaults: 13a, mixed case, exp smoothing), as
+// models/evaluation/evaluate.py computes it: this module hands it the hypotheses and references and reads
 // the score back; it computes no BLEU itself.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ export function agreement(a, b) {
   return { sentences: a.length, identical: same, identicalRate: same / a.length, tokenAgreement: prefix / total };
 }
 
-/** Lines of a text file (gzip or not), split on '\n' only as sacreBLEU and models/evaluate.py read them. */
+/** Lines of a text file (gzip or not), split on '\n' only as sacreBLEU and models/evaluation/evaluate.py read them. */
 export function readLines(file) {
   let bytes = readFileSync(file);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
@@ -59,14 +59,14 @@ export function readTestSet(dataDir, limit) {
 }
 
 /**
- * Corpus BLEU of `hypotheses` against one reference each, by models/bleu.py run with `python`
+ * Corpus BLEU of `hypotheses` against one reference each, by models/evaluation/bleu.py run with `python`
  * (standard library only): {score, formatted, signature, precisions, bp, hypLen, refLen}.
  */
 export function corpusBleu(python, hypotheses, references) {
   if (hypotheses.length !== references.length) throw new Error(`${hypotheses.length} hypotheses for ${references.length} references`);
   const script = [
     'import json, sys',
-    `sys.path.insert(0, ${JSON.stringify(join(root, 'models'))})`,
+    `sys.path.insert(0, ${JSON.stringify(join(root, 'models', 'evaluation'))})`,
     'from bleu import corpus_bleu, format_bleu, signature',
     'd = json.load(sys.stdin)',
     'r = corpus_bleu(d["hypotheses"], [d["references"]])',
@@ -75,7 +75,7 @@ export function corpusBleu(python, hypotheses, references) {
   ].join('\n');
   const out = execFileSync(python, ['-c', script], { input: JSON.stringify({ hypotheses, references }), encoding: 'utf8', maxBuffer: 16 << 20 });
   const result = JSON.parse(out);
-  if (!Number.isFinite(result.score)) throw new Error(`models/bleu.py returned a score of ${result.score}`);
+  if (!Number.isFinite(result.score)) throw new Error(`models/evaluation/bleu.py returned a score of ${result.score}`);
   return result;
 }
 

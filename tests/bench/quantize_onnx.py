@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Quantize the benchmark's ONNX graphs the way onnxruntime's dynamic quantization does (issue 20).
+"""Quantize the benchmark's ONNX graphs the way onnxruntime's dynamic quantization does.
 
     /usr/bin/python3 tests/bench/quantize_onnx.py [--onnx build/bench/onnx] [--per-tensor] [--full-range]
 

@@ -69,7 +69,7 @@ function table(header, rows) {
 }
 
 /**
- * The figures the README shows and the targets of issue 8. Like for like (issue 20): attnscope's
+ * The figures the benchmark page shows and the project's speed targets. Like for like: attnscope's
  * exact decoder against ORT's fp32 graphs, its opt-in int8 weights against ORT's q8 graphs
  * (results from before the q8 graphs existed set int8 against fp32, and say so).
  */
@@ -107,30 +107,30 @@ function targets(r) {
   const fraction = rf?.fractionOfHotPeak;
   const gz = r.meta.wasm.gzipBytes / 1024;
   const yes = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'not met');
-  return table(['target (issues 8 and 20)', 'measured', ''], [
+  return table(['target', 'measured', ''], [
     ['greedy decode per token ≥ 2× faster than onnxruntime-web', `${f(speedup)}× (ORT ms/token ÷ attnscope ms/token), exact weights`, yes(speedup >= 2)],
     ...(g.attnscopeInt8 ? [[g.ortQ8 ? 'the same, attnscope\'s opt-in int8 weights against ORT\'s q8 graphs' : 'the same, with the opt-in int8 weights',
-      `${f(speedupInt8)}× (ORT ${g.ortQ8 ? 'q8' : 'fp32'} ms/token ÷ attnscope int8 ms/token; BLEU: ${r.bleu ? 'Translation quality' : 'README, Benchmarks'})`,
+      `${f(speedupInt8)}× (ORT ${g.ortQ8 ? 'q8' : 'fp32'} ms/token ÷ attnscope int8 ms/token; BLEU: ${r.bleu ? 'Translation quality' : 'docs/benchmarks.md'})`,
       yes(speedupInt8 >= 2)]] : []),
     ['capture-on overhead ≤ 15%', `${pct(overhead)} (attention + logits on vs off, per sentence)`, yes(overhead <= 0.15)],
     ['decoder ≥ 50% of the measured WASM GEMV peak', fraction === undefined ? 'n/a' : `${pct(fraction)} of the cache-resident f32 GEMV peak` +
       (rf.int8 ? `; int8: ${pct(rf.int8.fractionOfHotPeak)} of the int8 GEMV peak` : ''),
       fraction === undefined ? 'n/a' : yes(fraction >= 0.5)],
     ['.wasm ≤ 400 KB gzip', `${f(gz, 1)} KiB (gzip -9 of web/wasm/attnscope-wasm.wasm)`, yes(r.meta.wasm.gzipBytes <= 400 * 1024)],
-    ...issue20Targets(r, speedup, yes),
+    ...speedTargets(r, speedup, yes),
   ]);
 }
 
-/** The rows of issue 20's targets: exact ≥ 2.5× ORT fp32, beam 4 ≤ 1.6× greedy, the page's latencies. */
-function issue20Targets(r, speedup, yes) {
-  const rows = [['(issue 20) exact decoder per token ≥ 2.5× onnxruntime-web fp32', `${f(speedup)}×`, yes(speedup >= 2.5)]];
+/** The rows of the speed targets: exact ≥ 2.5× ORT fp32, beam 4 ≤ 1.6× greedy, the page's latencies. */
+function speedTargets(r, speedup, yes) {
+  const rows = [['exact decoder per token ≥ 2.5× onnxruntime-web fp32', `${f(speedup)}×`, yes(speedup >= 2.5)]];
   if (r.beam?.beam4 && r.beam?.greedy) {
     const x = r.beam.beam4.perSentenceMs / r.beam.greedy.perSentenceMs;
-    rows.push(['(issue 20) beam 4 ≤ 1.6× greedy per sentence (WASM, same sentences)', `${f(x)}×`, yes(x <= 1.6)]);
+    rows.push(['beam 4 ≤ 1.6× greedy per sentence (WASM, same sentences)', `${f(x)}×`, yes(x <= 1.6)]);
   }
   // Judged on the painted frame; the map on its canvas (drawn) is given beside it.
   for (const { name, drawn, painted, target } of pageFigures(r.page)) {
-    rows.push([`(issue 20) ${name} ≤ ${target} ms`, `median ${f(painted.median, 1)} ms, worst ${f(painted.worst, 1)} ms to the painted frame`
+    rows.push([`${name} ≤ ${target} ms`, `median ${f(painted.median, 1)} ms, worst ${f(painted.worst, 1)} ms to the painted frame`
       + ` (drawn: median ${f(drawn.median, 1)} ms)`, yes(painted.median <= target)]);
   }
   return rows;
@@ -157,12 +157,12 @@ function pageFigures(page) {
   return rows;
 }
 
-/** Page latency in Chromium and the head sweep on 1, 2 and 4 workers (issue 20). */
+/** Page latency in Chromium and the head sweep on 1, 2 and 4 workers. */
 function renderPage(page) {
   const out = ['## Page latency in Chromium', ''];
   out.push(`tests/bench/page_latency.mjs, ${page.runs} runs each, ${page.browser ?? 'Chromium'} headless, the page served from ` +
     'localhost. *drawn*: the page\'s mark after the heatmap is on its canvas; *painted*: the next animation frame has run. ' +
-    'A press of Next applies the step the page asked for once the previous answer was shown (web/app/requests.js); ' +
+    'A press of Next applies the step the page asked for once the previous answer was shown (web/app/worker/requests.js); ' +
     '*asked at the click*: the same press with that lookahead off (it waits for the worker). ' +
     'Cold: a fresh browser context (no cache, no service worker), navigation start to the first heatmap.', '');
   out.push(table(['figure', 'drawn: median / worst, ms', 'painted: median / worst, ms', 'target, ms', ''],
@@ -217,7 +217,7 @@ function roofline(r) {
   };
 }
 
-/** The RNN encoder-decoder section (issue 16): WASM vs PyTorch, decode time per token. */
+/** The RNN encoder-decoder section: WASM vs PyTorch, decode time per token. */
 export function renderRnn(runs) {
   const out = ['## RNN encoder-decoder: attnscope (WASM) vs PyTorch', ''];
   const rows = runs.map((x) => {
@@ -233,7 +233,7 @@ export function renderRnn(runs) {
     'WASM vs PyTorch', 'identical outputs'], rows), '');
   out.push('- Greedy decoding, decoder time per generated token (the encoder and the start state excluded on both sides), ' +
     'median over repeats of the per-repeat ratio. *WASM*: `model.translate()` then `step()`/`run()` with capture off, in ' +
-    'Node. *PyTorch*: the reference models/attnscope_ref/rnn.py on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
+    'Node. *PyTorch*: the reference models/reference/attnscope_ref/rnn.py on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
     'its own `step()` per token (tests/bench/bench_torch.py; it computes W_k H again at every step for the additive and ' +
     'general scores, which attnscope projects once per sentence), fed the same source ids.', '');
   return out;
@@ -255,7 +255,7 @@ function q8Note(m) {
       `token agreement ${pct(c.tokenAgreement)}, max |logit difference| ${f(c.maxAbsLogitDiff, 3)} (fed the fp32 tokens).` : 'Not checked.');
 }
 
-/** BLEU of the four engines on the test set (issue 20), greedy, models/bleu.py (sacreBLEU's defaults). */
+/** BLEU of the four engines on the test set, greedy, models/evaluation/bleu.py (sacreBLEU's defaults). */
 function renderBleu(b) {
   const names = { attnscope: 'attnscope WASM, exact', ort: 'onnxruntime-web, fp32 graphs', attnscopeInt8: 'attnscope WASM, int8 weights (opt-in)',
     ortQ8: 'onnxruntime-web, q8 graphs' };
@@ -267,8 +267,8 @@ function renderBleu(b) {
     table(['engine (greedy)', 'BLEU', 'vs exact', '1-4-gram precisions', 'BP', 'hypothesis length'], rows), '',
     `The first ${b.sentences} of the ${b.of} sentences of ${b.data.source.split('/').slice(-2).join('/')} (against ` +
       `${b.data.reference.split('/').pop()}), greedy, at most ${b.maxLength} tokens (the model's own limit, as attnscope-cli decodes ` +
-      'under models/evaluate.py, not the timed runs\' maximum length); every engine\'s ids detokenized by attnscope\'s ' +
-      `tokenizer; corpus BLEU by models/bleu.py as models/evaluate.py computes it (${Object.values(b.scores)[0]?.signature ?? 'sacreBLEU defaults'}). ` +
+      'under models/evaluation/evaluate.py, not the timed runs\' maximum length); every engine\'s ids detokenized by attnscope\'s ' +
+      `tokenizer; corpus BLEU by models/evaluation/bleu.py as models/evaluation/evaluate.py computes it (${Object.values(b.scores)[0]?.signature ?? 'sacreBLEU defaults'}). ` +
       'The hypotheses are in bleu/ beside results.json (build/bench/bleu/ by default).',
   ];
 }
@@ -279,7 +279,7 @@ export function renderReadmeBlock(r) {
     `Last run: ${m.date.slice(0, 10)} on ${m.machine.cpu} (nproc ${m.machine.nproc}, load average ${m.loadAverage.start[0].toFixed(1)} ` +
       `at the start), git ${m.git}, ${m.sentences} sentences × ${m.repeats} repeats, ` +
       `\`${m.command}\`; onnxruntime-web ${m.onnxruntimeWeb} (WASM, SIMD, 1 thread). Every figure, the native build, ` +
-      'PyTorch, beam search, capture overhead and the roofline: [tests/bench/RESULTS.md](tests/bench/RESULTS.md).',
+      'PyTorch, beam search, capture overhead and the roofline: [tests/bench/RESULTS.md](../tests/bench/RESULTS.md).',
     '',
     headline(r),
     '',
@@ -407,7 +407,7 @@ export function renderMarkdown(r) {
         'compiled with GCC\'s generic vectors), *native, Eigen product* switches `ops::linear` to Eigen\'s product ' +
         '(`ops::set_matmul_path`), which -march=native lets use the CPU\'s widest vectors and FMA.'
       : 'This checkout has no hand-written kernel: both native columns are Eigen\'s product.'),
-  '- *PyTorch*: the reference model (models/attnscope_ref/model.py) on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
+  '- *PyTorch*: the reference model (models/reference/attnscope_ref/model.py) on the CPU, `torch.set_num_threads(1)`, inference mode, ' +
     'decoding incrementally with a KV cache (its own `DecoderLayer.step`: the cross-attention keys/values projected once per ' +
     'sentence, each step feeds only the new token and appends its keys/values with `torch.cat`), fed the same source ids ' +
     '(tests/bench/bench_torch.py). Its encoder time includes the cross-attention key/value projection, as attnscope\'s does.', '');
@@ -465,7 +465,7 @@ export function renderMarkdown(r) {
       'are bound by cache and memory bandwidth (16 MB in f32, 4 MB in int8); the cache-resident figures are bound by ' +
       'arithmetic. The engine\'s exact decoder reads its f32 step weights (16 MB) rearranged into one stream per block of ' +
       'four outputs (src/ops/gemm_simd.h); binary16 weights (half the bytes, converted in registers) measured 30 % slower ' +
-      'per token in WASM (issue 20).', '');
+      'per token in WASM.', '');
   } else {
     out.push('(The roofline microbenchmark was not built: run tests/bench/run.sh.)', '');
   }
@@ -473,7 +473,7 @@ export function renderMarkdown(r) {
   if (r.page) out.push(...renderPage(r.page));
   if (r.rnn?.length) out.push(...renderRnn(r.rnn));
 
-  out.push('## Targets of issue 8', '');
+  out.push('## Targets', '');
   out.push(targets(r), '');
   return out.join('\n');
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The benchmark of issue 8 (`npm run bench`; not part of `npm test`). Builds what it needs,
+# The benchmark (`npm run bench`; not part of `npm test`). Builds what it needs,
 # exports the model to ONNX (checked against PyTorch) and quantizes the graphs to q8 as
 # onnxruntime's quantize_dynamic does (checked against fp32), then runs tests/bench/bench.mjs, which
 # prints the tables and writes build/bench/results.json, build/bench/RESULTS.md and
 # tests/bench/RESULTS.md; then tests/bench/train_bench.mjs (time per toy training epoch in WASM,
 # natively and in PyTorch, as ratios; build/bench/train.json). Options go to bench.mjs, e.g.
 #   npm run bench -- --sentences 20 --repeats 1     # a quick run
-#   npm run bench -- --readme                       # also refresh the table in README.md
+#   npm run bench -- --docs                         # also refresh the table in docs/benchmarks.md
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -79,7 +79,7 @@ if [ ! -f $onnx/q8_check.json ] || [ $onnx/check.json -nt $onnx/q8_check.json ] 
   node tests/bench/check_onnx.mjs $onnx --q8
 fi
 
-echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (issue 20; build/bench/page.json,"
+echo "== page latency in Chromium and the head-importance sweep on 1, 2, 4 workers (build/bench/page.json,"
 echo "   which bench.mjs then puts into results.json and RESULTS.md)"
 node web/build-page.mjs  # the page the latency run loads (index.html runs these bundles)
 node tests/bench/page_latency.mjs
@@ -87,6 +87,6 @@ node tests/bench/page_latency.mjs
 echo "== benchmark"
 node tests/bench/bench.mjs "$@"
 
-echo "== training benchmark (issue 18: time per toy epoch, WASM vs native vs PyTorch)"
+echo "== training benchmark (time per toy epoch, WASM vs native vs PyTorch)"
 node tests/bench/train_bench.mjs --cli build/bench-native/attnscope-cli --python "$python"
 

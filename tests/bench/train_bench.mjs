@@ -1,9 +1,9 @@
-// The training benchmark of issue 18 (run by `npm run bench`, tests/bench/run.sh, after the
+// The training benchmark (run by `npm run bench`, tests/bench/run.sh, after the
 // inference benchmark): time per epoch of the toy grammar (tests/data/toy/eng_de.csv, 36 pairs;
 // 1+1 layers, 1 head, d_model 64, batches of ~24 target tokens, Adam lr 1e-3) in
 //   WASM     the JS API (createTrainer / Trainer.runEpoch: the page's Training panel), in Node
 //   native   `attnscope-cli train` (the same C++ code, g++ -O3 -march=native)
-//   PyTorch  models/attnscope_ref with models/train.py's toy recipe (tests/bench/train_torch.py), CPU, 1 thread
+//   PyTorch  models/reference/attnscope_ref with models/train/train.py's toy recipe (tests/bench/train_torch.py), CPU, 1 thread
 // Each times the training pass only (not the exact-match decoding the engine adds after each
 // epoch). Prints the table with the ratios and writes build/bench/train.json. Nothing is asserted
 // (speed is never a test); the same seeds reach 36/36 in tests/js/train.test.js.

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""PyTorch's time per toy training epoch, for tests/bench/train_bench.mjs (issue 18).
+"""PyTorch's time per toy training epoch, for tests/bench/train_bench.mjs.
 
     /usr/bin/python3 tests/bench/train_torch.py --pairs tests/data/toy/eng_de.csv --epochs 20 --seed 1
 
 The same model and recipe as `attnscope-cli train` and the page's Training panel (both follow
-models/train.py `train_toy`): the reference transformer of models/attnscope_ref with a fresh
+models/train/train.py `train_toy`): the reference transformer of models/reference/attnscope_ref with a fresh
 word-level vocabulary per side, 1+1 layers, 1 head, d_model 64, d_ff 128, post-norm, ReLU,
 sinusoidal positions, embedding scale sqrt(d_model); length-bucketed batches of about 24 target
-tokens (models/train.py `batches`), summed cross-entropy / tokens, Adam (lr 1e-3, betas (0.9, 0.98),
+tokens (models/train/train.py `batches`), summed cross-entropy / tokens, Adam (lr 1e-3, betas (0.9, 0.98),
 eps 1e-9). CPU, one thread. Times only the training pass of each epoch (the engine's `seconds`
 leaves the exact-match decoding out too). Prints one JSON line: {torch, threads, epochs: [{epoch,
 loss, seconds}]}.
@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "models"))
+sys.path[:0] = [str(REPO / "models" / "reference"), str(REPO / "models" / "train")]
 from attnscope_ref.model import Transformer  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer, build_word_vocab  # noqa: E402
 from train import batches, encode_pairs, loss_on  # noqa: E402

@@ -70,7 +70,7 @@ it('the demo page: every heatmap is a keyboard stop with a live readout and a ta
     for (const [tag, scope] of m.rows) expect([tag, scope]).toEqual(['TH', 'row']);
   }
   // The main map's table holds the engine's numbers (to 4 decimals), and the keyboard reads them.
-  const values = await page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => heatmapOf(document.querySelector('#heatmap canvas')).spec.values.map((r) => [...r]))");
+  const values = await page.evaluate("import('/web/app/views/heatmap.js').then(({ heatmapOf }) => heatmapOf(document.querySelector('#heatmap canvas')).spec.values.map((r) => [...r]))");
   const table = await page.evaluate(() => [...document.querySelectorAll('#heatmap table.hm-table tbody tr')].map((tr) => [...tr.cells].slice(1).map((c) => c.textContent)));
   expect(table.length).toBe(values.length);
   table.forEach((row, r) => row.forEach((text, c) => {

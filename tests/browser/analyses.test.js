@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { toyDevSet } from '../../web/app/importance-tab.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { toyDevSet } from '../../web/app/panels/importance-tab.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { FROZEN_TOY, hoverCell, idle, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';

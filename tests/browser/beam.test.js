@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'Two young men in red shirts are playing soccer on a green field.';

@@ -1,4 +1,4 @@
-// The page for encoder-only models (issue 17, web/app/encoder-page.js) with the shipped Multi30k
+// The page for encoder-only models (web/app/panels/encoder-page.js) with the shipped Multi30k
 // masked LM: the translation panels give way to the encoder-only panel; the fill-mask predictions,
 // every head's pattern class and the per-layer [CLS]/[SEP]/punctuation/previous/next shares (raw
 // and norm-weighted) are the native engine's (attnscope-cli fill-mask / bert-study --json on the
@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { cli } from '../js/helpers.js';
 import { hoverCell, root, screenshot, startBrowser, watchErrors } from './browser.js';
 

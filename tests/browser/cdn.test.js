@@ -1,13 +1,14 @@
-// The README's one-tag embed ("Embed"), from the package as npm packs it: one server plays the CDN
-// (serves the unpacked tarball under /npm/attnscope@VERSION/ with CORS, as jsDelivr does), another
-// on another port serves the blog post, without COOP/COEP. The widget renders without a CSP and
-// under the README's policy; dropping any one source from that policy breaks it (the policy is
-// minimal), and the policy raises no violation while the widget works.
+// The documentation's one-tag embed (README.md, docs/embed.md), from the package as npm packs it:
+// one server plays the CDN (serves the unpacked tarball under /npm/attnscope@VERSION/ with CORS,
+// as jsDelivr does), another on another port serves the blog post, without COOP/COEP. The widget
+// renders without a CSP and under the documented policy; dropping any one source from that policy
+// breaks it (the policy is minimal), and the policy raises no violation while the widget works.
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { docBlock } from '../js/doc-blocks.js';
 import { packed } from '../js/pack.js';
 import { CHROMIUM_FLAGS, FROZEN_TOY, root, screenshot, watchErrors } from './browser.js';
 
@@ -21,12 +22,9 @@ let browser;
 let unpacked;
 const pages = new Map(); // path -> {html, csp}
 
-/** The README's block after `<!-- embed:NAME -->`. */
-function readmeBlock(name) {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const m = readme.match(new RegExp(`<!-- embed:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``));
-  expect(m, `README has an <!-- embed:${name} --> block`).toBeTruthy();
-  return m[1].trim();
+/** The documented block after `<!-- MARKER -->` (README.md and docs/*.md; every copy the same). */
+function readmeBlock(marker) {
+  return docBlock(marker).trim();
 }
 
 const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
@@ -66,11 +64,11 @@ afterAll(async () => {
 
 /** The README's snippet, pointed at the local CDN. */
 function snippet() {
-  const html = readmeBlock('cdn');
+  const html = readmeBlock('embed:cdn');
   expect(html).toContain(`${README_CDN}/npm/attnscope@${pkg.version}/web/widget.js`);
   return html.replaceAll(README_CDN, cdn.origin);
 }
-const policy = () => readmeBlock('csp').replaceAll(README_CDN, cdn.origin);
+const policy = () => readmeBlock('embed:csp').replaceAll(README_CDN, cdn.origin);
 
 const post = (body) => `<!doctype html><meta charset="utf-8"><title>A blog elsewhere</title><article><p>Some prose.</p>\n${body}\n</article>`;
 

@@ -1,4 +1,4 @@
-// The compare view (issue 16): an RNN with attention beside the toy transformer on the same
+// The compare view: an RNN with attention beside the toy transformer on the same
 // sentence, their steps in sync (Next, Back, a forced token), each pane's map checked cell by
 // cell against the engine run here in Node through web/attnscope.js; the URL round-trip; the
 // architecture of both families in words. The RNN is a random-weight golden model
@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { FROZEN_TOY, GOLDEN_RNNS, hoverCell, openPage, root, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'i can eat apple';

@@ -1,13 +1,12 @@
-// The README's cross-origin recipe, as printed, against `npm start`'s server (web/serve.mjs) on
-// one port and a host page served from another: the widget renders; when its model cannot load
-// it shows the author's fallback text with the reason; when its script cannot load, the browser
-// shows that text.
+// The documentation's cross-origin recipe (<!-- embed:cross-origin -->: README.md, docs/embed.md),
+// as printed, against `npm start`'s server (web/serve.mjs) on one port and a host page served from
+// another: the widget renders; when its model cannot load it shows the author's fallback text with
+// the reason; when its script cannot load, the browser shows that text.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { docBlock } from '../js/doc-blocks.js';
 import { CHROMIUM_FLAGS, root, screenshot, watchErrors } from './browser.js';
 
 const README_ORIGIN = 'http://127.0.0.1:8080';
@@ -16,11 +15,10 @@ let host; // the embedding site, another port
 let browser;
 const pages = new Map(); // path -> html of the host site
 
-/** The README's cross-origin html block (the one whose script points at README_ORIGIN). */
+/** The documented cross-origin html block (README.md, docs/embed.md): its script points at README_ORIGIN. */
 function recipe() {
-  const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
-  const block = blocks.find((b) => b.includes(`${README_ORIGIN}/web/widget/attn-scope.js`));
-  expect(block, 'README has a cross-origin recipe').toBeTruthy();
+  const block = docBlock('embed:cross-origin');
+  expect(block, 'the recipe loads the widget from npm start\'s server').toContain(`${README_ORIGIN}/web/widget/attn-scope.js`);
   return block;
 }
 

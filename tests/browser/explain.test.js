@@ -19,7 +19,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-const labels = (page, sel) => page.evaluate(`import('/web/app/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector(${JSON.stringify(sel)})).spec; return [s.rowLabels, s.colLabels]; })`);
+const labels = (page, sel) => page.evaluate(`import('/web/app/views/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector(${JSON.stringify(sel)})).spec; return [s.rowLabels, s.colLabels]; })`);
 
 // Breakages that make a model end at once depend on the weights: the first of these that makes
 // the shipped en-de end at once on its example is the one shown (the engine says which, below).

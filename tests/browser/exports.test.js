@@ -87,7 +87,7 @@ it('exports every Analyses pane as SVG and PNG', async () => {
   await page.close();
 });
 
-it('states in the README that the widget\'s layer and head attributes count from 0', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+it('states in docs/embed.md that the widget\'s layer and head attributes count from 0', () => {
+  const readme = readFileSync(join(root, 'docs/embed.md'), 'utf8');
   expect(readme).toMatch(/`layer`, `head` \(a number or `mean`; \*\*0-based\*\*/);
 });

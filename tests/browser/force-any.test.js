@@ -3,8 +3,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { matchTokens } from '../../web/app/force-any.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { matchTokens } from '../../web/app/panels/force-any.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'i can eat apple';

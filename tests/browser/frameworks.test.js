@@ -2,8 +2,8 @@
 // the package as npm packs it (`attnscope` resolves to the unpacked tarball through aliases made
 // from its exports map) and opened in Chromium: the widget renders the toy model's translation,
 // an attribute change (the example's "Another sentence" button) updates it, and unmounting (its
-// "Hide" button) frees the widget's session in the engine (AttnScope.engineStats()). The README's
-// "Embed" section shows these files; a test checks it shows them as they are.
+// "Hide" button) frees the widget's session in the engine (AttnScope.engineStats()). docs/embed.md
+// ("Bundlers and frameworks") shows these files; a test checks it shows them as they are.
 import { copyFileSync, createReadStream, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { packed } from '../js/pack.js';
 import { CHROMIUM_FLAGS, FROZEN_TOY, root, screenshot, watchErrors } from './browser.js';
 
 const EXAMPLES = ['vite', 'react', 'vue', 'svelte'];
-// The files the README shows, per example.
+// The files docs/embed.md shows, per example.
 const README_FILES = {
   vite: ['src/main.js'],
   react: ['src/App.jsx'],
@@ -127,13 +127,13 @@ describe.each(EXAMPLES)('examples/%s', (name) => {
   });
 });
 
-it("the README's framework snippets are the examples' files as they are", () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+it("the documented framework snippets (docs/embed.md) are the examples' files as they are", () => {
+  const readme = readFileSync(join(root, 'docs/embed.md'), 'utf8');
   for (const [name, files] of Object.entries(README_FILES)) {
     for (const file of files) {
       const path = `examples/${name}/${file}`;
       const m = readme.match(new RegExp(`<!-- example: ${path.replace(/[/.]/g, '\\$&')} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``));
-      expect(m, `README shows ${path} after <!-- example: ${path} -->`).toBeTruthy();
+      expect(m, `docs/embed.md shows ${path} after <!-- example: ${path} -->`).toBeTruthy();
       expect(m[1], path).toBe(readFileSync(join(root, path), 'utf8'));
     }
   }

@@ -1,14 +1,14 @@
 // The precomputed head-importance sweep on the demo page (web/models.js `heads`, drawn by
-// web/app/head-importance.js in the Analyses card): heatmaps per site, the Δ log-likelihood /
+// web/app/views/head-importance.js in the Analyses card): heatmaps per site, the Δ log-likelihood /
 // Δ BLEU switch, the most and least important heads and the caption, against the file's numbers.
 // The file is first answered with a sweep the engine computes in this Node process, in the
-// format models/head_sweep.py writes (so the drawing is checked whichever sweep the repository
+// format models/evaluation/head_sweep.py writes (so the drawing is checked whichever sweep the repository
 // ships); the last test checks the shipped one: served as JSON, drawn, and kept offline.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { hoverCell, idle, root, shippedConfig, startBrowser } from './browser.js';
 
 const PAIRS = [
@@ -20,7 +20,7 @@ const CONFIG = shippedConfig('multi30k-en-de');
 const HEADS = CONFIG.n_heads;
 const layersOf = (site) => (site === 'encoder' ? CONFIG.n_encoder_layers : CONFIG.n_decoder_layers);
 let env;
-let file; // the sweep, as models/head_sweep.py writes it
+let file; // the sweep, as models/evaluation/head_sweep.py writes it
 
 beforeAll(async () => {
   env = await startBrowser();
@@ -106,7 +106,7 @@ it('says so when the precomputed sweep cannot be fetched', async () => {
 
 it('serves the shipped Multi30k sweep as JSON, draws it, and keeps it for offline use with its model', async () => {
   const path = join(root, 'models/analysis/multi30k-en-de.heads.json');
-  expect(existsSync(path), `${path} is missing: python3 models/head_sweep.py --model models/multi30k-en-de.safetensors --src en --tgt de`).toBe(true);
+  expect(existsSync(path), `${path} is missing: python3 models/evaluation/head_sweep.py --model models/multi30k-en-de.safetensors --src en --tgt de`).toBe(true);
   const shipped = JSON.parse(readFileSync(path, 'utf8'));
   expect(shipped).toMatchObject({ model: 'multi30k-en-de.safetensors', sentences: 100 });
   expect(shipped.heads).toHaveLength((layersOf('encoder') + 2 * layersOf('self')) * HEADS); // a sweep of another shape is stale

@@ -1,11 +1,11 @@
-// The "Break the model" panel of the demo page (web/app/interventions.js) in Debian's Chromium:
+// The "Break the model" panel of the demo page (web/app/panels/interventions.js) in Debian's Chromium:
 // presets, skips, head masks, "copy the source encoding" and custom attention rows and matrices
 // re-translate with the engine's interventions (and its refusals are shown); the page says the model is modified and shows the unmodified translation beside
 // it; the interventions live in the URL. Reference numbers come from the same engine run in this
 // Node process through web/attnscope.js, independently of the page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, startBrowser } from './browser.js';
 
 const SENTENCE = 'i can eat apple';

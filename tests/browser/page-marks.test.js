@@ -1,11 +1,11 @@
-// The page's performance marks that tests/bench/page_latency.mjs times a press of Next with
-// (issue 20): after a press, the map drawn, the next frame, painted (in that order), the round
+// The page's performance marks that tests/bench/page_latency.mjs times a press of Next with:
+// after a press, the map drawn, the next frame, painted (in that order), the round
 // trip to the worker, the worker's own time for the step, and each panel's render; the main
 // map's table of numbers is updated in place (its rows kept), after the frame that shows the
 // map; and the rollout of the Analyses
 // card is drawn once per session, not again at every step.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, openPage, startBrowser } from './browser.js';
 
 let env;
@@ -50,7 +50,7 @@ it('marks a press of Next: drawn, frame, painted in order, after the round trip;
 
 it('keeps the main map\'s table across a press of Next: the same rows, one more, the numbers of the new map', async () => {
   const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1 })}`);
-  const rows = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+  const rows = () => page.evaluate("import('/web/app/views/heatmap.js').then(({ heatmapOf }) => {"
     + " const t = document.querySelector('#heatmap table'); const body = t.tBodies[0];"
     + ' window.firstRows ??= []; if (!window.firstRows.includes(body.rows[0])) window.firstRows.push(body.rows[0]);'
     + " const { values } = heatmapOf(document.querySelector('#heatmap canvas')).spec;"
@@ -102,7 +102,7 @@ it('fills the main map\'s table after the frame that shows the map, not in the p
 it('draws the rollout once per session: a press of Next keeps its map, another sentence redraws it', async () => {
   const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'toy-en-de', s: 'i can eat apple', step: 1, an: 'rollout' })}`);
   // Each drawing is a new spec (Heatmap.set): the index of the one shown, and its rows.
-  const table = () => page.evaluate("import('/web/app/heatmap.js').then(({ heatmapOf }) => {"
+  const table = () => page.evaluate("import('/web/app/views/heatmap.js').then(({ heatmapOf }) => {"
     + " const { spec } = heatmapOf(document.querySelector('#rollout-map canvas')); window.rolloutSpecs ??= [];"
     + ' if (!window.rolloutSpecs.includes(spec)) window.rolloutSpecs.push(spec);'
     + ' return { index: window.rolloutSpecs.indexOf(spec), rows: spec.values.length }; })');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { decodeOptions, formatState, parseState } from '../../web/app/state.js';
+import { decodeOptions, formatState, parseState } from '../../web/app/state/state.js';
 import { FROZEN_TOY, hoverCell, idle, openPage, root, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const SENTENCE = 'i can eat apple';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { hoverCell, idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
 
 const SENTENCE = 'A little girl is playing in the water.';

@@ -1,4 +1,4 @@
-// The page and the <attn-scope> widget with RNN models (issue 16): every view adapts to the
+// The page and the <attn-scope> widget with RNN models: every view adapts to the
 // model's site table (one cross-attention map, no self-attention tabs, a 1 × 1 model view, the
 // analyses that do not apply say why), and the architecture card describes the family. Numbers
 // are checked against the engine run here in Node (web/attnscope.js) on the random-weight golden

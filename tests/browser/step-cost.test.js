@@ -1,11 +1,11 @@
 // A press of Next costs the same at step 30 as at step 1: the page appends what the step
-// returned instead of fetching every step of the path again (issue 14). The worker
-// (web/app/worker.js) counts every call into the engine's Embind handles, by method; the test
+// returned instead of fetching every step of the path again. The worker
+// (web/app/worker/worker.js) counts every call into the engine's Embind handles, by method; the test
 // reads the counts before and after a press, on a long Multi30k translation, in the real page.
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, openPage, root, startBrowser } from './browser.js';
 
 // Greedy, the shipped Multi30k en→de model takes 35 steps on this sentence (checked below).

@@ -1,10 +1,10 @@
-// The head-importance sweep on a pool of Web Workers (issue 20, web/app/sweep-pool.js), in the
+// The head-importance sweep on a pool of Web Workers (web/app/worker/sweep-pool.js), in the
 // real page: split over 1, 2 and 4 workers (each its own engine), the sweep equals the one the
 // page's own engine worker computes alone, number for number; the Analyses card's Run button uses
 // the pool (one worker per core, at most 4) and shows the same numbers.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatState, parseState } from '../../web/app/state.js';
-import { toyDevSet } from '../../web/app/importance-tab.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
+import { toyDevSet } from '../../web/app/panels/importance-tab.js';
 import { idle, openPage, shippedConfig, startBrowser } from './browser.js';
 
 const PAIRS = [
@@ -15,7 +15,7 @@ const PAIRS = [
 let env;
 
 /** The pool's module and the models' URLs on the page's window (a string: vitest rewrites import() in functions). */
-const withPool = (page) => page.evaluate("Promise.all([import('/web/app/sweep-pool.js'), import('/web/models.js')]).then(([pool, models]) => {"
+const withPool = (page) => page.evaluate("Promise.all([import('/web/app/worker/sweep-pool.js'), import('/web/models.js')]).then(([pool, models]) => {"
   + ' window.sweepTest = { SweepPool: pool.SweepPool, url: (id) => models.modelUrl(models.findModel(id)) }; })');
 
 beforeAll(async () => { env = await startBrowser(); });

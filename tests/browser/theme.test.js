@@ -1,4 +1,4 @@
-// Theming the widget (README "Embed", Theming): its --attnscope-* custom properties and ::part()s
+// Theming the widget (docs/embed.md, Theming): its --attnscope-* custom properties and ::part()s
 // reach the shadow DOM's computed styles, and prefers-color-scheme: dark switches its defaults
 // (a page's own property still wins); the heatmap canvas redraws its labels in the theme's colour.
 // The demo page has a dark theme too (web/app/app.css).
@@ -89,13 +89,13 @@ it('custom properties and ::part restyle the widget; prefers-color-scheme: dark 
   await page.close();
 });
 
-it('every custom property and part the manifest lists is in the widget and in the README', async () => {
+it('every custom property and part the manifest lists is in the widget and in docs/embed.md', async () => {
   const { readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { root } = await import('./browser.js');
   const [decl] = JSON.parse(readFileSync(join(root, 'custom-elements.json'), 'utf8')).modules[0].declarations;
   const source = readFileSync(join(root, 'web/widget/attn-scope.js'), 'utf8');
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/embed.md'), 'utf8');
   expect(decl.cssProperties.length).toBeGreaterThan(10);
   for (const { name } of decl.cssProperties) {
     expect(source, name).toContain(`var(${name},`);

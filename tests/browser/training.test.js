@@ -1,4 +1,4 @@
-// The page's Training panel (issue 18): the toy grammar's 36 pairs trained in the page with a
+// The page's Training panel: the toy grammar's 36 pairs trained in the page with a
 // fixed seed. The cross-attention entropy of "i can eat apple" (computed here from the attention
 // values the page's engine returned for each epoch, not by the view's code) falls from epoch 0 to
 // the end; the exact count reaches 36/36; every view then uses the trained model and the URL names

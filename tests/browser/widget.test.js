@@ -56,7 +56,7 @@ it('renders the two widgets of the blog post, each with a heatmap, from one work
   expect(fetched.filter((p) => p.endsWith('.wasm'))).toHaveLength(1);
   expect(fetched.filter((p) => p.endsWith('toy-en-de.safetensors'))).toHaveLength(1);
   // (A string, so that Vitest leaves the page's dynamic import alone.)
-  const stats = await page.evaluate("import('/web/app/client.js').then((m) => m.getEngine().request('stats'))");
+  const stats = await page.evaluate("import('/web/app/worker/client.js').then((m) => m.getEngine().request('stats'))");
   expect(stats.models).toHaveLength(1);
   expect(stats.sessions).toBe(2);
 

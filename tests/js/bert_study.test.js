@@ -1,6 +1,6 @@
 // The head study of encoder-only models in WASM (model.headStudy, model.headAblation) against the
 // native CLI (attnscope-cli bert-study --json) on the golden models of tests/golden/bert/, and
-// against the PyTorch reference's goldens (models/make_bert_study_goldens.py -> study.json).
+// against the PyTorch reference's goldens (models/goldens/make_bert_study_goldens.py -> study.json).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

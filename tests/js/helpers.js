@@ -16,7 +16,7 @@ export const toyPairs = toyCsv.trim().split('\n').map((l) => l.trim().split(',')
 /**
  * The toy model frozen when the expected translations and goldens were made (tests/models/):
  * tests that assert its outputs read this copy, never models/toy-en-de.safetensors, which
- * `models/train.py toy` rewrites.
+ * `models/train/train.py toy` rewrites.
  */
 export const FROZEN_TOY = path('tests/models/toy-en-de.frozen.safetensors');
 

@@ -2,7 +2,7 @@
 // the JS wrapper and the bindings: a search of the sources (web/ without the build outputs web/wasm/,
 // web/widget.js, web/worker.js and the page's bundles, which are made from these; bindings/). Code evaluation and
 // document.write are never allowed. innerHTML / insertAdjacentHTML may only take a string or template
-// literal whose every ${…} is esc(…) (web/app/html.js, the one escaper) or an expression on the
+// literal whose every ${…} is esc(…) (web/app/util/html.js, the one escaper) or an expression on the
 // allow-list below, each with the reason it cannot carry text from a model, a URL or a user.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -25,35 +25,35 @@ function sources(dir) {
 
 // Interpolations that are not esc(…), by file: why each is not untrusted text.
 const ALLOWED = {
-  'web/app/logits-panel.js': {
+  'web/app/panels/logits-panel.js': {
     'row.top.length': 'a count',
     "row.forced ? '<b>You forced this step.</b> ' : ''": 'a constant chosen by a boolean',
   },
-  'web/app/output-panel.js': { 'k + 1': 'a step number' },
-  'web/app/head-importance.js': {
+  'web/app/panels/output-panel.js': { 'k + 1': 'a step number' },
+  'web/app/views/head-importance.js': {
     'm.short': "a metric's constant short name (this file's METRICS table)",
     'this.#id': 'an element id the page makes from a counter',
     "sorted.slice(0, k).map(item).join('')": 'list items built by item(), which escapes every token and prints numbers with toFixed',
     "sorted.slice(-k).reverse().map(item).join('')": 'the same, for the least important heads',
   },
-  'web/app/beam-view.js': {
-    'beamLegendHTML()': 'constant legend markup (web/app/beam.js), labels through esc',
-    svg: "beamTreeSVG() (web/app/beam.js): every token through esc, numbers, and the engine's status names",
+  'web/app/views/beam-view.js': {
+    'beamLegendHTML()': 'constant legend markup (web/app/views/beam.js), labels through esc',
+    svg: "beamTreeSVG() (web/app/views/beam.js): every token through esc, numbers, and the engine's status names",
     "snap.done ? list('n-best (best first)', snap.nbest, 'nbest') : list('In the beam now', snap.live, 'live') + list('Finished so far', snap.finished, 'finished')":
       'list() above it: constant titles and classes, hypothesis text through esc, scores formatted as numbers',
   },
-  'web/app/analyses.js': {
+  'web/app/panels/analyses.js': {
     "bars(logits, 'before', m)": 'bars() above it: tokens through esc, numbers, constant classes',
     "bars(weights, 'after', 1)": 'the same',
   },
 };
 // Whole right-hand sides that are not one literal, by file: why they are safe.
 const ALLOWED_CALLS = {
-  'web/app/analyses.js': {
+  'web/app/panels/analyses.js': {
     'panel(': 'panel() builds the PCA plots: numbers with toFixed, every token through esc()',
     'TIMELINE.map(': 'option elements of the constant TIMELINE table: indices, and epochs through esc',
   },
-  'web/app/stepper.js': { 'PLAY;': 'a constant icon (this file)', 'PAUSE;': 'a constant icon (this file)' },
+  'web/app/panels/stepper.js': { 'PLAY;': 'a constant icon (this file)', 'PAUSE;': 'a constant icon (this file)' },
 };
 
 /** The string or template literal starting at s[i] (a quote), its interpolations, and where it ends. */

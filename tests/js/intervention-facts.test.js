@@ -1,13 +1,13 @@
 // What interventions may do to each attention site is the engine's to say: its site table
 // (model.info.sites) carries the skip name, whether custom weights fit, and whether the copied
 // source encoding replaces the site's output; the engine enforces exactly that, and the page's
-// helpers (web/app/sites.js, web/app/interventions.js) read those facts instead of re-deriving
+// helpers (web/app/model/sites.js, web/app/panels/interventions.js) read those facts instead of re-deriving
 // them from a site's name or roles.
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { editsOf, fitInterventions } from '../../web/app/interventions.js';
-import { noInterventions } from '../../web/app/state.js';
+import { editsOf, fitInterventions } from '../../web/app/panels/interventions.js';
+import { noInterventions } from '../../web/app/state/state.js';
 import { root } from './helpers.js';
 
 let model;

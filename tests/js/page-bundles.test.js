@@ -1,4 +1,4 @@
-// The demo page runs two bundles (web/build-page.mjs, issue 20's cold start): web/page.js and
+// The demo page runs two bundles (web/build-page.mjs, for a faster cold start): web/page.js and
 // web/page-worker.js. A file the sources name relative to web/app/ must still be found from web/,
 // where the bundles sit: a wrong path breaks the page only where that file is used (the service
 // worker, the training panel's pairs, the sweep's workers), so check every one here.
@@ -40,7 +40,7 @@ it('every file a bundle names by URL exists where the bundle finds it, and the p
   // The parser sees the URLs (a broken regex would find none and pass).
   expect(pageUrls).toEqual(expect.arrayContaining(['./page-worker.js', './sw.js', './wasm/attnscope-wasm.wasm', './data/toy-en-de.csv']));
   expect(workerUrls).toEqual(expect.arrayContaining(['./data/toy-en-de.csv']));
-  expect(pageUrls.filter((u) => u.includes('app/worker.js'))).toEqual([]);
+  expect(pageUrls.filter((u) => u.includes('app/worker/worker.js'))).toEqual([]);
   // Emscripten's glue names its .wasm bare (`attnscope-wasm.wasm`); web/attnscope.js hands it the
   // URL instead (locateFile), so that one is never fetched from where it points.
   for (const url of [...pageUrls, ...workerUrls].filter((u) => u.startsWith('.'))) {

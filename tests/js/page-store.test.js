@@ -1,13 +1,13 @@
-// The page's pure logic in Node, against the engine itself: the step store (web/app/step-store.js)
+// The page's pure logic in Node, against the engine itself: the step store (web/app/state/step-store.js)
 // fed with what the worker protocol sends (the open answer, then updates that keep some steps and
 // append new ones) gives the same rows and attention as asking the engine directly; the site table
-// (web/app/sites.js) and the URL codec with a model's sites (web/app/state.js).
+// (web/app/model/sites.js) and the URL codec with a model's sites (web/app/state/state.js).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { StepStore } from '../../web/app/step-store.js';
-import { growsWithSteps, mainSite, skipOf, tabOrder } from '../../web/app/sites.js';
-import { formatState, normalizeInterventions, parseState } from '../../web/app/state.js';
+import { StepStore } from '../../web/app/state/step-store.js';
+import { growsWithSteps, mainSite, skipOf, tabOrder } from '../../web/app/model/sites.js';
+import { formatState, normalizeInterventions, parseState } from '../../web/app/state/state.js';
 import { root } from './helpers.js';
 
 const SENTENCE = 'i can eat apple';

@@ -1,4 +1,4 @@
-// Reliability (issue 9) through the public JS API, all in ONE WebAssembly instance: corrupted
+// Reliability through the public JS API, all in ONE WebAssembly instance: corrupted
 // model files generated here from good ones, hostile sentences and API misuse. Every failure must
 // be an AttnscopeError with a message that says what is wrong, and after all of them the same
 // instance must still load the good model and translate correctly. Heap numbers are printed.

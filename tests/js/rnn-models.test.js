@@ -1,5 +1,5 @@
 // The shipped toy RNN encoder-decoders (models/toy-rnn-*.safetensors, trained by
-// `models/train.py toy --family rnn`, model cards in models/README.md) through the WASM engine.
+// `models/train/train.py toy --family rnn`, model cards in models/README.md) through the WASM engine.
 // They are read from models/ on purpose: this is the test that fails if a shipped file breaks.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,13 +1,13 @@
 // What the page needs to adapt to an RNN, from the engine in Node: the site table says which
 // sites record q/k/v (queryKeyValues; the analyses that need them refuse the others with a
 // reason), and every golden RNN and the toy transformer get an architecture description whose
-// words and blocks come from their own config (web/app/architecture.js).
+// words and blocks come from their own config (web/app/model/architecture.js).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { describeArchitecture } from '../../web/app/architecture.js';
-import { hasQueryKeyValues } from '../../web/app/sites.js';
+import { describeArchitecture } from '../../web/app/model/architecture.js';
+import { hasQueryKeyValues } from '../../web/app/model/sites.js';
 import { root } from './helpers.js';
 
 const RNN_DIR = join(root, 'tests/golden/rnn');

@@ -1,4 +1,4 @@
-// Attention that describes itself (issue 14): model.info.sites, the generic session.attention(),
+// Attention that describes itself: model.info.sites, the generic session.attention(),
 // step records that carry what the step computed, and a Session whose getters read the state
 // the last call returned instead of asking the engine again. Uses only the frozen golden
 // models under tests/golden (no ../shared).

@@ -1,11 +1,11 @@
-// The head-importance sweep in parts (issue 20, web/app/sweep-pool.js): how the pool cuts the
+// The head-importance sweep in parts (web/app/worker/sweep-pool.js): how the pool cuts the
 // heads, and Model.headImportance({heads: {first, count}}) in Node: the parts put end to end are
 // the whole sweep, number for number (the browser test tests/browser/sweep-pool.test.js runs the
 // pool of workers itself against the page's one-worker sweep).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { splitHeads } from '../../web/app/sweep-pool.js';
-import { toyDevSet } from '../../web/app/importance-tab.js';
+import { splitHeads } from '../../web/app/worker/sweep-pool.js';
+import { toyDevSet } from '../../web/app/panels/importance-tab.js';
 import { FROZEN_TOY } from './helpers.js';
 
 let toy;

@@ -1,10 +1,10 @@
-// The names of models trained in the page (web/app/trained.js), the URL state that carries them
-// (web/app/state.js) and the Training panel's check of the pairs it is given (web/app/training.js).
+// The names of models trained in the page (web/app/state/trained.js), the URL state that carries them
+// (web/app/state/state.js) and the Training panel's check of the pairs it is given (web/app/panels/training.js).
 import { describe, expect, it } from 'vitest';
 import { findModel, modelUrl } from '../../web/models.js';
-import { formatState, parseState } from '../../web/app/state.js';
-import { normalizePairs, pairsHash, parseTrainedId, trainedId } from '../../web/app/trained.js';
-import { pairProblems } from '../../web/app/training.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
+import { normalizePairs, pairsHash, parseTrainedId, trainedId } from '../../web/app/state/trained.js';
+import { pairProblems } from '../../web/app/panels/training.js';
 
 const recipe = { epochs: 8, seed: 1, layers: 1, heads: 1, dModel: 64, lr: 0.001 };
 

@@ -1,11 +1,11 @@
-// Where the demo page's main thread spends a press of Next (issue 20): a CPU profile of N presses
+// Where the demo page's main thread spends a press of Next: a CPU profile of N presses
 // (Next then Prev) on the Multi30k model at a given step, summed by function, self and total.
 // An investigation tool beside tests/bench/page_latency.mjs (which times presses, this says why);
 // not part of npm test. Run after web/build-wasm.sh:
 //   node tests/perf/page_profile.mjs [step=29] [presses=10]
 // Functions named "replaceState", "fillText", … are the browser's own, called from the page;
 // ":5865"-style entries without a file are Playwright's polling (the harness, not the page).
-import { formatState, parseState } from '../../web/app/state.js';
+import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, startBrowser } from '../browser/browser.js';
 
 const LONG = 'Two young men in black jackets and a woman with a yellow hat are sitting on a wooden bench in front of a small restaurant '

@@ -1,4 +1,4 @@
-// Where does a greedy decode step spend its time? A profiling driver for issue 8's performance
+// Where does a greedy decode step spend its time? A profiling driver for the decoder's performance
 // work, built natively and with Emscripten (run under Node) from the same source by
 // tests/perf/run.sh. It uses only the engine's public API, so the same file also builds
 // against an older checkout for before/after comparisons in one run.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Profiles a greedy decode of the Multi30k model, natively and in WASM (Node), with
-# tests/perf/profile_decode.cpp (issue 8's performance work; not part of npm test).
+# tests/perf/profile_decode.cpp (performance work; not part of npm test).
 # With BASE=<git revision>, also builds that revision's src/ and runs old and new in
 # alternating rounds, so the before/after ratios are measured under the same machine load,
 # and prints the median per-round ratio of each figure. "new" is the working tree, or the

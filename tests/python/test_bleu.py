@@ -1,7 +1,7 @@
-"""models/bleu.py against figures published by sacreBLEU (and by tools that call it).
+"""models/evaluation/bleu.py against figures published by sacreBLEU (and by tools that call it).
 
 Every expected number below is copied from a published source, named above its test;
-none was produced by models/bleu.py. Sources:
+none was produced by models/evaluation/bleu.py. Sources:
 - SB-README: sacreBLEU's README, the Python API example (three system sentences, two
   reference streams): "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944
   hyp_len = 17 ref_len = 18)", signature nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp.
@@ -9,13 +9,13 @@ none was produced by models/bleu.py. Sources:
   settings, raw_corpus_bleu (= tokenize "none", floor smoothing, effective order),
   sufficient statistics, compute_bleu from statistics, BLEU by maximum n-gram order.
 - SB-TEST-SENT: sacreBLEU's test/test_sentence_bleu.py (2.x): one Romanian sentence (from
-  sacreBLEU issue #98) under each smoothing and tokenizer, effective order on; and the
-  zero-BLEU example of issue #141.
+  sacreBLEU's tracker) under each smoothing and tokenizer, effective order on; and its
+  zero-BLEU example.
 - HF-EVAL: Hugging Face evaluate's metrics/sacrebleu/sacrebleu.py docstring examples
   (sacrebleu.corpus_bleu with its defaults; references given per prediction there).
 - FLEXEVAL: flexeval's test of sacreBLEU's 13a tokenizer ("I'm a student.").
 sacreBLEU itself has no unit test of the 13a tokenizer's output; the remaining tokenizer
-cases are written by hand from the four mteval-v13a rules (quoted in models/bleu.py) and say
+cases are written by hand from the four mteval-v13a rules (quoted in models/evaluation/bleu.py) and say
 which rule each one exercises.
 """
 
@@ -24,7 +24,7 @@ import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "models"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "models" / "evaluation"))
 
 from bleu import compute_bleu, corpus_bleu, format_bleu, signature, tokenize_13a  # noqa: E402
 
@@ -95,7 +95,7 @@ class PublishedRawBleu(unittest.TestCase):
 
     def test_raw_bleu(self):
         cases = [
-            (["this is a test", "another test"], [["ref1", "ref2"]], 0.0),  # #141
+            (["this is a test", "another test"], [["ref1", "ref2"]], 0.0),  # sacreBLEU: no match is 0
             (["this is a test"], [["this is a test"]], 1.0),
             (["this is a fest"], [["this is a test"]], 0.223606797749979),
         ]
@@ -175,7 +175,7 @@ class PublishedSentenceBleu(unittest.TestCase):
                                     smooth_value=value, effective_order=True)["score"]
                 self.assertLess(abs(score - expected), 1e-3)
 
-    def test_zero_bleu(self):  # issue #141: no match at all is 0 under every smoothing
+    def test_zero_bleu(self):  # sacreBLEU's zero-BLEU example: no match at all is 0 under every smoothing
         for smooth, value in [("exp", None), ("none", None), ("floor", None), ("floor", 0.1),
                               ("add-k", None), ("add-k", 1)]:
             with self.subTest(smooth=smooth, value=value):

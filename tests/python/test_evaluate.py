@@ -1,4 +1,4 @@
-"""models/evaluate.py plumbing: a stand-in CLI (a small Python script) checks reading .gz and
+"""models/evaluation/evaluate.py plumbing: a stand-in CLI (a small Python script) checks reading .gz and
 plain files, --limit, --out, --json, --extra-cli-args, exit status 3 handling, errors, and
 repository-relative paths from another directory; one test runs the real attnscope-cli on a
 golden test model when it has been built (tests/run.sh builds it first)."""
@@ -14,7 +14,7 @@ import unittest
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-EVALUATE = REPO / "models" / "evaluate.py"
+EVALUATE = REPO / "models" / "evaluation" / "evaluate.py"
 REAL_CLI = REPO / "build" / "native" / "attnscope-cli"
 TINY_MODEL = "tests/golden/tiny_post_sin.safetensors"  # repo-relative on purpose
 

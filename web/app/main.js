@@ -1,33 +1,33 @@
-// The demo page: wires the store (web/app/store.js), the conversation with the engine's worker
+// The demo page: wires the store (web/app/state/store.js), the conversation with the engine's worker
 // (requests.js, which appends each step it returns to step-store.js) and one module per panel:
 // form.js, stepper.js, output-panel.js, logits-panel.js, attention-view.js (with model-view.js
 // and beam-view.js), modified-banner.js, the "Break the model" panel (interventions.js) and the
 // "Analyses" card (analyses.js) and the Training panel (training.js). It only displays what the
 // engine returns.
 import { findModel } from '../models.js';
-import { AnalysesPanel } from './analyses.js';
-import { renderArchitecture } from './architecture-panel.js';
-import { describeArchitecture } from './architecture.js';
-import { EncoderPage } from './encoder-page.js';
-import { AttentionView, shownInterventions } from './attention-view.js';
-import { CompareView } from './compare.js';
-import { getEngine } from './client.js';
-import { exportAs } from './export.js';
-import { paneSVG } from './pane-export.js';
-import { wireForceAny } from './force-any.js';
-import { addTrainedOption, buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './form.js';
-import { HEATMAP_CSS } from './heatmap.js';
-import { byId as $ } from './html.js';
-import { InterventionsPanel } from './interventions.js';
-import { logitsSVG } from './logits.js';
-import { renderLogitsPanel } from './logits-panel.js';
-import { renderModified } from './modified-banner.js';
-import { renderOutput } from './output-panel.js';
-import { createRequests } from './requests.js';
-import { formatState, hasInterventions, noInterventions, parseState } from './state.js';
-import { createPlayer, renderStepper } from './stepper.js';
-import { pageStore } from './store.js';
-import { TrainingPanel } from './training.js';
+import { AnalysesPanel } from './panels/analyses.js';
+import { renderArchitecture } from './panels/architecture-panel.js';
+import { describeArchitecture } from './model/architecture.js';
+import { EncoderPage } from './panels/encoder-page.js';
+import { AttentionView, shownInterventions } from './views/attention-view.js';
+import { CompareView } from './panels/compare.js';
+import { getEngine } from './worker/client.js';
+import { exportAs } from './util/export.js';
+import { paneSVG } from './views/pane-export.js';
+import { wireForceAny } from './panels/force-any.js';
+import { addTrainedOption, buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './panels/form.js';
+import { HEATMAP_CSS } from './views/heatmap.js';
+import { byId as $ } from './util/html.js';
+import { InterventionsPanel } from './panels/interventions.js';
+import { logitsSVG } from './views/logits.js';
+import { renderLogitsPanel } from './panels/logits-panel.js';
+import { renderModified } from './panels/modified-banner.js';
+import { renderOutput } from './panels/output-panel.js';
+import { createRequests } from './worker/requests.js';
+import { formatState, hasInterventions, noInterventions, parseState } from './state/state.js';
+import { createPlayer, renderStepper } from './panels/stepper.js';
+import { pageStore } from './state/store.js';
+import { TrainingPanel } from './panels/training.js';
 
 const app = $('app');
 const engine = getEngine(); // starts the worker and the WebAssembly compile at once
@@ -299,7 +299,7 @@ window.attnscope = {
   get snapshot() { return store.get().snap; },
   get state() { return { ...store.get().st }; },
   get storedSteps() { return requests.steps.size; },
-  /** Whether the page asks for the next step before Next is pressed (web/app/requests.js; the benchmark turns it off to time a press that waits for the worker). */
+  /** Whether the page asks for the next step before Next is pressed (web/app/worker/requests.js; the benchmark turns it off to time a press that waits for the worker). */
   get lookAhead() { return requests.lookAhead; },
   set lookAhead(on) { requests.lookAhead = on; },
   engine,

@@ -9,19 +9,19 @@
 // the JS API, or head="mean"; the title shows them 1-based), mode (greedy | beam | sample),
 // step (a number, or "end", the default), beam-size, seed, interventions (JSON, the JS API's
 // `interventions` option, e.g. '{"skip": ["crossAttention"]}'). Every widget on a page talks to
-// one Web Worker (web/app/worker.js): one WebAssembly instance, one copy of each model. Errors
+// one Web Worker (web/app/worker/worker.js): one WebAssembly instance, one copy of each model. Errors
 // (bad JSON, the engine refusing an option) are shown in the widget, never thrown at the page.
-import { formatBytes, getEngine } from '../app/client.js';
-import { HEATMAP_CSS, Heatmap } from '../app/heatmap.js';
-import { attentionSpec } from '../app/views.js';
-import { formatState, hasInterventions, normalizeInterventions } from '../app/state.js';
-import { describeInterventions } from '../app/interventions.js';
-import { mainSite, siteNamed } from '../app/sites.js';
-import { StepStore } from '../app/step-store.js';
+import { formatBytes, getEngine } from '../app/worker/client.js';
+import { HEATMAP_CSS, Heatmap } from '../app/views/heatmap.js';
+import { attentionSpec } from '../app/views/views.js';
+import { formatState, hasInterventions, normalizeInterventions } from '../app/state/state.js';
+import { describeInterventions } from '../app/panels/interventions.js';
+import { mainSite, siteNamed } from '../app/model/sites.js';
+import { StepStore } from '../app/state/step-store.js';
 import { findModel, modelUrl, unknownModelMessage } from '../models.js';
 
 // Theming: every colour, font and size below comes from a public custom property
-// (--attnscope-*, README "Embed"), each with a light default and a dark one under
+// (--attnscope-*, docs/embed.md "Theming"), each with a light default and a dark one under
 // prefers-color-scheme: dark; the private --_* names are what the rules read.
 const CSS = `
 :host {

@@ -1,5 +1,5 @@
-// How fast an encoder-only model of a given size runs: the README's "what sizes work in a browser"
-// (issue 17). For each model file: load time, then fill-mask of one [MASK] in texts of about 8, 32
+// How fast an encoder-only model of a given size runs (docs/benchmarks.md, "BERT models in WebAssembly").
+// For each model file: load time, then fill-mask of one [MASK] in texts of about 8, 32
 // and 128 pieces (every attention map captured, as the page asks), median of the repeats, in WASM
 // (the JS API in Node, one thread: what a browser tab's worker runs), and the process's peak
 // resident memory after it. Prints a table and writes build/bench/bert.json; nothing is asserted

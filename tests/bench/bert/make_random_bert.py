@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A randomly initialised BERT in the Hugging Face layout, of a named size, converted to an
-attnscope file with models/convert_hf_bert.py: what tests/bench/bert/bert_speed.mjs times.
+attnscope file with models/convert/convert_hf_bert.py: what tests/bench/bert/bert_speed.mjs times.
 Speed does not depend on the weights' values, so a random bert-base stands in for the real
 checkpoint (nothing is downloaded here). The vocabulary is BERT's size: the specials, the words
 of the benchmark's sentences, then filler pieces.
@@ -13,7 +13,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "..", "..", "models")
-sys.path.insert(0, MODELS)
+sys.path[:0] = [os.path.join(MODELS, "convert"), os.path.join(MODELS, "reference")]
 
 import torch  # noqa: E402
 

@@ -1,4 +1,4 @@
-// attnscope-bench: the native engine as a benchmark worker for tests/bench/bench.mjs (issue 8).
+// attnscope-bench: the native engine as a benchmark worker for tests/bench/bench.mjs.
 //
 //   attnscope-bench --model FILE --input SENTENCES --max-length N
 //

@@ -1,4 +1,4 @@
-// The WASM SIMD roofline for the benchmark (issue 8): how fast a hand-written f32x4
+// The WASM SIMD roofline for the benchmark: how fast a hand-written f32x4
 // matrix-vector and matrix-matrix multiply run on this machine, under Node's V8.
 // Built by tests/bench/run.sh (emcc -O3 -msimd128, MODULARIZE) and driven by bench.mjs:
 //   callMain([d_model, d_ff, vocab, n_decoder_layers])  prints every figure as one JSON object;

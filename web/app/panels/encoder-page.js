@@ -1,0 +1,140 @@
+// The page for encoder-only models (BERT): when the chosen model has nothing to
+// translate, the translation panels are hidden and this panel shows, for the form's text (a
+// sentence with [MASK]s, or a pair "A [SEP] B"): the fill-mask predictions (mask-panel.js), every
+// head's map with its pattern class (pattern-grid.js), the per-layer shares of attention on
+// [CLS]/[SEP]/punctuation/previous/next token raw beside norm-weighted (shares-figure.js), and the
+// head-ablation map (ablation-map.js): precomputed for a shipped model, computed in the worker for
+// pasted sentences. Every number comes from the worker (model.headStudy, fillMask, headAblation).
+import { ablationUrl } from '../../models.js';
+import { AblationMap, loadAblationFile } from '../views/ablation-map.js';
+import { byId as $ } from '../util/html.js';
+import { renderMasks } from './mask-panel.js';
+import { PatternGrid } from '../views/pattern-grid.js';
+import { renderShares } from '../views/shares-figure.js';
+
+/** The form's words while an encoder-only model is chosen (and the ones they replace). */
+const FORM_WORDS = { label: 'Text (put [MASK] where a word should be guessed; a pair: A [SEP] B)', button: 'Read' };
+
+export class EncoderPage {
+  #root;
+  #engine;
+  #showError;
+  #grid;
+  #ablation;
+  #current = null; // {url, entry}
+  #shown = { study: null, ablation: null, ablationSource: null };
+  #queue = Promise.resolve();
+  #words = null;
+
+  /** root: the #encoder section; engine: the worker's client; showError(e). */
+  constructor(root, { engine, showError }) {
+    this.#root = root;
+    this.#engine = engine;
+    this.#showError = showError;
+    this.#grid = new PatternGrid($('enc-grid'));
+    this.#ablation = new AblationMap($('enc-ablation'));
+    $('enc-run').addEventListener('click', () => this.#runAblation());
+    $('enc-sentences').addEventListener('input', () => this.#countSentences());
+  }
+
+  /** Whether the encoder-only panel is showing. */
+  get active() { return !this.#root.hidden; }
+
+  /** What is on screen, for tests: {study, ablation, ablationSource: 'precomputed' | 'live'}. */
+  get shown() { return { ...this.#shown }; }
+
+  /** Resolves once everything asked so far is drawn. */
+  idle() { return this.#queue; }
+
+  /** An encoder-only model was chosen (or its text changed): {url, text, info, entry}. */
+  show({ url, text, info, entry }) {
+    this.#enter();
+    const modelChanged = this.#current?.url !== url;
+    this.#current = { url, entry, info };
+    $('enc-model').textContent = entry?.label ?? info.name ?? url;
+    return this.#then(async () => {
+      const study = await this.#engine.request('encoderStudy', { url, text });
+      if (this.#current?.url !== url) return;
+      renderMasks($('enc-masks'), study);
+      this.#grid.set({ tokens: study.tokens, attention: study.attention, patterns: study.patterns, label: info.sites[0]?.label });
+      renderShares($('enc-shares'), study.shares);
+      this.#shown.study = study;
+      this.#root.dataset.tokens = study.tokens.length;
+      if (modelChanged) await this.#showPrecomputed(entry);
+      this.#root.dataset.renders = Number(this.#root.dataset.renders ?? 0) + 1; // (tests wait for it)
+    });
+  }
+
+  /** Back to a translation model: the translation panels return. */
+  hide() {
+    if (this.#root.hidden) return;
+    this.#root.hidden = true;
+    $('app').classList.remove('encoder-only');
+    $('sentence-label').textContent = this.#words.label;
+    $('translate').textContent = this.#words.button;
+    this.#current = null;
+    this.#shown = { study: null, ablation: null, ablationSource: null };
+  }
+
+  #enter() {
+    if (!this.#root.hidden) return;
+    this.#words = { label: $('sentence-label').textContent, button: $('translate').textContent };
+    this.#root.hidden = false;
+    $('app').classList.add('encoder-only');
+    $('sentence-label').textContent = FORM_WORDS.label;
+    $('translate').textContent = FORM_WORDS.button;
+  }
+
+  #then(work) {
+    this.#queue = this.#queue.then(work).catch((e) => this.#showError(e));
+    return this.#queue;
+  }
+
+  async #showPrecomputed(entry) {
+    const url = ablationUrl(entry);
+    if (!url) {
+      this.#shown.ablation = null;
+      this.#ablation.clear('No precomputed map for this model: paste sentences below and compute one.');
+      return;
+    }
+    const { ablation, meta } = await loadAblationFile(url);
+    this.#shown.ablation = ablation;
+    this.#shown.ablationSource = 'precomputed';
+    this.#ablation.show(ablation, `Precomputed for this model on ${meta.data} (${meta.command}).`);
+  }
+
+  #sentences() {
+    return $('enc-sentences').value.split('\n').map((s) => s.trim()).filter(Boolean);
+  }
+
+  #countSentences() {
+    const n = this.#sentences().length;
+    $('enc-count').textContent = `${n} sentence${n === 1 ? '' : 's'}`;
+  }
+
+  #runAblation() {
+    const current = this.#current;
+    if (!current) return;
+    const sentences = this.#sentences();
+    const bar = $('enc-progress-bar');
+    $('enc-run').disabled = true;
+    $('enc-progress').hidden = false;
+    bar.value = 0;
+    return this.#then(async () => {
+      try {
+        const ablation = await this.#engine.request('ablation', { url: current.url, sentences }, ({ done, total }) => {
+          bar.max = total;
+          bar.value = done;
+          $('enc-progress-text').textContent = `${done} of ${total} heads switched off so far`;
+        });
+        if (this.#current?.url !== current.url) return;
+        this.#shown.ablation = ablation;
+        this.#shown.ablationSource = 'live';
+        this.#ablation.show(ablation, `Computed here on your ${ablation.sentences} sentence${ablation.sentences === 1 ? '' : 's'}.`);
+      } finally {
+        $('enc-run').disabled = false;
+        $('enc-progress').hidden = true;
+      }
+    });
+  }
+}

@@ -1,0 +1,19 @@
+// The logits card of the demo page: the current step's top alternatives (web/app/views/logits.js
+// draws them), what they follow, and the bars that force a token.
+import { byId as $ } from '../util/html.js';
+import { renderLogits } from '../views/logits.js';
+
+/** onForce(tokenId): a bar was clicked. */
+export function renderLogitsPanel(snap, { scale, onForce }) {
+  const row = snap.rows.at(-1);
+  $('logits-title').textContent = row ? `Logits of step ${row.step + 1}` : 'Logits';
+  const cap = $('logits-caption');
+  if (!row) {
+    cap.textContent = 'The scores of the next token appear here once a step has run.';
+  } else {
+    const prefix = [snap.bos, ...snap.path.tokens.slice(0, row.step)].join(' ');
+    cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${row.top.length} candidates. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there.`;
+    cap.querySelector('.mono').textContent = prefix;
+  }
+  renderLogits($('bars'), row, { scale, onForce });
+}

@@ -1,0 +1,84 @@
+// The logits of one step as a bar chart of the engine's top alternatives: raw logit and
+// probability side by side; each bar is a button that forces its token.
+import { FONT_FAMILY, svgDocument } from './heatmap.js';
+import { esc } from '../util/html.js';
+
+
+/** A probability for people: 0.9998, 0.0312, 1.6e-6. */
+export function formatProb(p) {
+  if (p >= 0.0001 || p === 0) return p.toFixed(4);
+  return p.toExponential(1);
+}
+export const formatLogit = (x) => (x >= 0 ? x.toFixed(2) : `−${(-x).toFixed(2)}`);
+
+/** Bar lengths in [0, 1]: the probability itself, or the logit placed between the shown extremes. */
+function lengths(top, scale) {
+  if (scale !== 'logit') return top.map((a) => a.prob);
+  const lo = Math.min(...top.map((a) => a.logit));
+  const hi = Math.max(...top.map((a) => a.logit));
+  return top.map((a) => (hi > lo ? 0.04 + 0.96 * ((a.logit - lo) / (hi - lo)) : 1));
+}
+
+/**
+ * Renders `row` (a snapshot row: top alternatives, the chosen token) into `list` (an <ol>).
+ * onForce(tokenId) is called when a bar is clicked.
+ */
+export function renderLogits(list, row, { scale = 'prob', onForce, disabled = false } = {}) {
+  list.replaceChildren();
+  if (!row) return;
+  const widths = lengths(row.top, scale);
+  row.top.forEach((a, i) => {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'bar';
+    const chosen = a.id === row.outputId;
+    if (chosen) b.classList.add('chosen');
+    b.setAttribute('aria-pressed', String(chosen));
+    b.dataset.id = a.id;
+    b.dataset.token = a.token;
+    b.dataset.logit = String(a.logit);
+    b.dataset.prob = String(a.prob);
+    b.disabled = disabled;
+    b.title = chosen ? `${a.token}: the token taken at this step` : `Force “${a.token}” at this step and continue from it`;
+    // The name starts with the bar's visible text, in its order (WCAG 2.5.3, label in name).
+    b.setAttribute('aria-label', `${a.token} p ${formatProb(a.prob)} logit ${formatLogit(a.logit)}${chosen ? ' (taken)' : ': activate to force it'}`);
+    // (The spaces separate the words for assistive technology; grid and flex items ignore them.)
+    b.innerHTML = `<span class="tok"></span> <span class="track"><span class="fill"></span></span> <span class="nums"><span class="p"></span> <span class="l"></span></span>`;
+    b.querySelector('.tok').textContent = a.token;
+    b.querySelector('.fill').style.width = `${(widths[i] * 100).toFixed(2)}%`;
+    b.querySelector('.p').textContent = `p ${formatProb(a.prob)}`;
+    b.querySelector('.l').textContent = `logit ${formatLogit(a.logit)}`;
+    b.addEventListener('click', () => { if (!chosen) onForce?.(a.id, a.token); });
+    li.append(b);
+    list.append(li);
+  });
+  if (row.chosen) {
+    // The token taken is outside the top list (forced, or sampled from the tail).
+    const li = document.createElement('li');
+    li.className = 'outside';
+    li.textContent = `taken: “${row.chosen.token}” (outside the top ${row.top.length}) — logit ${formatLogit(row.chosen.logit)}, log-prob ${formatLogit(row.chosen.logProb)}`;
+    list.append(li);
+  }
+}
+
+/** The same chart as an SVG document. */
+export function logitsSVG(row, title, scale = 'prob') {
+  const tokW = Math.max(60, ...row.top.map((a) => a.token.length * 7.5)) + 10;
+  const barW = 260;
+  const h = 24;
+  const top = 34;
+  const widths = lengths(row.top, scale);
+  const parts = [`<g font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">`,
+    `<text x="0" y="18" font-size="15" font-weight="600">${esc(title)}</text>`];
+  row.top.forEach((a, i) => {
+    const y = top + i * h;
+    const chosen = a.id === row.outputId;
+    parts.push(`<text x="${tokW - 8}" y="${y + h / 2}" text-anchor="end" dominant-baseline="central"${chosen ? ' font-weight="600"' : ''}>${esc(a.token)}</text>`);
+    parts.push(`<rect x="${tokW}" y="${y + 4}" width="${barW}" height="${h - 8}" fill="#eef0f3"/>`);
+    parts.push(`<rect x="${tokW}" y="${y + 4}" width="${(barW * widths[i]).toFixed(2)}" height="${h - 8}" fill="${chosen ? '#d94801' : '#2171b5'}"/>`);
+    parts.push(`<text x="${tokW + barW + 10}" y="${y + h / 2}" dominant-baseline="central">p ${formatProb(a.prob)}   logit ${formatLogit(a.logit)}</text>`);
+  });
+  parts.push('</g>');
+  return svgDocument(tokW + barW + 190, top + row.top.length * h + 8, parts.join('\n'));
+}

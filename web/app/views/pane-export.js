@@ -1,0 +1,62 @@
+// Export of an Analyses pane: every figure it shows (canvas heatmaps and inline SVG charts), in
+// page order, each under its heading, on one SVG sheet under a title.
+import { heatmapOf, mapSVGBody, svgDocument, titleSVG, FONT_FAMILY } from './heatmap.js';
+import { esc } from '../util/html.js';
+
+const GAP = 18;
+
+const shown = (el) => el.getClientRects().length > 0;
+
+/** The heading a figure is shown under: its figcaption, else its section's h3. */
+function captionOf(el) {
+  const text = el.closest('figure')?.querySelector('figcaption')?.textContent ?? el.closest('section')?.querySelector('h3')?.textContent ?? '';
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The pane's figures as one SVG document titled `title`; throws when it shows none. */
+export function paneSVG(pane, title) {
+  const figures = [...pane.querySelectorAll('canvas, svg')].filter((el) => shown(el) && !el.parentElement.closest('svg'));
+  const parts = [];
+  let y = 0;
+  let width = 480;
+  let last = '';
+  const blocks = [];
+  for (const el of figures) {
+    const caption = captionOf(el);
+    let block;
+    if (el instanceof HTMLCanvasElement) {
+      const map = heatmapOf(el);
+      if (!map?.spec) continue;
+      block = (x, top, id) => mapSVGBody(map, x, top, id);
+      const probe = block(0, 0, 'p');
+      blocks.push({ caption, width: probe.width, height: probe.height, draw: block });
+    } else {
+      const w = Number(el.getAttribute('width')) || el.getBoundingClientRect().width;
+      const h = Number(el.getAttribute('height')) || el.getBoundingClientRect().height;
+      const copy = el.cloneNode(true);
+      copy.removeAttribute('class');
+      blocks.push({ caption, width: w, height: h, draw: (x, top) => {
+        copy.setAttribute('x', x);
+        copy.setAttribute('y', top);
+        copy.setAttribute('width', w);
+        copy.setAttribute('height', h);
+        return { body: new XMLSerializer().serializeToString(copy) };
+      } });
+    }
+  }
+  if (!blocks.length) throw new Error('this analysis shows no figure yet: run it first');
+  width = Math.max(width, ...blocks.map((b) => b.width));
+  const head = titleSVG(title, width);
+  parts.push(head.body);
+  y = head.height;
+  blocks.forEach((b, i) => {
+    if (b.caption && b.caption !== last) {
+      parts.push(`<text x="0" y="${y + 14}" font-family='${FONT_FAMILY}' font-size="13" font-weight="600" fill="#1f2328">${esc(b.caption)}</text>`);
+      y += 22;
+      last = b.caption;
+    }
+    parts.push(b.draw(0, y, `f${i}`).body);
+    y += b.height + GAP;
+  });
+  return svgDocument(Math.max(width, head.width), y, parts.join('\n'));
+}

@@ -1,0 +1,279 @@
+// The demo page's conversation with the engine's worker: one request at a time, in order; each
+// answer is applied to the page's copy of the session (web/app/state/step-store.js: appended, never
+// fetched again) and the new snapshot goes into the store. Translating, stepping, forcing a
+// token, following a hypothesis, and the unmodified translation beside a modified model.
+import { findModel, modelUrl } from '../../models.js';
+import { formatBytes } from './client.js';
+import { byId as $ } from '../util/html.js';
+import { fitInterventions } from '../panels/interventions.js';
+import { fitView } from '../views/attention-view.js';
+import { decodeOptions, hasInterventions, strategyOptions } from '../state/state.js';
+import { StepStore } from '../state/step-store.js';
+
+const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The followed hypothesis as the URL keeps it: an n-best entry (hyp), else its ids (path). */
+function selectionOf(snap) {
+  if (!snap.path.selected) return { hyp: null, path: null };
+  const i = snap.done ? snap.nbest.findIndex((h) => sameIds(h.ids, snap.path.ids)) : -1;
+  return i >= 0 ? { hyp: i, path: null } : { hyp: null, path: [...snap.path.ids] };
+}
+
+/**
+ * store: the page store; engine: the worker's client; ui: {showError(e), stopPlay(),
+ * readForm() (the form's fields into the store), panel (the "Break the model" panel),
+ * encoderOnly({url, text, info, entry}) (a model with nothing to translate was chosen)}.
+ */
+export function createRequests({ store, engine, ui }) {
+  const app = $('app');
+  const steps = new StepStore();
+  const outcomes = new Map(); // key -> promise of an 'outcome' answer (the unmodified translations)
+  const wantsTree = () => store.get().st.view === 'beam'; // the beam tree grows with every step: only the beam view asks
+  let queue = Promise.resolve();
+  let pending = 0;
+  let slowTimer = 0;
+  let vectorsAsked = null;
+  let treeAsked = null; // the snapshot whose tree was asked for
+  // A press of Next is answered before it is made: once an answer is shown, the page asks the
+  // worker for the next step and holds the answer. Next applies it in the click's own task, so
+  // the map is redrawn without a round trip through the worker (whose answer Chromium runs only
+  // after the frame that follows the click). Meanwhile the worker's session is one step past
+  // the page's: every other request on it first takes it back (rewind).
+  let ahead = null; // {sid, at: the page's step count when asked, answer: promise of the step's update}
+  let lookAhead = true;
+
+  /** A worker's answer into the page's session copy, and the snapshot into the store. */
+  function apply(answer, patch = {}) {
+    const snap = steps.apply(answer);
+    if (!snap) return;
+    const st = fitView({ ...store.get().st, step: snap.steps, forced: snap.forced, ...selectionOf(snap) }, snap.sites);
+    store.set({ ...patch, st, snap });
+    askAhead();
+  }
+
+  /** Asks the worker for the step after the one shown (see `ahead`); idle() waits for it too. */
+  function askAhead() {
+    ahead = null;
+    const { snap } = store.get();
+    if (!lookAhead || !snap || snap.done) return;
+    const answer = engine.request('step', { sid: snap.sid, tree: wantsTree() });
+    const settled = answer.catch(() => {}); // its error, if any, is the next press's
+    ahead = { sid: snap.sid, at: snap.steps, answer };
+    queue = queue.then(() => settled);
+  }
+
+  /** Takes the worker's session back to the page's step when it went one past it (askAhead). */
+  async function rewind(snap) {
+    const held = ahead;
+    ahead = null;
+    if (held?.sid !== snap.sid) return;
+    await held.answer.catch(() => {});
+    await engine.request('goto', { sid: snap.sid, step: held.at }); // nothing the page shows changes
+  }
+
+  /** The round trip of a `type` request that started at `start`, in the page's timeline. */
+  function measured(type, start) {
+    performance.clearMeasures(`attnscope:round-trip:${type}`); // the latest of each type is kept
+    performance.measure(`attnscope:round-trip:${type}`, { start });
+  }
+
+  /** Runs engine work one piece at a time; an answer it returns is applied. */
+  function run(work) {
+    pending++;
+    app.dataset.busy = 'true';
+    // "working…" only when the engine takes long enough to notice (a big model loading).
+    clearTimeout(slowTimer);
+    slowTimer = setTimeout(() => app.classList.toggle('slow', pending > 0), 300);
+    queue = queue.then(async () => {
+      try {
+        const answer = await work();
+        if (answer?.sid) apply(answer);
+        ui.showError(null);
+      } catch (e) {
+        ui.stopPlay();
+        ui.showError(e);
+      } finally {
+        if (--pending === 0) {
+          app.dataset.busy = 'false';
+          app.classList.remove('slow');
+        }
+      }
+    });
+    return queue;
+  }
+
+  /** Where a re-translation should go: the same step, or the end if the current one is done. */
+  const keepStep = () => {
+    const { snap, st } = store.get();
+    return snap ? (snap.done ? 'end' : snap.steps) : st.step;
+  };
+
+  /** Sessions keep the value and query/key vectors (memory) only while a view needs them. */
+  const needsVectors = (st) => st.vnorm || st.an === 'vectors';
+
+  /** How the unmodified model translates `text` with `options` (asked once per sentence and options). */
+  function outcomeOf(url, text, options, onProgress) {
+    const key = JSON.stringify([url, text, options]);
+    if (!outcomes.has(key)) {
+      const promise = engine.request('outcome', { url, text, options }, onProgress);
+      promise.catch(() => outcomes.delete(key));
+      outcomes.set(key, promise);
+      if (outcomes.size > 50) outcomes.delete(outcomes.keys().next().value);
+    }
+    return outcomes.get(key);
+  }
+
+  /**
+   * A new session of the form's sentence, model and options at `step`. With `restore`, the state's
+   * forced tokens and followed hypothesis are replayed (a shared URL, the same session with vectors).
+   */
+  function translate({ step = 1, restore = false } = {}) {
+    ui.stopPlay();
+    ui.readForm();
+    const st = store.get().st;
+    const entry = findModel(st.model);
+    const url = modelUrl(entry);
+    const text = st.s;
+    const asked = st.iv;
+    const want = { ...st, vectors: needsVectors(st) };
+    // Another model: what is on screen is the old model's (its word hints, maps, logits), so it is
+    // greyed out and its hints hidden until the new model's first answer replaces it.
+    const before = store.get().snap;
+    if (before && before.url !== url) {
+      app.classList.add('stale');
+      $('vocab-hint').hidden = true;
+    }
+    return run(async () => {
+      const bar = $('progress-bar');
+      const onProgress = ({ loaded, total }) => {
+        $('progress').hidden = false;
+        bar.max = total || loaded || 1;
+        bar.value = loaded;
+        $('progress-text').textContent = `Loading ${entry.label}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+      };
+      try {
+        let options = decodeOptions(want);
+        let unmodified = null;
+        let fitted = null; // {iv, sites}: the interventions as sent, and the model's sites
+        if (hasInterventions(asked)) {
+          // Fit the interventions to this model and sentence (a link made with another model, a
+          // custom row of another length), and get the unmodified translation to show beside.
+          const described = await engine.request('load', { url }, onProgress);
+          unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
+          const iv = fitInterventions(asked, described.sites, unmodified.source.ids.length);
+          if (store.get().st.iv === asked) store.setState({ iv });
+          options = decodeOptions({ ...want, iv });
+          fitted = { iv, sites: described.sites };
+        }
+        let answer;
+        try {
+          const replay = restore ? {
+            forced: st.forced.map((f) => ({ ...f })),
+            select: st.hyp !== null ? { nbest: st.hyp } : st.path ? { ids: st.path } : undefined,
+          } : {};
+          const start = performance.now();
+          answer = await engine.request('open', { url, text, options, step, replace: store.get().snap?.sid, tree: wantsTree(), ...replay }, onProgress);
+          performance.clearMeasures('attnscope:round-trip:open');
+          performance.measure('attnscope:round-trip:open', { start });
+        } catch (e) {
+          if (fitted && e.name === 'AttnscopeError') {
+            // Said in the panel too, beside the controls that caused it (a custom row of the wrong
+            // length…); with nothing translated yet (a link to a broken matrix) the panel still
+            // gets the model's sites, so the interventions can be edited or reset.
+            ui.panel.showError(e.message);
+            if (!store.get().snap) ui.panel.render(fitted.iv, fitted.sites, unmodified.source.pieces);
+          }
+          throw e;
+        }
+        ui.panel.showError(null);
+        if (answer.encoderOnly) {
+          // Nothing to translate: the encoder-only panel takes the text (web/app/panels/encoder-page.js).
+          store.set({ info: answer.info });
+          await ui.encoderOnly({ url, text, info: answer.info, entry });
+          return null;
+        }
+        apply(answer, { info: answer.info, original: unmodified });
+        return null;
+      } catch (e) {
+        if (/cannot fetch model/.test(e.message)) e.message = `Could not load the model “${entry.label}”: ${e.message.replace(/^cannot fetch model '[^']*': /, '')}`;
+        throw e;
+      } finally {
+        $('progress').hidden = true;
+        app.classList.remove('stale');
+      }
+    });
+  }
+
+  /**
+   * A request on the current session. The round trip to the worker is measured in the page's
+   * timeline (attnscope:round-trip:TYPE, for tests/bench/page_latency.mjs); applying the answer
+   * and drawing follow synchronously, up to the mark attnscope:heatmap-drawn.
+   */
+  const nav = (type, args = {}) => run(async () => {
+    const { snap } = store.get();
+    return snap ? ask(snap, type, args) : null;
+  });
+
+  async function ask(snap, type, args = {}) {
+    await rewind(snap);
+    const start = performance.now();
+    const answer = await engine.request(type, { sid: snap.sid, tree: wantsTree(), ...args });
+    measured(type, start);
+    return answer;
+  }
+
+  /**
+   * Next: the step held ahead when it is the one after the step shown (applied in the click's
+   * task when nothing is queued before it; its wait is measured as the round trip), else asked now.
+   */
+  function next() {
+    if (!store.get().snap || store.get().snap.done) return;
+    const start = performance.now();
+    run(async () => {
+      const { snap } = store.get(); // what the queue before this press left on the page
+      if (!snap || snap.done) return null;
+      const held = ahead;
+      if (!lookAhead || held?.sid !== snap.sid || held.at !== snap.steps) return ask(snap, 'step');
+      ahead = null;
+      const answer = await held.answer;
+      measured('step', start);
+      return answer;
+    });
+  }
+
+  return {
+    run, translate, nav, keepStep, outcomeOf,
+    /** Resolves when every request so far has been answered and applied. */
+    idle: () => queue,
+    get pending() { return pending; },
+    /** Whether the next step is asked for before Next is pressed (see `ahead`; on by default). */
+    get lookAhead() { return lookAhead; },
+    set lookAhead(on) { lookAhead = !!on; },
+    /** The page's copy of the session's steps (web/app/state/step-store.js). */
+    steps,
+    next,
+    prev() { const { snap } = store.get(); if (snap && snap.steps > 0) nav('back'); },
+    goto(step) { ui.stopPlay(); nav('goto', { step }); },
+    force(tokenId) {
+      ui.stopPlay();
+      const row = store.get().snap?.rows.at(-1);
+      if (row) nav('force', { step: row.step, token: tokenId });
+    },
+    selectPath(ids) { nav('select', { path: ids }); },
+    /** The beam tree of the position shown, once (the beam view was opened). */
+    loadTree() {
+      const { snap } = store.get();
+      if (snap && !snap.tree && treeAsked !== snap) {
+        treeAsked = snap;
+        nav('tree');
+      }
+    },
+    /** Re-translates at the same step, with vectors, once per session that lacks them. */
+    fetchVectors() {
+      const { snap } = store.get();
+      if (!snap || snap.vectors || vectorsAsked === snap.sid) return;
+      vectorsAsked = snap.sid;
+      translate({ step: keepStep(), restore: true });
+    },
+  };
+}
