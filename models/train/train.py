@@ -118,6 +118,8 @@ def batches(examples, max_tokens, shuffle, rng):
 
 
 def loss_on(model, src, tgt, smoothing):
+    device = next(model.parameters()).device
+    src, tgt = src.to(device), tgt.to(device)
     logits = model(src, tgt[:, :-1])
     gold = tgt[:, 1:]
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), gold.reshape(-1), ignore_index=PAD,
@@ -296,6 +298,7 @@ def train_multi30k(args):
         log(f"embeddings {sorted(embeddings)} initialised from {relative(args.init_embeddings_from)}")
     n_params = sum(p.numel() for p in model.parameters())
     log(f"{name}: vocab {len(vocab)}, params {n_params / 1e6:.2f}M, config {json.dumps(config)}")
+    model.to(args.device)
 
     train_ex = encode_pairs(tok, tok, train, args.max_positions - 1)
     val_ex = encode_pairs(tok, tok, val, args.max_positions - 1)
@@ -319,7 +322,7 @@ def train_multi30k(args):
     recipe = {"src": args.src, "tgt": args.tgt, "merges": args.merges, "lr": args.lr, "warmup": args.warmup,
               "batch_tokens": args.batch_tokens, "dropout": args.dropout, "label_smoothing": args.label_smoothing}
     if args.resume and ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, weights_only=False)
+        ckpt = torch.load(ckpt_path, weights_only=False, map_location=args.device)
         if "config" in ckpt:  # older checkpoints hold no config or recipe to compare
             try:
                 training_state.require_same_run(ckpt_path, ckpt["config"], ckpt["recipe"], model.config, recipe)
@@ -424,10 +427,11 @@ def mask_batch(ids, rng, vocab_size, first_word, p=0.15):
     return inputs, labels
 
 
-def mlm_step(model, ids, rng, vocab_size, first_word):
-    inputs, labels = mask_batch(ids, rng, vocab_size, first_word)
+def mlm_step(model, ids, segments, rng, vocab_size, first_word):
+    inputs, labels = mask_batch(ids, rng, vocab_size, first_word)  # on the CPU: Python's rng draws
+    device = next(model.parameters()).device
+    ids, segments, inputs, labels = (t.to(device) for t in (ids, segments, inputs, labels))
     pad = ids == bert.SPECIALS.index("[PAD]")
-    segments = torch.zeros_like(ids)
     hidden = model.batch_hidden(inputs, segments, pad)
     chosen = labels != -100
     logits = model.mlm_logits(hidden[chosen])
@@ -442,8 +446,8 @@ def evaluate_mlm(model, examples, max_tokens, vocab_size, first_word):
     model.eval()
     rng = random.Random(1234)
     total, count, correct = 0.0, 0, 0
-    for ids, _ in batches(examples, max_tokens, False, None):
-        loss, n, ok = mlm_step(model, ids, rng, vocab_size, first_word)
+    for ids, segments in batches(examples, max_tokens, False, None):
+        loss, n, ok = mlm_step(model, ids, segments, rng, vocab_size, first_word)
         total, count, correct = total + float(loss), count + n, correct + ok
     model.train()
     return total / max(count, 1), correct / max(count, 1)
@@ -464,15 +468,36 @@ def train_mlm(args):
     index = {p: i for i, p in enumerate(vocab)}
     cls, sep = index["[CLS]"], index["[SEP]"]
 
-    def encode(lines):
-        out = []
-        for line in lines:
-            ids = [cls] + [index[p] for p in tok.split(line)][: args.max_positions - 2] + [sep]
-            if len(ids) > 2:
-                out.append((ids, ids))
-        return out
+    def pieces(line):
+        return [index[p] for p in tok.split(line)]
 
-    train_ex, val_ex = encode(train), encode(val)
+    def single(a):
+        """[CLS] A [SEP], segment 0: how the page and the val figure read a sentence."""
+        ids = [cls] + a[: args.max_positions - 2] + [sep]
+        return ids, [0] * len(ids)
+
+    def pair(a, b):
+        """[CLS] A [SEP] B [SEP], segments 0 then 1, as BERT's inputs (Devlin et al. 2019, 3.2):
+        [SEP] then separates two texts, where its attention patterns come from. Multi30k's
+        captions are independent, so B is another caption and there is no next-sentence loss."""
+        a = a[: max(1, args.max_positions - 3 - len(b))]
+        ids = ([cls] + a + [sep] + b + [sep])[: args.max_positions]
+        ids[-1] = sep
+        first = len(a) + 2
+        return ids, [0] * first + [1] * (len(ids) - first)
+
+    train_pieces = [x for x in map(pieces, train) if x]
+    val_ex = [single(x) for x in map(pieces, val) if x]
+
+    def epoch_examples():
+        """A fresh draw each epoch: a share --pairs of the captions go in twos, the rest alone."""
+        order = list(range(len(train_pieces)))
+        rng.shuffle(order)
+        n_paired = int(len(order) * args.pairs) // 2 * 2
+        out = [pair(train_pieces[i], train_pieces[j]) for i, j in zip(order[:n_paired:2], order[1:n_paired:2])]
+        return out + [single(train_pieces[i]) for i in order[n_paired:]]
+
+    train_ex = epoch_examples()
     first_word = len(bert.SPECIALS)
     config = bert.complete_config({"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
                                    "n_layers": args.layers, "max_positions": args.max_positions, "pooler": False},
@@ -485,15 +510,23 @@ def train_mlm(args):
             torch.nn.init.ones_(p)
         else:
             torch.nn.init.zeros_(p)
+    if args.init_from:
+        # Continue from a shipped model (same vocabulary: it is rebuilt from train the same way).
+        tensors, meta = safetensors_io.load(args.init_from)
+        if json.loads(meta["src_vocab"]) != vocab:
+            raise SystemExit(f"{args.init_from} has another vocabulary (--min-count?)")
+        model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
+        log(f"initialised from {relative(args.init_from)}")
+    model.to(args.device)
     n_params = sum(p.numel() for p in model.parameters())
-    log(f"{name}: {len(train_ex)} train / {len(val_ex)} val sentences, vocabulary {len(vocab)} pieces, "
+    log(f"{name}: {len(train_pieces)} train / {len(val_ex)} val sentences ({args.pairs:.0%} of train in pairs), vocabulary {len(vocab)} pieces, "
         f"{args.layers} layers x {args.heads} heads x {args.d_model}, {n_params / 1e6:.2f}M parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-6, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: inverse_sqrt(st, args.warmup))
     ckpt = ROOT / "build" / f"{name}.ckpt.pt"
     epoch, best = 0, -1.0
     if args.resume and ckpt.exists():
-        state = torch.load(ckpt)
+        state = torch.load(ckpt, map_location=args.device)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -506,8 +539,10 @@ def train_mlm(args):
     while epoch < args.epochs and clock() < deadline:
         epoch += 1
         total, count, correct, steps = 0.0, 0, 0, 0
-        for ids, _ in batches(train_ex, args.batch_tokens, True, rng):
-            loss, n, ok = mlm_step(model, ids, rng, len(vocab), first_word)
+        if epoch > 1:
+            train_ex = epoch_examples()
+        for ids, segments in batches(train_ex, args.batch_tokens, True, rng):
+            loss, n, ok = mlm_step(model, ids, segments, rng, len(vocab), first_word)
             opt.zero_grad()
             (loss / max(n, 1)).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -542,7 +577,9 @@ def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss
     Never models/: tests may run while training goes on, and a shipped file is replaced only by
     a deliberate copy (DEVELOPERS.md)."""
     if args.family == "rnn":
-        model_name = f"multi30k-rnn-{args.src}-{args.tgt}"
+        # The no-attention twin ships beside the attentive model, so its name says what it lacks.
+        twin = "none-" if config["attention"] == "none" else ""
+        model_name = f"multi30k-rnn-{twin}{args.src}-{args.tgt}"
         architecture = f"{rnn_words(config)}"
     else:
         model_name = f"multi30k-{args.src}-{args.tgt}"
@@ -611,6 +648,7 @@ def main():
     m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
     m.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
     m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda); the exported files are the same")
     m.add_argument("--resume", action="store_true",
                    help="continue from build/<name>.ckpt.pt, or else from models/training/<name>.state.safetensors")
     m.add_argument("--rewarm", type=int, default=training_state.REWARM,
@@ -639,6 +677,9 @@ def main():
     b.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--name", default="multi30k-en-mlm")
+    b.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda)")
+    b.add_argument("--pairs", type=float, default=0.5, help="share of training captions fed as pairs A [SEP] B")
+    b.add_argument("--init-from", help="start from the weights of this .safetensors masked LM (same vocabulary)")
     shared_data.add_option(b)
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))

@@ -150,8 +150,8 @@ class Attention(nn.Module):
         `lengths` [...]: the real source lengths of a padded batch (positions past them get 0)."""
         e = self.scores(q, H)
         S = H.shape[-2]
-        j = torch.arange(S, dtype=torch.float32)
-        n = torch.full(e.shape[:-1], S) if lengths is None else lengths
+        j = torch.arange(S, dtype=torch.float32, device=e.device)
+        n = torch.full(e.shape[:-1], S, device=e.device) if lengths is None else lengths
         valid = j < n[..., None]
         if self.window == 0:
             return torch.softmax(e.masked_fill(~valid, -math.inf), dim=-1), e, None
@@ -316,10 +316,11 @@ class RNNSeq2Seq(nn.Module):
         B = src.shape[0]
         lengths = (src != pad).sum(1)
         x = self.dropout(self.src_embed(src))
-        packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        # pack_padded_sequence takes the lengths on the CPU, wherever the batch lives.
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, _ = self.encoder.rnn(packed)
         H, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # [B, S, d_mem]
-        last = H[torch.arange(B), lengths - 1]
+        last = H[torch.arange(B, device=src.device), lengths - 1]
         He = c["d_encoder"]
         final = torch.cat([last[:, :He], H[:, 0, He:]], dim=1) if c["bidirectional"] else last
 
