@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpus (tests/fuzz/corpus/): tiny valid attnscope model files
 (models/FORMAT.md) covering both tokenizers, both dtypes, pre/post norm, learned/sinusoidal
-positions and shared/tied embeddings, sentences for the tokenizer fuzzer and byte strings for the
-decoding fuzzer.
+positions and shared/tied embeddings, sentences for the tokenizer fuzzer, byte strings for the
+decoding fuzzer, and SentencePiece models and sentences for the SentencePiece fuzzer.
 Standard library only; the output is deterministic. Run: python3 tests/fuzz/make_seeds.py"""
 import json
 import random
@@ -125,6 +125,23 @@ def main():
                'random': bytes(rng.randrange(256) for _ in range(1024))}
     for name, b in choices.items():
         (decode / name).write_bytes(b)
+
+    # fuzz_sentencepiece: an even first byte and a .model file (the small goldens of
+    # models/goldens/make_sentencepiece_goldens.py), or an odd one and a sentence.
+    spm = HERE / 'corpus' / 'sentencepiece'
+    spm.mkdir(parents=True, exist_ok=True)
+    goldens = HERE.parent / 'golden' / 'sentencepiece'
+    for name in ('identity', 'bytes'):
+        (spm / f'model_{name}').write_bytes(b'\x00' + (goldens / f'{name}.model').read_bytes())
+    spm_texts = {
+        'caption': 'A man in a blue shirt is riding a bike along the beach.'.encode(),
+        'nfkc_mixed': 'ＡＢＣ ﬁsh ①② café e\u0301 日本語 😀 \u3000 x'.encode(),
+        'whitespace': '  lead \t tab\n new  \u00a0 trail  '.encode(),
+        'user_symbols': '<sep>New York[MASK]@@ab <unk> <s> \u2581\u2581'.encode(),
+        'invalid_utf8': b'caf\xc3\xa9\xc3 \xff\xfe \xed\xa0\x80 \xf0\x9f\x98',
+    }
+    for name, b in spm_texts.items():
+        (spm / f'text_{name}').write_bytes(b'\x01' + b)
 
 
 if __name__ == '__main__':

@@ -4,6 +4,7 @@
 #   model      any bytes as a .safetensors model file (the loader), then a short decode if it loads
 #   tokenizer  any bytes as a sentence (UTF-8, normalisation, word and BPE tokenizers)
 #   decode     bytes as choices: a generated tiny model, decoding options and a sequence of API calls
+#   sentencepiece  a SentencePiece .model file's bytes, or a sentence for the golden .model files
 #   bash tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30, or $ATTNSCOPE_FUZZ_SECONDS)
 # A crash, a sanitizer report, an uncaught exception or a unit slower than 10 s fails the run and
 # leaves the input in <build>/fuzz-artifacts/<target>/. Fix the bug, then copy the input into
@@ -27,14 +28,14 @@ if ! grep -q '^ATTNSCOPE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
   CXX=$cxx cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNSCOPE_FUZZ=ON \
     -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=OFF >/dev/null
 fi
-cmake --build "$build" -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode
+cmake --build "$build" -j "$jobs" --target fuzz_model fuzz_tokenizer fuzz_decode fuzz_sentencepiece
 
-declare -A max_len=([model]=20000 [tokenizer]=4096 [decode]=4096)
+declare -A max_len=([model]=20000 [tokenizer]=4096 [decode]=4096 [sentencepiece]=20000)
 # Targets whose input is JSON text (the model file's header and metadata): their dictionary
 # gets tests/fuzz/json.dict too (libFuzzer takes one -dict, so the two are joined in $build).
 declare -A reads_json=([model]=1)
 failed=0
-for target in model tokenizer decode; do
+for target in model tokenizer decode sentencepiece; do
   work=$build/fuzz-corpus/$target            # new inputs land here (kept between local runs)
   artifacts=$build/fuzz-artifacts/$target
   log=$build/fuzz_$target.log
