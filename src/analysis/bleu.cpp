@@ -111,6 +111,8 @@ std::string tokenize_13a(const std::string& input) {
   return out;
 }
 
+std::size_t count_words(const std::string& line) { return split(line).size(); }
+
 Bleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {
   if (hypotheses.size() != references.size())
     throw InputError("BLEU needs one reference per hypothesis: got " + std::to_string(hypotheses.size()) +

@@ -4,6 +4,7 @@
 // sacreBLEU port with its options is models/evaluation/bleu.py; tests/native/bleu_test.cpp checks this
 // one against goldens that script wrote.
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct Bleu {
 
 // mteval-v13a tokenisation: the tokens joined by single spaces.
 std::string tokenize_13a(const std::string& line);
+
+// How many words `line` has: its runs of non-white-space, as Python's str.split() counts them
+// (Unicode white space included; the same split corpus_bleu uses).
+std::size_t count_words(const std::string& line);
 
 // Throws InputError if the two lists differ in length.
 Bleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);

@@ -8,6 +8,7 @@
 
 #include "analysis/head_importance.h"
 #include "cli/bert_study_command.h"
+#include "cli/bleu_by_length_command.h"
 #include "cli/fill_mask_command.h"
 #include "cli/json_output.h"
 #include "cli/train_command.h"
@@ -41,10 +42,10 @@ const char* kUsage =
     "                          multiplied by X (1 = off; > 1 discourages repeats)\n"
     "  --prefix TEXT           force the translation to start with TEXT\n"
     "  --interventions JSON    break the model on purpose, e.g. '{\"skip\": [\"crossAttention\"]}' or\n"
-    "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see README)\n"
+    "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see docs/cli.md)\n"
     "model:\n"
     "  --int8                  run the decoder-step products on int8 weights: faster, approximate\n"
-    "                          (the encoder stays exact; see README, Benchmarks)\n"
+    "                          (the encoder stays exact; see docs/benchmarks.md)\n"
     "output:\n"
     "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
     "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
@@ -53,7 +54,7 @@ const char* kUsage =
     "             3 some sentence could not be translated\n";
 
 struct Args {
-  std::string command, model, input, prefix, refs;
+  std::string command, model, input, prefix, refs, hyps, bins, translations;
   int limit = 0;
   bool json = false, tree = false, length_norm_given = false, bleu = false, int8 = false;
   DecodeOptions decode;
@@ -121,16 +122,24 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--repetition-penalty") d.repetition_penalty = parse_number(arg, value());
     else if (arg == "--prefix") a.prefix = value();
     else if (arg == "--refs") a.refs = value();
+    else if (arg == "--hyps") a.hyps = value();
+    else if (arg == "--bins") a.bins = value();
+    else if (arg == "--translations") a.translations = value();
     else if (arg == "--limit") a.limit = parse_count(arg, value());
     else if (arg == "--interventions") d.interventions = interventions_from_json(value());
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
   if (!a.length_norm_given) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
-  if (a.command != "translate" && a.command != "info" && a.command != "heads")
+  if (a.command != "translate" && a.command != "info" && a.command != "heads" && a.command != "bleu-by-length")
     throw Error("unknown command '" + a.command + "'");
   if (a.command == "heads" && (a.input.empty() || a.refs.empty())) throw Error("heads needs --input and --refs");
-  if (a.model.empty()) throw Error("--model FILE is required");
+  if (a.command == "bleu-by-length") {
+    if (a.input.empty() || a.refs.empty()) throw Error("bleu-by-length needs --input and --refs");
+    if (a.model.empty() == a.hyps.empty()) throw Error("bleu-by-length needs --model FILE (to translate) or --hyps FILE, one of them");
+  } else if (a.model.empty()) {
+    throw Error("--model FILE is required");
+  }
   if (a.command == "translate" && a.input.empty() && a.sentences.empty())
     throw Error("give a sentence to translate, or --input FILE");
   a.decode.validate();
@@ -224,6 +233,9 @@ void print_head_sweep(const Model& model, const Args& args) {
 int run(const Args& args) {
   Model::LoadOptions load;
   load.int8 = args.int8;
+  if (args.command == "bleu-by-length")  // with --hyps, no model
+    return cli::bleu_by_length_command(args.model.empty() ? nullptr : Model::load_file(args.model, load), args.decode,
+                                       {args.input, args.refs, args.hyps, args.bins, args.translations, args.limit, args.json});
   const auto model = Model::load_file(args.model, load);
   if (args.command == "info") {
     print_info(*model);
@@ -255,7 +267,8 @@ int main(int argc, char** argv) {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::kTrainUsage
-              << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage;
+              << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage
+              << attnscope::cli::kBleuByLengthUsage;
     return 2;
   }
   try {
