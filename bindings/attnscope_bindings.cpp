@@ -12,6 +12,8 @@
 #include <string>
 
 #include "analysis/bert_study.h"
+#include "analysis/bleu_by_length.h"
+#include "analysis/encoding_analysis.h"
 #include "analysis/head_importance.h"
 #include "analysis/session_analysis.h"
 #include "analysis/vectors.h"
@@ -132,6 +134,51 @@ val nested(const std::vector<std::vector<T>>& rows) {
   return out;
 }
 
+// The length-bin edges a JS caller gave (null or undefined: the engine's default bins).
+std::vector<int> length_edges(const val& edges) {
+  return edges.isNull() || edges.isUndefined() ? default_length_edges() : emscripten::vecFromJSArray<int>(edges);
+}
+
+void set_bleu(val& out, const Bleu& b) {
+  out.set("bleu", b.score);
+  out.set("precisions", to_array(std::vector<double>(b.precisions.begin(), b.precisions.end())));
+  out.set("brevityPenalty", b.brevity_penalty);
+  out.set("hypLen", static_cast<double>(b.hyp_len));
+  out.set("refLen", static_cast<double>(b.ref_len));
+}
+
+// The shape of `attnscope-cli bleu-by-length --json` (src/cli/bleu_by_length_command.cpp).
+val bleu_by_length_val(const BleuByLength& r) {
+  val bins = val::array();
+  for (std::size_t i = 0; i < r.bins.size(); ++i) {
+    const LengthBin& b = r.bins[i];
+    val bin = val::object();
+    bin.set("minWords", b.min_words);
+    bin.set("maxWords", b.max_words > 0 ? val(b.max_words) : val::null());
+    bin.set("sentences", b.sentences);
+    if (b.sentences > 0) set_bleu(bin, b.bleu);
+    else bin.set("bleu", val::null());
+    bins.set(i, bin);
+  }
+  val total = val::object();
+  total.set("sentences", r.sentences);
+  set_bleu(total, r.total);
+  val out = val::object();
+  out.set("edges", to_array(r.edges));
+  out.set("bins", bins);
+  out.set("total", total);
+  return out;
+}
+
+// BLEU by source length of given translations (no model).
+val bleu_by_length_of(const val& sources, const val& translations, const val& references, const val& edges) {
+  return guarded([&] {
+    return bleu_by_length_val(bleu_by_length(emscripten::vecFromJSArray<std::string>(sources),
+                                             emscripten::vecFromJSArray<std::string>(translations),
+                                             emscripten::vecFromJSArray<std::string>(references), length_edges(edges)));
+  });
+}
+
 class ModelHandle {
  public:
   val load(const val& array, bool int8) {  // array: a Uint8Array
@@ -176,6 +223,11 @@ class ModelHandle {
         sites.set(i, x);
       }
       out.set("sites", sites);
+      // The model-wide interventions its family refuses, by option name (model/interventions.h).
+      val refused = val::array();
+      const auto& refusals = m.family->intervention_support().refused;
+      for (std::size_t i = 0; i < refusals.size(); ++i) refused.set(i, refusals[i].option);
+      out.set("refusedInterventions", refused);
       return out;
     });
   }
@@ -236,10 +288,10 @@ class ModelHandle {
   }
 
   // Encoder-only models: the head study of `text` (analysis/bert_study.h).
-  val head_study(const std::string& text) const {
+  val head_study(const std::string& text, const std::string& interventions) const {
     return guarded([&] {
       const Model& m = model();
-      const bert::Encoding e = encode_for_study(m, text);
+      const bert::Encoding e = encode_for_study(m, text, interventions_from_json(interventions));
       const ShareStudy s = attention_shares(m, e);
       val heads_raw = val::array(), heads_norm = val::array();
       for (std::size_t l = 0; l < s.raw_heads.size(); ++l) {
@@ -256,6 +308,47 @@ class ModelHandle {
       out.set("patterns", nested(head_patterns(e)));
       out.set("shares", sh);
       out.set("attention", tensor(site_attention(e.trace.attention, bert::kSelf)));
+      return out;
+    });
+  }
+
+  // Encoder-only models: the analyses of `text`'s encoding (analysis/encoding_analysis.h): the
+  // rollout and pattern classes of its self-attention over the input, and ‖α·f(x)‖ of every
+  // once-per-source site with per-head projections.
+  val text_analysis(const std::string& text, const std::string& interventions) const {
+    return guarded([&] {
+      const Model& m = model();
+      const bert::Encoding e = bert::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
+      val out = val::object();
+      out.set("tokens", to_array(e.input.pieces));
+      out.set("site", m.sites()[source_self_attention_site(m.sites())].name);
+      out.set("rollout", matrix(encoder_rollout(m, e.trace)));
+      out.set("patterns", to_array(encoder_patterns(m, e.trace)));
+      val attention = val::object(), weighted = val::object();
+      for (std::size_t i = 0; i < m.sites().size(); ++i) {
+        const AttentionSiteInfo& site = m.sites()[i];
+        if (site.per_step) continue;
+        attention.set(site.name, tensor(site_attention(e.trace.attention, static_cast<int>(i))));
+        if (m.family->attention_layer(static_cast<int>(i), 0)) weighted.set(site.name, tensor(value_weighted_attention(m, e.trace, site.name)));
+      }
+      out.set("attention", attention);
+      out.set("valueWeighted", weighted);
+      return out;
+    });
+  }
+
+  // Encoder-only models: one head's scores before the softmax for one position of `text`
+  // (analysis/encoding_analysis.h attention_logits), and the attention row after it.
+  val text_attention_logits(const std::string& text, const std::string& interventions, const std::string& site, int layer,
+                            int head, int query) const {
+    return guarded([&] {
+      const Model& m = model();
+      const bert::Encoding e = bert::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
+      const RowVector logits = attention_logits(m, e.trace, site, layer, head, query);
+      const RowVector weights = attention_row(m, e.trace, site, layer, head, query);
+      val out = val::object();
+      out.set("logits", float32_copy(logits.data(), logits.size()));
+      out.set("weights", float32_copy(weights.data(), weights.size()));
       return out;
     });
   }
@@ -325,6 +418,24 @@ class ModelHandle {
       out.set("tokens", sweep.tokens);
       if (sweep.has_bleu) out.set("baseBleu", sweep.base_bleu);
       out.set("heads", heads);
+      return out;
+    });
+  }
+
+  // Translates every source with the decoding options (JSON) and scores the translations per bin
+  // of source length; progress(done, total) after each sentence.
+  val bleu_by_length(const val& sources, const val& references, const std::string& options, const val& edges,
+                     const val& progress) const {
+    return guarded([&] {
+      model();  // "no model is loaded" before anything else
+      std::vector<std::string> translations;
+      const BleuByLength r = translate_bleu_by_length(
+          model_, emscripten::vecFromJSArray<std::string>(sources), emscripten::vecFromJSArray<std::string>(references),
+          decode_options_from_json(options), length_edges(edges), &translations, [&](int done, int total) {
+            if (progress.typeOf().as<std::string>() == "function") progress(done, total);
+          });
+      val out = bleu_by_length_val(r);
+      out.set("translations", to_array(translations));
       return out;
     });
   }
@@ -708,12 +819,16 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("fillMask", &ModelHandle::fill_mask)
       .function("headStudy", &ModelHandle::head_study)
       .function("headAblation", &ModelHandle::head_ablation)
+      .function("textAnalysis", &ModelHandle::text_analysis)
+      .function("textAttentionLogits", &ModelHandle::text_attention_logits)
       .function("score", &ModelHandle::score)
       .function("headSweep", &ModelHandle::head_sweep)
+      .function("bleuByLength", &ModelHandle::bleu_by_length)
       .function("embeddingPca", &ModelHandle::embedding_pca)
       .function("positionalEncoding", &ModelHandle::positional_encoding)
       .function("embeddingCosine", &ModelHandle::embedding_cosine);
   emscripten::function("parsePairs", &parse_pairs);
+  emscripten::function("bleuByLength", &bleu_by_length_of);
   class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
       .function("create", &TrainerHandle::create)

@@ -13,6 +13,26 @@ export function init(options?: RuntimeOptions): Promise<unknown>;
 /** Bytes currently allocated on the engine's heap. */
 export function heapInUse(): Promise<number>;
 
+/** Corpus BLEU (13a, mixed case, as sacreBLEU) of some sentences. */
+export interface BleuFigures {
+  bleu: number;
+  /** n-gram precisions in percent, n = 1..4 */
+  precisions: number[];
+  brevityPenalty: number; hypLen: number; refLen: number;
+}
+/** One bin of source lengths: minWords..maxWords words (maxWords null: no upper bound). */
+export type LengthBin = { minWords: number; maxWords: number | null; sentences: number } &
+  (BleuFigures | { bleu: null });
+export interface BleuByLength {
+  /** The bins' upper edges, e.g. [8, 12, 16, 20] */
+  edges: number[];
+  bins: LengthBin[];
+  total: BleuFigures & { sentences: number };
+}
+/** BLEU per bin of source length (white-space words) of given translations. */
+export function bleuByLength(sources: string[], translations: string[], references: string[],
+  options?: { bins?: number[] }): Promise<BleuByLength>;
+
 export interface Progress { loaded: number; total: number; url?: string }
 
 export function loadModel(
@@ -48,6 +68,12 @@ export interface ModelInfo {
   hasDecoder: boolean;
   /** The model's attention sites, from its family's table, in table order. */
   sites: readonly AttentionSiteInfo[];
+  /**
+   * The model-wide interventions its family refuses (an error if used), by option name:
+   * 'maskHeads', a skip name ('encoderSelfAttention', 'decoderSelfAttention', 'crossAttention',
+   * 'ffn', 'layerNorm'), 'copySourceEncoding', 'lastSourceState'.
+   */
+  refusedInterventions: readonly string[];
 }
 
 /**
@@ -161,6 +187,19 @@ export interface HeadStudy {
   /** The self-attention it was computed from: [layers, heads, T, T]. */
   attention: AttentionTensor;
 }
+export interface TextAnalysis {
+  tokens: string[];
+  /** The site the rollout and the pattern classes read: the self-attention over the input. */
+  site: string;
+  /** Attention rollout (Abnar & Zuidema 2020) through that site: [T, T]. */
+  rollout: AttentionTensor;
+  /** [layer * heads + head]: Kovaleva et al. (2019)'s class of each head of that site. */
+  patterns: AttentionPattern[];
+  /** Per once-per-source site: its attention [layers, heads, T, T]. */
+  attention: Record<string, AttentionTensor>;
+  /** Per once-per-source site with per-head projections: ‖α·f(x)‖ (Kobayashi et al. 2020), [layers, heads, T, T]. */
+  valueWeighted: Record<string, AttentionTensor>;
+}
 export interface HeadAblation {
   /** Masked-token accuracy (top-1 == the original piece), nothing switched off. */
   baseAccuracy: number;
@@ -185,7 +224,12 @@ export class Model {
   /** Encoder-only models: the topK best pieces (default 5) for every [MASK]. */
   fillMask(text: string, options?: { topK?: number; interventions?: Interventions }): FillMaskResult;
   /** Encoder-only models: pattern class of every head and the [CLS]/[SEP]/punct/prev/next shares, raw and norm-weighted. */
-  headStudy(text: string): HeadStudy;
+  headStudy(text: string, options?: { interventions?: Interventions }): HeadStudy;
+  /** Encoder-only models: rollout, pattern classes and value-weighted attention of the text's encoding. */
+  textAnalysis(text: string, options?: { interventions?: Interventions }): TextAnalysis;
+  /** Encoder-only models: one head's q·kᵀ/√d_head row for one position (before the softmax) and its attention row. */
+  textAttentionLogits(text: string, options: { site: string; layer?: number; head?: number; query?: number; interventions?: Interventions }):
+    { logits: Float32Array; weights: Float32Array };
   /** Encoder-only models: masked-token accuracy on `sentences` with each head switched off in turn. */
   headAblation(sentences: string[], options?: { onProgress?: (done: number, total: number) => void }): HeadAblation;
   translate(text: string, options?: DecodeOptions): Session;
@@ -202,6 +246,12 @@ export class Model {
     baseLogLikelihood: number; tokens: number; baseBleu?: number;
     heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number; deltaBleu?: number }[];
   };
+  /** Translates every source and scores the translations per bin of source length (Bahdanau et al. 2015). */
+  bleuByLength(pairs: [string, string][], options?: Omit<DecodeOptions, 'capture' | 'prefix'> & {
+    /** The bins' upper edges in words (default [8, 12, 16, 20]). */
+    bins?: number[];
+    onProgress?: (done: number, total: number) => void;
+  }): BleuByLength & { translations: string[] };
   dispose(): void;
   [Symbol.dispose](): void;
 }

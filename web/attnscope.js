@@ -96,6 +96,30 @@ async function instantiate({ wasmBinary, wasmUrl } = {}) {
   return createAttnscope(args);
 }
 
+// Length-bin edges for the engine: undefined or null leave its default (8, 12, 16, 20).
+function lengthEdges(bins) {
+  if (bins === undefined || bins === null) return null;
+  if (!Array.isArray(bins)) throw new AttnscopeError(`bins must be an array of word counts, e.g. [8, 12, 16, 20], got ${String(bins)}`);
+  return ints(bins, 'bins edge');
+}
+
+function texts(values, what) {
+  if (!Array.isArray(values)) throw new AttnscopeError(`${what} must be an array of strings`);
+  return values.map(text);
+}
+
+/**
+ * BLEU by source length of given translations (no model): `sources`, `translations` and
+ * `references` are parallel arrays of strings. The sentences are binned by their source's count
+ * of white-space separated words; `bins` are the bins' upper edges (default [8, 12, 16, 20]:
+ * 1–8, 9–12, 13–16, 17–20, 21+). Returns what Model#bleuByLength returns, without translations.
+ */
+export async function bleuByLength(sources, translations, references, { bins } = {}) {
+  const runtime = await init();
+  return check(runtime.bleuByLength(texts(sources, 'sources'), texts(translations, 'translations'),
+    texts(references, 'references'), lengthEdges(bins)));
+}
+
 /** Bytes currently allocated on the engine's heap (for leak checks). */
 export async function heapInUse() {
   return (await init()).heapInUse();
@@ -233,6 +257,8 @@ export class Model {
       // The model's attention sites, from its family's table: everything that shows attention
       // iterates over this list rather than naming sites.
       sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),
+      // The model-wide interventions its family refuses, by option name ('lastSourceState', a skip, ...).
+      refusedInterventions: Object.freeze([...info.refusedInterventions]),
     });
   }
 
@@ -295,8 +321,30 @@ export class Model {
    * per row (norm-weighted, Kobayashi et al. 2020); shares.rawHeads / normHeads[layer][head] the
    * same per head; attention the self-attention [layers, heads, T, T] it was computed from.
    */
-  headStudy(input) {
-    return check(this.#live().headStudy(text(input)));
+  headStudy(input, { interventions = {} } = {}) {
+    return check(this.#live().headStudy(text(input), json(interventions, 'intervention option')));
+  }
+
+  /**
+   * Encoder-only models: the analyses of `text`'s encoding (src/analysis/encoding_analysis.h),
+   * with the model broken as `interventions` say. Returns {tokens, site, rollout: {shape: [T, T],
+   * data}, patterns: [layer * heads + head] (Kovaleva et al.'s classes of `site`, the
+   * self-attention over the input), attention: {<site>: [layers, heads, T, T]}, valueWeighted:
+   * {<site>: ‖α·f(x)‖, same shape}}.
+   */
+  textAnalysis(input, { interventions = {} } = {}) {
+    return check(this.#live().textAnalysis(text(input), json(interventions, 'intervention option')));
+  }
+
+  /**
+   * Encoder-only models: one head's scores before the softmax, q·kᵀ/sqrt(d_head), for position
+   * `query` of `text` (site: a name from info.sites), and the attention row after it:
+   * {logits: Float32Array [T], weights: Float32Array [T]}.
+   */
+  textAttentionLogits(input, { site, layer = 0, head = 0, query = 0, interventions = {} } = {}) {
+    const info = siteOf(this, site);
+    return check(this.#live().textAttentionLogits(text(input), json(interventions, 'intervention option'), info.name,
+      int(layer, 'layer'), int(head, 'head'), int(query, 'query')));
   }
 
   /**
@@ -333,6 +381,27 @@ export class Model {
     if (typeof bleu !== 'boolean') throw new AttnscopeError(`bleu must be true or false, got ${bleu}`);
     return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])), bleu,
       int(first, 'heads.first'), int(count, 'heads.count'), onProgress ?? null));
+  }
+
+  /**
+   * BLEU by source length (Bahdanau et al. 2015, figure 2): translates the source of every pair
+   * of `pairs` ([[source, reference], ...]) with the decoding options of translate() (`capture`
+   * and `prefix` do not apply) and scores the translations with corpus BLEU (13a, mixed case, as
+   * sacreBLEU) per bin of source length in white-space separated words. `bins`: the bins' upper
+   * edges (default [8, 12, 16, 20]: 1–8, 9–12, 13–16, 17–20, 21+). Returns {edges, bins:
+   * [{minWords, maxWords (null: no upper bound), sentences, bleu (null when the bin is empty),
+   * precisions, brevityPenalty, hypLen, refLen}], total: {sentences, bleu, precisions,
+   * brevityPenalty, hypLen, refLen}, translations}. onProgress(done, total) after each sentence.
+   * Runs synchronously: call it in a Web Worker.
+   */
+  bleuByLength(pairs, { bins, onProgress, capture, prefix, ...options } = {}) {
+    if (!Array.isArray(pairs)) throw new AttnscopeError('bleuByLength needs an array of [source, reference] pairs');
+    if (prefix !== undefined) throw new AttnscopeError('prefix is not an option of bleuByLength (it would start every translation)');
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new AttnscopeError('onProgress must be a function');
+    const bad = pairs.findIndex((p) => !Array.isArray(p) || p.length < 2);
+    if (bad >= 0) throw new AttnscopeError(`pair ${bad + 1} is not a [source, reference] array`);
+    return check(this.#live().bleuByLength(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])),
+      json(options, 'decoding option'), lengthEdges(bins), onProgress ?? null));
   }
 
   /** The token embeddings of one side projected on their first two principal components: {shape: [V, 2], data}. */

@@ -59,8 +59,8 @@ int top1(const RowVector& logits) {
 
 }  // namespace
 
-bert::Encoding encode_for_study(const Model& model, const std::string& text) {
-  return bert::encode_text(model, text, Capture{true, true, false});
+bert::Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions) {
+  return bert::encode_text(model, text, Capture{true, true, false}, interventions);
 }
 
 std::vector<std::vector<std::string>> head_patterns(const bert::Encoding& e) {

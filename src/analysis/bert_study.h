@@ -35,8 +35,9 @@ struct ShareStudy {
   std::vector<std::vector<AttentionShares>> raw_heads, norm_heads;  // [layer][head]
 };
 
-// Encodes `text` capturing what the study needs (attention and the named vectors).
-bert::Encoding encode_for_study(const Model& model, const std::string& text);
+// Encodes `text` capturing what the study needs (attention and the named vectors), with the
+// model broken as `interventions` say (model/interventions.h).
+bert::Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions = {});
 
 // The pattern class of every layer x head of the encoding's self-attention: [layer][head], each
 // one of "vertical", "diagonal", "vertical+diagonal", "block", "heterogeneous".

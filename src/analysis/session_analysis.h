@@ -1,10 +1,12 @@
 #pragma once
 // The analyses of attention_maps.h applied to what a decode session captured. Sites are
-// named as in the model's site table (model/sites.h).
+// named as in the model's site table (model/sites.h). Those of a once-per-source site are
+// encoding_analysis.h's, on the session's encoder trace.
 #include <string>
 #include <vector>
 
 #include "analysis/attention_maps.h"
+#include "analysis/encoding_analysis.h"
 #include "decoding/session.h"
 
 namespace attnscope {
@@ -30,9 +32,6 @@ std::vector<std::string> encoder_patterns(const DecodeSession& session);
 // What one head of one site read, recovered from the captured vectors: the queries (one row
 // for a per-step site, else one per source position), keys and values [K, d], of layer
 // `layer`. Needs capture.vectors. Shared by the analyses that recompute attention.
-struct SiteInputs {
-  Matrix q, k, v;
-};
 SiteInputs site_inputs(const DecodeSession& session, int site, int layer, int step, int hypothesis);
 
 }  // namespace attnscope

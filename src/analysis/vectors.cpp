@@ -40,17 +40,9 @@ RowVector attention_logits(const DecodeSession& session, const std::string& site
                            int step, int expansion) {
   const int site = find_site(session.model().sites(), site_name);
   const AttentionSiteInfo& info = session.model().sites()[site];
-  if (layer < 0 || layer >= info.layers)
-    throw IndexError("layer " + std::to_string(layer) + " is out of range [0, " + std::to_string(info.layers) + ")");
-  if (head < 0 || head >= info.heads)
-    throw IndexError("head " + std::to_string(head) + " is out of range [0, " + std::to_string(info.heads) + ")");
-  const SiteInputs in = site_inputs(session, site, layer, step, expansion);
-  if (!info.per_step && (query < 0 || query >= in.q.rows()))
-    throw IndexError("query " + std::to_string(query) + " is out of range [0, " + std::to_string(in.q.rows()) + ")");
-  const Eigen::Index d_head = in.q.cols() / info.heads;
-  const Matrix scores = attention_scores(in.q.block(info.per_step ? 0 : query, head * d_head, 1, d_head),
-                                         in.k.middleCols(head * d_head, d_head));
-  return scores.row(0);
+  if (!info.per_step) return attention_logits(session.model(), session.encoder_trace(), site_name, layer, head, query);
+  check_layer_head(info, layer, head);
+  return head_logits(site_inputs(session, site, layer, step, expansion), info.heads, head, 0);
 }
 
 }  // namespace attnscope

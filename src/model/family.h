@@ -58,6 +58,10 @@ class ModelFamily {
   virtual const Matrix& token_embeddings(Side side) const = 0;
   virtual const Matrix& positional_encoding() const = 0;
 
+  // The model-wide interventions it refuses, and why (model/interventions.h); encode() and the
+  // decoder's steps throw InputError for them.
+  virtual const InterventionSupport& intervention_support() const = 0;
+
   // For analyses that look inside scaled dot-product attention: layer `layer` of site `site`,
   // or null where that site is not q·kᵀ attention.
   virtual const MultiHeadAttention* attention_layer(int site, int layer) const = 0;

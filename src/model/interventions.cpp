@@ -54,6 +54,28 @@ AttentionEdits Interventions::attention_edits(const std::string& site, int layer
   return e;
 }
 
+bool InterventionSupport::refuses(const std::string& option) const {
+  for (const Refusal& r : refused)
+    if (r.option == option) return true;
+  return false;
+}
+
+void InterventionSupport::check(const Interventions& iv) const {
+  const std::pair<const char*, bool> used[] = {
+      {"maskHeads", !iv.masked_heads.empty()},
+      {"encoderSelfAttention", iv.skip_encoder_self_attention},
+      {"decoderSelfAttention", iv.skip_decoder_self_attention},
+      {"crossAttention", iv.skip_cross_attention},
+      {"ffn", iv.skip_ffn},
+      {"layerNorm", iv.skip_layer_norm},
+      {"copySourceEncoding", iv.copy_source_encoding},
+      {"lastSourceState", iv.last_source_state},
+  };
+  for (const Refusal& r : refused)
+    for (const auto& [option, on] : used)
+      if (on && r.option == option) throw InputError(r.reason);
+}
+
 HeadEdit::Pattern parse_attention_pattern(const std::string& name) {
   if (name == "uniform") return HeadEdit::Pattern::Uniform;
   if (name == "beginning") return HeadEdit::Pattern::Beginning;

@@ -61,6 +61,23 @@ struct Interventions {
   AttentionEdits attention_edits(const std::string& site, int layer, bool skip, int n_heads) const;
 };
 
+// Which model-wide interventions a family applies: each it refuses, by its option name (the
+// names of the decoding options' JSON: "maskHeads", the skip names "encoderSelfAttention",
+// "decoderSelfAttention", "crossAttention", "ffn", "layerNorm", and "copySourceEncoding",
+// "lastSourceState"), with why. Every family keeps one such table, its encode() checks
+// interventions against it, and the model's info publishes it so that a front end offers only
+// what applies.
+struct InterventionSupport {
+  struct Refusal {
+    std::string option, reason;
+  };
+  std::vector<Refusal> refused;
+
+  bool refuses(const std::string& option) const;
+  // Throws InputError with the reason of the first refused option `iv` uses.
+  void check(const Interventions& iv) const;
+};
+
 HeadEdit::Pattern parse_attention_pattern(const std::string& name);  // "uniform" | "beginning" | "end" | "custom"
 
 }  // namespace attnscope

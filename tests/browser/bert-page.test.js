@@ -50,9 +50,12 @@ it('fills a mask and shows the pattern grid, the shares figure and the precomput
   try {
     // The translation panels are hidden; the encoder-only panel shows.
     expect(await page.isVisible('#encoder')).toBe(true);
-    for (const id of ['#stepper', '#output-panel', '#logits-panel', '#attention', '#analyses', '#break', '#training']) {
+    for (const id of ['#stepper', '#output-panel', '#logits-panel', '#attention', '#analyses', '#training']) {
       expect(await page.isVisible(id), id).toBe(false);
     }
+    // "Break the model" and the Analyses card apply to it too (tests/browser/bert-interventions.test.js).
+    expect(await page.isVisible('#break')).toBe(true);
+    expect(await page.isVisible('#enc-analyses')).toBe(true);
     expect(await page.textContent('#translate')).toBe('Read');
     expect(await page.textContent('#arch-family')).toBe('BERT encoder-only');
 

@@ -249,22 +249,28 @@ describe('the "Break the model" panel', () => {
     await page.mouse.move(0, 0);
     await screenshot(page, 'interventions-matrix');
 
-    // A row of the wrong length: the engine's message, in the panel and on the page; nothing else changes.
+    // A row of the wrong length: the engine's message, once, in the panel beside the controls; the
+    // change is rolled back in the controls and the URL, and nothing else changes.
+    const accepted = 'cross.*.*.custom.1_0_0_0_0~0_1_0_0_0~0_0_0_1_0';
     await typeMatrix('1 0 0 0 0\n0 1 0 0');
     const refusal = 'custom attention row 1 has 4 weights but the source has 5 tokens';
     expect(await page.isVisible('#break-error')).toBe(true);
     expect(await page.textContent('#break-error')).toContain(refusal);
-    expect(await page.textContent('#error')).toContain(refusal);
+    expect(await page.textContent('#break-error')).toContain('It was undone');
+    expect(await page.isHidden('#error')).toBe(true);
     expect(await translation(page)).toBe(cross.translation); // still the last translation made
-    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.1_0_0_0_0~0_1_0_0']);
+    expect(params(page).getAll('att')).toEqual([accepted]);
+    expect(await area.inputValue()).toBe('1 0 0 0 0\n0 1 0 0 0\n0 0 0 1 0');
     // Not a number: caught while typing, nothing sent.
     await area.fill('1 x 0 0 0');
     await page.click('#overrides button.apply');
     expect(await page.textContent('#overrides .matrix-error')).toBe('row 0 (line 1): “x” is not a number');
-    expect(params(page).getAll('att')).toEqual(['cross.*.*.custom.1_0_0_0_0~0_1_0_0']);
+    expect(params(page).getAll('att')).toEqual([accepted]);
 
     // A link to the refused matrix: the page opens with the engine's message and an editable panel.
-    await page.reload();
+    const link = new URL(page.url());
+    link.searchParams.set('att', 'cross.*.*.custom.1_0_0_0_0~0_1_0_0');
+    await page.goto(link.href);
     await page.waitForSelector('#break-error:not([hidden])', { timeout: 30_000 });
     expect(await page.textContent('#break-error')).toContain(refusal);
     expect(await page.locator('#break').getAttribute('open')).not.toBeNull();
@@ -289,6 +295,30 @@ describe('the "Break the model" panel', () => {
     enc.dispose();
     cross.dispose();
     // Only the deliberate refusals were errors (the console shows none).
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('does not offer "last state only" to a transformer: shown disabled with the page\'s reason, and a link with it is carried over without it', async () => {
+    let refusal = '';
+    try { model.translate(SENTENCE, { interventions: { lastSourceState: true } }); } catch (e) { refusal = e.message; }
+    expect(refusal).toMatch(/copySourceEncoding/); // the engine's words, which the page must not show
+    const { page, errors } = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}&lastsrc=1`);
+    expect(params(page).get('lastsrc')).toBeNull();
+    expect(await translation(page)).toBe(engineRun({}).translation);
+    expect(await page.isHidden('#error')).toBe(true);
+    expect(await page.isHidden('#break-error')).toBe(true);
+    expect(await page.isHidden('#break-count')).toBe(true);
+    await page.locator('#break').evaluate((d) => { d.open = true; });
+    expect(await page.isDisabled('#last-state')).toBe(true);
+    expect(await page.isChecked('#last-state')).toBe(false);
+    const reason = await page.textContent('#last-state-help');
+    expect(reason).toMatch(/^Not for this model: /);
+    expect(reason).not.toContain('copySourceEncoding');
+    expect(await page.isVisible('#last-state-help')).toBe(true);
+    // What it takes stays offered.
+    expect(await page.isDisabled('#copy-source')).toBe(false);
+    expect(await page.locator('[data-preset]:visible').count()).toBe(10);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -35,6 +35,20 @@ Matrix Bert::mlm_logits(const Matrix& hidden) const {
   return ops::linear(w.mlm_norm(h), w.token_embed, w.mlm_bias);
 }
 
+// BERT has one attention site and no decoder: the interventions that name a decoder's sub-layers
+// or a source encoding for it have nothing to act on.
+const InterventionSupport& Bert::intervention_support() const {
+  static const std::string no_decoder = "a BERT model has no decoder: skip its self-attention (encoderSelfAttention) instead";
+  static const std::string no_copy = "a BERT model has no decoder to copy the source encoding into";
+  static const InterventionSupport support{{
+      {"decoderSelfAttention", no_decoder},
+      {"crossAttention", no_decoder},
+      {"copySourceEncoding", no_copy},
+      {"lastSourceState", no_copy},
+  }};
+  return support;
+}
+
 const Bert& of(const Model& model) {
   const auto* b = dynamic_cast<const Bert*>(model.family.get());
   if (!b) throw InputError("this needs a BERT (encoder-only) model, not architecture '" + model.config.architecture + "'");

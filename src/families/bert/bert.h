@@ -62,6 +62,8 @@ class Bert : public ModelFamily {
   const Matrix& token_embeddings(Side) const override { return weights_.token_embed; }
   const Matrix& positional_encoding() const override { return weights_.positions; }
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
+  // Refuses what names a decoder: its sub-layers' skips and the source encoding handed to it.
+  const InterventionSupport& intervention_support() const override;
 
   // Segment of every position: 0 up to and including the first [SEP], 1 after it.
   std::vector<int> segments_of(const std::vector<int>& ids) const;

@@ -6,22 +6,9 @@
 #include "model/embedding.h"
 
 namespace attnscope::bert {
-namespace {
-
-// BERT has one attention site and no decoder: the interventions that name a decoder's sub-layers
-// or a source encoding for it have nothing to act on.
-void check_interventions(const Interventions& iv) {
-  if (iv.skip_decoder_self_attention || iv.skip_cross_attention)
-    throw InputError("a BERT model has no decoder: skip its self-attention (skipEncoderSelfAttention) instead");
-  if (iv.copy_source_encoding || iv.last_source_state)
-    throw InputError("a BERT model has no decoder to copy the source encoding into");
-}
-
-}  // namespace
-
 Matrix Bert::encode(const std::vector<int>& ids, const Capture& capture, EncoderTrace* trace,
                     const Interventions& interventions) const {
-  check_interventions(interventions);
+  intervention_support().check(interventions);
   if (ids.empty()) throw InputError("a BERT input needs at least one token");
   const Weights& w = weights_;
   const bool observe = trace != nullptr && capture.any();

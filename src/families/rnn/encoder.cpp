@@ -6,7 +6,7 @@ namespace attnscope::rnn {
 
 Matrix Rnn::encode(const std::vector<int>& src_ids, const Capture& capture, EncoderTrace* trace,
                    const Interventions& interventions) const {
-  check_interventions(interventions);
+  intervention_support().check(interventions);
   const Config& c = config_;
   const Weights& w = weights_;
   const Eigen::Index S = static_cast<Eigen::Index>(src_ids.size());

@@ -120,6 +120,8 @@ class Rnn : public ModelFamily, public Decoder {
   const Matrix& positional_encoding() const override { return none_; }
   // Its attention is not scaled dot-product multi-head attention: analyses that need one refuse.
   const MultiHeadAttention* attention_layer(int, int) const override { return nullptr; }
+  // Refuses what an RNN has nothing to apply to: head masks, self-attention, FFN and LayerNorm skips.
+  const InterventionSupport& intervention_support() const override;
 
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
   Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
@@ -153,8 +155,5 @@ RowVector final_state(const Config& config, const Matrix& states);
 
 // Reads an RNN's tensors (models/FORMAT.md); registered in src/families/registry.cpp.
 std::unique_ptr<ModelFamily> load(const Model& model, WeightReader& weights, const Model::LoadOptions& options);
-
-// Refuses, with an InputError saying why, the interventions an RNN has nothing to apply to.
-void check_interventions(const Interventions& interventions);
 
 }  // namespace attnscope::rnn

@@ -7,9 +7,7 @@ namespace attnscope::transformer {
 
 Matrix Transformer::encode(const std::vector<int>& src_ids, const Capture& capture, EncoderTrace* trace,
                            const Interventions& interventions) const {
-  if (interventions.last_source_state)
-    throw InputError("'last state only' needs one final encoder state, which a transformer does not have (its "
-                     "encoder returns one vector per source token); use copySourceEncoding for the mean instead");
+  intervention_support().check(interventions);
   const ModelConfig& c = config_;
   const Weights& w = weights_;
   const bool observe = trace != nullptr && capture.any();

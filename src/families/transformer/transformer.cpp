@@ -47,6 +47,14 @@ LayerEdits Transformer::decoder_edits(int layer, const Interventions& iv) const 
   return e;
 }
 
+const InterventionSupport& Transformer::intervention_support() const {
+  static const InterventionSupport support{{
+      {"lastSourceState", "'last state only' needs one final encoder state, which a transformer does not have (its "
+                          "encoder returns one vector per source token); use copySourceEncoding for the mean instead"},
+  }};
+  return support;
+}
+
 const Transformer& of(const Model& model) {
   const auto* t = dynamic_cast<const Transformer*>(model.family.get());
   if (!t) throw Error("this needs a transformer model, not architecture '" + model.config.architecture + "'");

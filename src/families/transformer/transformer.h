@@ -60,6 +60,8 @@ class Transformer : public ModelFamily, public Decoder {
   }
   const Matrix& positional_encoding() const override { return weights_.encoder_positions; }
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
+  // Refuses "last state only": its encoder returns one vector per source token.
+  const InterventionSupport& intervention_support() const override;
 
   // Decoder: projects the memory into every layer's cross-attention keys and values (once).
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;

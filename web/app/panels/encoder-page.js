@@ -4,10 +4,15 @@
 // head's map with its pattern class (pattern-grid.js), the per-layer shares of attention on
 // [CLS]/[SEP]/punctuation/previous/next token raw beside norm-weighted (shares-figure.js), and the
 // head-ablation map (ablation-map.js): precomputed for a shipped model, computed in the worker for
-// pasted sentences. Every number comes from the worker (model.headStudy, fillMask, headAblation).
+// pasted sentences; and its Analyses card (encoder-analyses.js). The study, the masks and the
+// analyses are of the model as "Break the model" left it (heads switched off, sub-layers skipped).
+// Every number comes from the worker (model.headStudy, fillMask, textAnalysis, headAblation).
 import { ablationUrl } from '../../models.js';
 import { AblationMap, loadAblationFile } from '../views/ablation-map.js';
 import { byId as $ } from '../util/html.js';
+import { describeInterventions } from './interventions.js';
+import { EncoderAnalyses } from './encoder-analyses.js';
+import { hasInterventions } from '../state/state.js';
 import { renderMasks } from './mask-panel.js';
 import { PatternGrid } from '../views/pattern-grid.js';
 import { renderShares } from '../views/shares-figure.js';
@@ -25,6 +30,8 @@ export class EncoderPage {
   #shown = { study: null, ablation: null, ablationSource: null };
   #queue = Promise.resolve();
   #words = null;
+  #analyses;
+  #modified;
 
   /** root: the #encoder section; engine: the worker's client; showError(e). */
   constructor(root, { engine, showError }) {
@@ -33,6 +40,10 @@ export class EncoderPage {
     this.#showError = showError;
     this.#grid = new PatternGrid($('enc-grid'));
     this.#ablation = new AblationMap($('enc-ablation'));
+    this.#analyses = new EncoderAnalyses($('enc-analyses'), { engine });
+    // What "Break the model" switched off, said above the guesses it changed.
+    this.#modified = Object.assign(document.createElement('p'), { id: 'enc-modified', className: 'enc-modified', hidden: true });
+    $('enc-masks').before(this.#modified);
     $('enc-run').addEventListener('click', () => this.#runAblation());
     $('enc-sentences').addEventListener('input', () => this.#countSentences());
   }
@@ -40,21 +51,32 @@ export class EncoderPage {
   /** Whether the encoder-only panel is showing. */
   get active() { return !this.#root.hidden; }
 
-  /** What is on screen, for tests: {study, ablation, ablationSource: 'precomputed' | 'live'}. */
-  get shown() { return { ...this.#shown }; }
+  /**
+   * What is on screen, for tests: {study, ablation, ablationSource: 'precomputed' | 'live',
+   * analysis, factor (the Analyses card's)}.
+   */
+  get shown() { return { ...this.#shown, ...this.#analyses.shown }; }
 
   /** Resolves once everything asked so far is drawn. */
   idle() { return this.#queue; }
 
-  /** An encoder-only model was chosen (or its text changed): {url, text, info, entry}. */
-  show({ url, text, info, entry }) {
+  /**
+   * An encoder-only model was chosen (or its text or interventions changed): {url, text, info,
+   * entry, iv (the interventions, fitted to the model)}. Resolves with the study once drawn;
+   * rejects with the engine's error (interventions it refuses), leaving what was shown.
+   */
+  show({ url, text, info, entry, iv = { attention: [], maskHeads: [], skip: [] } }) {
     this.#enter();
     const modelChanged = this.#current?.url !== url;
     this.#current = { url, entry, info };
     $('enc-model').textContent = entry?.label ?? info.name ?? url;
     return this.#then(async () => {
-      const study = await this.#engine.request('encoderStudy', { url, text });
-      if (this.#current?.url !== url) return;
+      const study = await this.#engine.request('encoderStudy', { url, text, interventions: iv });
+      if (this.#current?.url !== url) return study;
+      await this.#analyses.show({ url, text, iv, info });
+      this.#modified.hidden = !hasInterventions(iv);
+      this.#modified.textContent = hasInterventions(iv)
+        ? `Modified model: ${describeInterventions(iv, info.sites).map((d) => d.text).join('; ')}.` : '';
       renderMasks($('enc-masks'), study);
       this.#grid.set({ tokens: study.tokens, attention: study.attention, patterns: study.patterns, label: info.sites[0]?.label });
       renderShares($('enc-shares'), study.shares);
@@ -62,7 +84,8 @@ export class EncoderPage {
       this.#root.dataset.tokens = study.tokens.length;
       if (modelChanged) await this.#showPrecomputed(entry);
       this.#root.dataset.renders = Number(this.#root.dataset.renders ?? 0) + 1; // (tests wait for it)
-    });
+      return study;
+    }, { rethrow: true });
   }
 
   /** Back to a translation model: the translation panels return. */
@@ -74,6 +97,7 @@ export class EncoderPage {
     $('translate').textContent = this.#words.button;
     this.#current = null;
     this.#shown = { study: null, ablation: null, ablationSource: null };
+    this.#analyses.hide();
   }
 
   #enter() {
@@ -85,9 +109,11 @@ export class EncoderPage {
     $('translate').textContent = FORM_WORDS.button;
   }
 
-  #then(work) {
-    this.#queue = this.#queue.then(work).catch((e) => this.#showError(e));
-    return this.#queue;
+  /** Runs `work` after what was asked before; its error is shown, or with `rethrow` the caller's. */
+  #then(work, { rethrow = false } = {}) {
+    const done = this.#queue.then(work);
+    this.#queue = done.catch((e) => { if (!rethrow) this.#showError(e); });
+    return rethrow ? done : this.#queue;
   }
 
   async #showPrecomputed(entry) {

@@ -1,13 +1,14 @@
 // The "Break the model" panel: attention overrides, head masks, sub-layer skips and "copy the
 // source encoding into the decoder" (the engine's interventions, src/model/interventions.h), the
-// seed article's experiments as presets, and the words the page uses to say what is switched
+// classic experiments of the attention papers as presets, and the words the page uses to say what is switched
 // off. It edits a plain interventions object ({attention, maskHeads, skip, copySourceEncoding},
 // as in the engine's DecodeOptions) and reports every change; main.js re-translates with it.
 // Nothing is computed here: the engine does the breaking.
 // The attention sites are the model's (web/app/model/sites.js): every list of sites here is its table.
 import { SKIPS, hasInterventions, isMatrix, normalizeInterventions, noInterventions } from '../state/state.js';
 import { customWeightsEditor } from './custom-weights.js';
-import { copiedBySourceEncoding, growsWithSteps, mainSite, shortLabel, siteNamed, skipOf } from '../model/sites.js';
+import { copiedBySourceEncoding, growsWithSteps, mainSite, shortLabel, siteNamed, siteWith, skipOf } from '../model/sites.js';
+import { hasDecoder, takes } from '../model/support.js';
 
 /** How the page names a site in a sentence: "cross-attention", "encoder self-attention". */
 const siteLabel = (sites, name) => siteNamed(sites, name)?.label.toLowerCase() ?? name;
@@ -46,9 +47,16 @@ export const COPY_SOURCE_HELP = 'Every cross-attention sub-layer outputs the mea
 
 export const LAST_STATE_LABEL = 'Last state only';
 export const LAST_STATE_HELP = 'The decoder gets the encoder\'s final state instead of attending (the RNN seed\'s picture before attention): '
-  + 'the attention still runs and is shown, but is not used. A model whose decoder does not read one source state refuses it.';
+  + 'the attention still runs and is shown, but is not used.';
 
-/** The seed article's experiments. A preset replaces whatever was set before. */
+/** Why a model that refuses them does not offer these (the page's words, not the engine's). */
+export const NOT_HERE = {
+  copySourceEncoding: 'Not for this model: its decoder has no source encoding to replace.',
+  lastSourceState: 'Not for this model: its encoder gives one vector per source token, not one final state '
+    + '(“Copy the source encoding” hands the decoder their mean instead).',
+};
+
+/** The classic experiments. A preset replaces whatever was set before. */
 export const PRESETS = [
   { id: 'uniform', label: 'Uniform attention', help: 'Cross-attention spread evenly over the source (every layer and head)', iv: allCross('uniform') },
   { id: 'beginning', label: 'Attention on the beginning', help: 'Cross-attention mostly on the first source tokens', iv: allCross('beginning') },
@@ -69,6 +77,17 @@ export function presetInterventions(preset, sites) {
   const iv = structuredClone({ ...preset.iv, attention: [] });
   iv.attention = preset.iv.attention.map((a) => ({ ...a, site: a.site === MAIN ? mainSite(sites)?.name : a.site }));
   return iv;
+}
+
+/**
+ * Whether a preset applies to a model of `sites` whose `info` says what it refuses: its attention
+ * items need a site where generated tokens look at the source, and the model must take each of
+ * its skips and options.
+ */
+export function presetApplies(preset, sites, info) {
+  if (preset.iv.attention.length && !siteWith(sites, { queries: 'target', keys: 'source' })) return false;
+  const iv = presetInterventions(preset, sites);
+  return same(fitInterventions(iv, sites, 0, info), iv);
 }
 
 const same = (a, b) => JSON.stringify(normalizeInterventions(a)) === JSON.stringify(normalizeInterventions(b));
@@ -128,10 +147,12 @@ export function editsOf(iv, site, layer, head) {
  * `iv` made to fit a model (its site table) and a source: overrides and masks of sites, layers
  * or heads the model does not have are dropped (a link made with a bigger model), a custom row
  * takes the source's length (cut, or padded with 1s), and custom weights never sit on a site
- * whose keys grow with every step (decoder self-attention: the engine refuses them). A custom
- * matrix is left as typed: the engine says which row does not fit, and the page shows it.
+ * whose keys grow with every step (decoder self-attention: the engine refuses them). With the
+ * model's `info`, what its family refuses (head masks, a skip, copying the source encoding, the
+ * last state only: info.refusedInterventions) is dropped too. A custom matrix is left as typed:
+ * the engine says which row does not fit, and the page shows it.
  */
-export function fitInterventions(iv, sites, sourceLength) {
+export function fitInterventions(iv, sites, sourceLength, info = null) {
   const ok = (name, layer, head) => {
     const site = siteNamed(sites, name);
     return !!site && (layer === '*' || layer < site.layers) && (head === '*' || head < site.heads);
@@ -147,7 +168,10 @@ export function fitInterventions(iv, sites, sourceLength) {
     if (!weights.some((w) => w > 0)) weights = weights.map(() => 1);
     attention.push({ ...a, weights });
   }
-  return normalizeInterventions({ ...iv, attention, maskHeads: iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)) }, sites);
+  const maskHeads = takes(info, 'maskHeads') ? iv.maskHeads.filter((m) => ok(m.site, m.layer, m.head)) : [];
+  const fitted = { ...iv, attention, maskHeads, skip: iv.skip.filter((k) => takes(info, k)) };
+  for (const option of ['copySourceEncoding', 'lastSourceState']) if (!takes(info, option)) delete fitted[option];
+  return normalizeInterventions(fitted, sites);
 }
 
 const el = (tag, props = {}, ...children) => {
@@ -163,6 +187,7 @@ export class InterventionsPanel {
   #onChange;
   #iv = noInterventions();
   #sites = null; // the model's site table (web/app/model/sites.js)
+  #info = null; // the model's info: what it refuses (web/app/model/support.js)
   #source = [];
   #key = '';
 
@@ -183,7 +208,7 @@ export class InterventionsPanel {
       box.addEventListener('change', () => this.#change((iv) => {
         iv.skip = box.checked ? [...iv.skip, k] : iv.skip.filter((x) => x !== k);
       }));
-      this.skips.append(el('label', { className: 'check' }, box, ` ${SKIP_LABEL[k]}`));
+      this.skips.append(el('label', { className: 'check' }, box, ' ', el('span', { textContent: SKIP_LABEL[k] })));
     }
     this.copySource = root.querySelector('#copy-source');
     root.querySelector('#copy-source-label').textContent = COPY_SOURCE_LABEL;
@@ -215,23 +240,32 @@ export class InterventionsPanel {
   get open() { return this.#root.open; }
   set open(v) { this.#root.open = v; }
 
-  /** Shows why the engine refused the interventions (null: it took them). */
-  showError(message) {
+  /**
+   * Shows why the engine refused the interventions (null: it took them); `undone`: the change was
+   * rolled back, and the controls show the interventions in use again.
+   */
+  showError(message, { undone = false } = {}) {
     this.problem.hidden = !message;
-    this.problem.textContent = message
-      ? `The engine refused these interventions: ${message.replace(/\.$/, '')}. The translation shown is still the previous one.`
-      : '';
+    const shown = hasDecoder(this.#info) ? 'The translation shown' : 'What is shown';
+    this.problem.textContent = !message ? ''
+      : undone ? `The engine refused this change: ${message.replace(/\.$/, '')}. It was undone: ${shown.toLowerCase()} and these controls are as before.`
+        : `The engine refused these interventions: ${message.replace(/\.$/, '')}. ${shown} is still the previous one.`;
     if (message) this.open = true;
   }
 
-  /** Shows `iv` for a model of `sites` (its site table) and a source. */
-  render(iv, sites, sourcePieces = []) {
-    const key = JSON.stringify([iv, sites, sourcePieces]);
+  /**
+   * Shows `iv` for a model of `sites` (its site table) and a source; `info` (the model's info) says
+   * what the model refuses, which is not offered.
+   */
+  render(iv, sites, sourcePieces = [], info = this.#info) {
+    const key = JSON.stringify([iv, sites, sourcePieces, info?.refusedInterventions, info?.hasDecoder]);
     if (key === this.#key) return;
     this.#key = key;
     this.#iv = normalizeInterventions(iv, sites);
     this.#sites = sites;
     this.#source = sourcePieces;
+    this.#info = info;
+    this.#renderOffer();
     // Rebuilding moves focus away: put it back on the control with the same key.
     const focused = this.#root.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
 
@@ -250,6 +284,38 @@ export class InterventionsPanel {
       this.#renderMasks();
     }
     if (focused) this.#root.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  /** Offers only what the model takes (web/app/model/support.js), in its own words. */
+  #renderOffer() {
+    const info = this.#info;
+    const decoder = hasDecoder(info);
+    const words = this.#root.querySelector('summary .muted');
+    if (words) words.textContent = decoder ? 'switch parts of the network off, or decide where it looks, and watch the translation change'
+      : 'switch heads or sub-layers off, or decide where it looks, and watch the guesses for [MASK] change';
+    for (const b of this.presets.querySelectorAll('[data-preset]')) {
+      b.hidden = !presetApplies(PRESETS.find((p) => p.id === b.dataset.preset), this.#sites ?? [], info);
+    }
+    for (const box of this.skips.querySelectorAll('input')) {
+      const label = box.closest('label');
+      label.hidden = !takes(info, box.value);
+      // An encoder-only model's one attention is the site that carries this skip: its own name.
+      const site = !decoder && (this.#sites ?? []).find((s) => skipOf(s) === box.value);
+      label.querySelector('span').textContent = site ? site.label : SKIP_LABEL[box.value];
+    }
+    // Replacing cross-attention needs a decoder; a model with one may still refuse an option.
+    const replace = this.copySource.closest('fieldset')?.querySelector('h3');
+    if (replace) replace.hidden = !decoder;
+    for (const [box, option, help] of [[this.copySource, 'copySourceEncoding', COPY_SOURCE_HELP], [this.lastState, 'lastSourceState', LAST_STATE_HELP]]) {
+      const ok = takes(info, option);
+      box.closest('label').hidden = !decoder;
+      box.disabled = !ok;
+      box.closest('label').classList.toggle('unavailable', !ok);
+      const hint = this.#root.querySelector(`#${box.getAttribute('aria-describedby')}`);
+      hint.hidden = !decoder;
+      hint.textContent = ok ? help : NOT_HERE[option];
+    }
+    this.masks.closest('.break-section').hidden = !takes(info, 'maskHeads');
   }
 
   #set(iv) {

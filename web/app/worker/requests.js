@@ -7,7 +7,7 @@ import { formatBytes } from './client.js';
 import { byId as $ } from '../util/html.js';
 import { fitInterventions } from '../panels/interventions.js';
 import { fitView } from '../views/attention-view.js';
-import { decodeOptions, hasInterventions, strategyOptions } from '../state/state.js';
+import { decodeOptions, hasInterventions, noInterventions, strategyOptions } from '../state/state.js';
 import { StepStore } from '../state/step-store.js';
 
 const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -22,7 +22,8 @@ function selectionOf(snap) {
 /**
  * store: the page store; engine: the worker's client; ui: {showError(e), stopPlay(),
  * readForm() (the form's fields into the store), panel (the "Break the model" panel),
- * encoderOnly({url, text, info, entry}) (a model with nothing to translate was chosen)}.
+ * encoderOnly({url, text, info, entry, iv}) (a model with nothing to translate was chosen: resolves
+ * once its page shows, rejects with the engine's error)}.
  */
 export function createRequests({ store, engine, ui }) {
   const app = $('app');
@@ -41,6 +42,9 @@ export function createRequests({ store, engine, ui }) {
   // the page's: every other request on it first takes it back (rewind).
   let ahead = null; // {sid, at: the page's step count when asked, answer: promise of the step's update}
   let lookAhead = true;
+  // The interventions of what the page shows (null: nothing shown yet): a change the engine
+  // refuses is rolled back to them, in the controls and the URL.
+  let accepted = null;
 
   /** A worker's answer into the page's session copy, and the snapshot into the store. */
   function apply(answer, patch = {}) {
@@ -91,7 +95,8 @@ export function createRequests({ store, engine, ui }) {
         ui.showError(null);
       } catch (e) {
         ui.stopPlay();
-        ui.showError(e);
+        // Refused interventions are said once, in the panel beside their controls (translate()).
+        ui.showError(e.saidInPanel ? null : e);
       } finally {
         if (--pending === 0) {
           app.dataset.busy = 'false';
@@ -154,17 +159,34 @@ export function createRequests({ store, engine, ui }) {
       try {
         let options = decodeOptions(want);
         let unmodified = null;
-        let fitted = null; // {iv, sites}: the interventions as sent, and the model's sites
+        let fitted = null; // {iv, sites, info, pieces}: the interventions as sent, and the model's sites and info
         if (hasInterventions(asked)) {
           // Fit the interventions to this model and sentence (a link made with another model, a
-          // custom row of another length), and get the unmodified translation to show beside.
+          // custom row of another length, an option this model's family refuses), and get the
+          // unmodified translation to show beside (a model without a decoder translates nothing).
           const described = await engine.request('load', { url }, onProgress);
-          unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
-          const iv = fitInterventions(asked, described.sites, unmodified.source.ids.length);
+          if (described.hasDecoder) unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
+          const iv = fitInterventions(asked, described.sites, unmodified?.source.ids.length, described);
           if (store.get().st.iv === asked) store.setState({ iv });
           options = decodeOptions({ ...want, iv });
-          fitted = { iv, sites: described.sites };
+          fitted = { iv, sites: described.sites, info: described, pieces: unmodified?.source.pieces ?? [] };
         }
+        const refused = (e) => {
+          if (!fitted || e.name !== 'AttnscopeError') return e;
+          // Said in the panel, beside the controls that caused it (a custom row of the wrong
+          // length…), and the change rolled back to what is shown. With nothing shown yet (a link
+          // to a broken matrix) the panel keeps the link's interventions, so they can be edited or reset.
+          if (accepted && store.get().st.iv === fitted.iv) {
+            const back = fitInterventions(accepted, fitted.sites, fitted.pieces.length, fitted.info);
+            store.setState({ iv: back });
+            ui.panel.render(back, fitted.sites, fitted.pieces, fitted.info);
+          } else if (!accepted) {
+            ui.panel.render(fitted.iv, fitted.sites, fitted.pieces, fitted.info);
+          }
+          ui.panel.showError(e.message, { undone: !!accepted });
+          e.saidInPanel = true;
+          return e;
+        };
         let answer;
         try {
           const replay = restore ? {
@@ -176,22 +198,23 @@ export function createRequests({ store, engine, ui }) {
           performance.clearMeasures('attnscope:round-trip:open');
           performance.measure('attnscope:round-trip:open', { start });
         } catch (e) {
-          if (fitted && e.name === 'AttnscopeError') {
-            // Said in the panel too, beside the controls that caused it (a custom row of the wrong
-            // length…); with nothing translated yet (a link to a broken matrix) the panel still
-            // gets the model's sites, so the interventions can be edited or reset.
-            ui.panel.showError(e.message);
-            if (!store.get().snap) ui.panel.render(fitted.iv, fitted.sites, unmodified.source.pieces);
-          }
-          throw e;
+          throw refused(e);
         }
-        ui.panel.showError(null);
+        const used = fitted?.iv ?? noInterventions();
         if (answer.encoderOnly) {
           // Nothing to translate: the encoder-only panel takes the text (web/app/panels/encoder-page.js).
           store.set({ info: answer.info });
-          await ui.encoderOnly({ url, text, info: answer.info, entry });
+          try {
+            await ui.encoderOnly({ url, text, info: answer.info, entry, iv: used });
+          } catch (e) {
+            throw refused(e);
+          }
+          ui.panel.showError(null);
+          accepted = used;
           return null;
         }
+        ui.panel.showError(null);
+        accepted = used;
         apply(answer, { info: answer.info, original: unmodified });
         return null;
       } catch (e) {

@@ -6,12 +6,20 @@
 export function encoderHandlers(getModel) {
   return {
     // The head study of `text` and, when it has a [MASK], the top 5 pieces for each.
-    async encoderStudy({ url, text }, progress) {
+    async encoderStudy({ url, text, interventions = {} }, progress) {
       const model = await getModel(url, progress);
-      const study = model.headStudy(String(text));
+      const study = model.headStudy(String(text), { interventions });
       const maskPiece = model.vocab('source')[model.config.special_tokens.mask];
-      const fill = study.tokens.includes(maskPiece) ? model.fillMask(String(text), { topK: 5 }).masks : [];
+      const fill = study.tokens.includes(maskPiece) ? model.fillMask(String(text), { topK: 5, interventions }).masks : [];
       return { ...study, masks: fill, maskPiece };
+    },
+
+    async encoderAnalyses({ url, text, interventions = {} }, progress) {
+      return (await getModel(url, progress)).textAnalysis(String(text), { interventions });
+    },
+
+    async encoderFactor({ url, text, interventions = {}, site, layer, head, query }, progress) {
+      return (await getModel(url, progress)).textAttentionLogits(String(text), { site, layer, head, query, interventions });
     },
 
     async ablation({ url, sentences }, progress) {

@@ -32,7 +32,7 @@
 // step 1 and at step 30: one step(), whose record carries the new step's attention and the
 // session's state.
 //
-// Analyses (web/app/worker/worker-analyses.js; all numbers from the engine's analysis calls, see README "JavaScript"):
+// Analyses (web/app/worker/worker-analyses.js; all numbers from the engine's analysis calls, see docs/js-api.md):
 //   vectors    {url}                        -> {positional, pcaSource, pcaTarget, sourceVocab, targetVocab}
 //   cosine     {sid}                        -> embeddingCosine(source ids, the followed path's ids)
 //   factor     {sid, site, layer, head, query, step} -> {logits, weights}: one query's Q·Kᵀ row
@@ -43,9 +43,12 @@
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/model/sites.js mainSite)
 //
-// Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder):
-//   encoderStudy {url, text}      -> Model.headStudy(text) plus masks (fillMask's, top 5; [] without a [MASK])
-//   ablation     {url, sentences} -> Model.headAblation (progress: {done, total})
+// Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder);
+// `interventions` (as in the decoding options) break the model for the study and its analyses:
+//   encoderStudy    {url, text, interventions} -> Model.headStudy(text) plus masks (fillMask's, top 5; [] without a [MASK])
+//   encoderAnalyses {url, text, interventions} -> Model.textAnalysis: rollout, pattern classes, ‖α·f(x)‖
+//   encoderFactor   {url, text, interventions, site, layer, head, query} -> Model.textAttentionLogits: {logits, weights}
+//   ablation        {url, sentences} -> Model.headAblation (progress: {done, total})
 //
 // Training (web/app/worker/worker-training.js): train, trainPause, trainReset, trainExport. A model it
 // trained is in the model table under its recipe's name (web/app/state/trained.js), a "url" that every
@@ -147,6 +150,7 @@ function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
     name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
+    hasDecoder: model.info.hasDecoder, refusedInterventions: model.info.refusedInterventions,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
