@@ -3,8 +3,8 @@
 // viewport, translates a Multi30k sentence with the shipped English→German transformer and beam
 // search, a few steps in, and saves two views of that step side by side: the page as it stands
 // (the form, the stepper, the output so far, the step's logits and the cross-attention heatmap;
-// the Architecture card folded away with a click, as a reader would) and, on the right, the
-// attention card switched to its "Beam search" tab (the search tree and the beam).
+// the Architecture card folded, as the page opens it) and, on the right, the attention card
+// switched to its "Beam search" tab (the search tree and the beam).
 //
 //   node docs/screenshot.mjs [OUT.png]        (default docs/screenshot.png; needs web/wasm/, as npm start builds)
 //
@@ -41,10 +41,9 @@ export async function takeScreenshot(out = resolve(root, 'docs/screenshot.png'))
     await idle(page);
     const shown = (await page.locator('#translation').textContent()).trim();
 
-    // The page as it is at that step, the Architecture card folded (a click on its summary), scrolled
-    // to the form: the sentence and the decoding, the stepper, the output, the logits and the map.
-    await page.locator('#architecture > summary').click();
-    await page.waitForFunction(() => !document.querySelector('#architecture').open);
+    // The page as it is at that step (the Architecture card folded, as it opens), scrolled to the
+    // form: the sentence and the decoding, the stepper, the output, the logits and the map.
+    if (await page.evaluate(() => document.querySelector('#architecture').open)) throw new Error('the Architecture card opened unfolded');
     const toForm = () => page.evaluate(() => {
       document.activeElement?.blur();
       window.scrollTo(0, document.querySelector('#controls').getBoundingClientRect().top + window.scrollY - 8);

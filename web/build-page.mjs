@@ -11,9 +11,11 @@
 // the same file seen from web/; the page's workers become web/page-worker.js. web/models.js stays
 // its own module: the tests extend the model list by serving another web/models.js
 // (tests/browser/browser.js).
-import { readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { modelUrl, models } from './models.js';
 
 const root = resolve(import.meta.dirname, '..');
 const web = join(root, 'web');
@@ -57,7 +59,17 @@ function sources() {
   return [...js(web), ...js(join(web, 'app'), true), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')].filter((f) => !built.has(f));
 }
 
-/** True when a bundle is missing or older than one of its sources. */
+/** The file of each model of the manifest that names one. */
+const modelFiles = () => models.filter((m) => m.file).map((m) => ({ id: m.id, path: fileURLToPath(modelUrl(m)) }));
+
+/**
+ * The download size of each model of the manifest, in bytes (null: the file is missing), put into
+ * the page's bundle as __ATTNSCOPE_MODEL_SIZES__: the picker shows them without asking the server
+ * (a HEAD request per model on every load, web/app/panels/form.js).
+ */
+export const modelSizes = () => Object.fromEntries(modelFiles().map(({ id, path }) => [id, existsSync(path) ? statSync(path).size : null]));
+
+/** True when a bundle is missing or older than one of its sources (a model file included: its size). */
 export function pageBundlesStale() {
   let oldest = Infinity;
   for (const { file } of PAGE_BUNDLES) {
@@ -67,7 +79,8 @@ export function pageBundlesStale() {
       return true;
     }
   }
-  return sources().some((f) => statSync(f).mtimeMs > oldest);
+  const models = modelFiles().map((m) => m.path).filter((f) => existsSync(f));
+  return [...sources(), ...models].some((f) => statSync(f).mtimeMs > oldest);
 }
 
 export async function buildPage() {
@@ -77,12 +90,14 @@ export async function buildPage() {
   } catch {
     throw new Error('web/build-page.mjs needs the dev dependency rolldown: run `npm ci` in the repository');
   }
+  const define = { __ATTNSCOPE_MODEL_SIZES__: JSON.stringify(modelSizes()) };
   for (const { input, file } of PAGE_BUNDLES) {
     // Written beside the bundle, then renamed over it: a server never serves half a file.
     const tmp = `${file}.${process.pid}.tmp`;
     await build({
       input,
       platform: 'browser',
+      transform: { define },
       plugins: [rebaseUrls, modelsApart],
       external: [/^node:/], // web/attnscope.js's Node branch, never reached in a browser
       logLevel: 'warn',

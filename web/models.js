@@ -15,7 +15,8 @@ export const models = [
   { id: 'multi30k-en-de', file: '../models/multi30k-en-de.safetensors', label: 'Multi30k en→de · 4+4 layers, 4 heads, BPE', example: 'A little girl is playing in the water.',
     heads: '../models/analysis/multi30k-en-de.heads.json' },
   { id: 'multi30k-de-en', file: '../models/multi30k-de-en.safetensors', label: 'Multi30k de→en · 4+4 layers, 4 heads, BPE', example: 'Ein Mann fährt Fahrrad.' },
-  { id: 'multi30k-rnn-en-de', file: '../models/multi30k-rnn-en-de.safetensors', label: 'Multi30k en→de RNN · bi-GRU, Luong attention (general), BPE', example: 'A man is riding a bike.', group: 'RNN encoder-decoder' },
+  { id: 'multi30k-rnn-en-de', file: '../models/multi30k-rnn-en-de.safetensors', label: 'Multi30k en→de RNN · bi-GRU, Bahdanau attention, BPE', example: 'A man is riding a bike.', group: 'RNN encoder-decoder' },
+  { id: 'multi30k-rnn-none-en-de', file: '../models/multi30k-rnn-none-en-de.safetensors', label: 'Multi30k en→de RNN · no attention (final state only), BPE', example: 'A man is riding a bike.', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-bahdanau-additive', file: '../models/toy-rnn-bahdanau-additive.safetensors', label: 'Toy en→de RNN · Bahdanau attention, additive score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-luong-dot', file: '../models/toy-rnn-luong-dot.safetensors', label: 'Toy en→de RNN · Luong attention, dot score', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'toy-rnn-none', file: '../models/toy-rnn-none.safetensors', label: 'Toy en→de RNN · no attention (final state only)', example: 'i can eat apple', group: 'RNN encoder-decoder' },
@@ -33,11 +34,41 @@ export const defaultModelId = models[0].id;
 
 /**
  * The manifest entry of `id`, or undefined. A model trained in the page (`trained:…`, see
- * web/app/state/trained.js) has an entry made from its name: no file, its name is its URL in the worker.
+ * web/app/state/trained.js) has an entry made from its name: no file, its name is its URL in the
+ * worker. So has a model file named by its absolute http(s) URL (a link's model=URL, made by the
+ * widget's "explore" link for its own model file): on the page's own origin, or on another once
+ * the reader has said so (allowModelFile), so that a link alone never makes the page download
+ * from a site of its choosing.
  */
 export function findModel(id) {
   if (isTrainedId(id)) return { id, label: trainedLabel(id), example: null, trained: true };
-  return models.find((m) => m.id === id);
+  return models.find((m) => m.id === id) ?? modelFileEntry(id);
+}
+
+const allowedFiles = new Set(); // model file URLs of other origins the reader agreed to load
+
+/** The reader agreed to load the model file at `url` (an absolute http(s) URL of another origin). */
+export function allowModelFile(url) {
+  allowedFiles.add(url);
+}
+
+/** An absolute http(s) URL as written (the same string as its parsed form), or null. */
+export function httpUrl(id) {
+  if (typeof id !== 'string' || !/^https?:\/\//i.test(id)) return null;
+  try {
+    const url = new URL(id);
+    return url.href === id ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function modelFileEntry(id) {
+  const url = httpUrl(id);
+  if (!url || (url.origin !== globalThis.location?.origin && !allowedFiles.has(url.href))) return undefined;
+  let name = url.pathname.split('/').pop() || url.host;
+  try { name = decodeURIComponent(name); } catch { /* shown as written */ }
+  return { id, label: `${name} (model file, ${url.host})`, example: null, fileUrl: url.href };
 }
 
 /** Why `id` names no model: the ids there are (for the page's notice and the widget's error). */
@@ -48,6 +79,7 @@ export function unknownModelMessage(id) {
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
   if (entry.trained) return entry.id;
+  if (entry.fileUrl) return entry.fileUrl;
   return entry.url?.() ?? new URL(entry.file, import.meta.url).href;
 }
 

@@ -44,8 +44,9 @@ function serveFrozenToy(server) {
   const handlers = server.listeners('request');
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === SHIPPED_TOY_URL) req.url = FROZEN_TOY_URL + url.search;
+    // A target that is no URL (`//`, a bad escape) goes through as it came: the server answers 400.
+    const url = URL.parse(req.url, 'http://x');
+    if (url?.pathname === SHIPPED_TOY_URL) req.url = FROZEN_TOY_URL + url.search;
     for (const h of handlers) h.call(server, req, res);
   });
 }
@@ -113,10 +114,16 @@ export async function hoverCell(page, canvas, row, col) {
   return grid;
 }
 
-/** Collects page errors and console errors of a page and its workers. */
+/**
+ * Collects page errors, console errors and failed requests of a page and its workers (a download
+ * the page makes of its own blob: URL is no request of the network's).
+ */
 export function watchErrors(page) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) errors.push(`requestfailed: ${r.method()} ${r.url()} (${r.failure()?.errorText})`);
+  });
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') errors.push(`worker: ${m.text()}`); }));
   return errors;
@@ -136,11 +143,11 @@ export async function idle(page) {
 }
 
 /** A fresh demo page at `path` (service workers blocked: the offline test has its own). */
-export async function openPage(env, path, { viewport = { width: 1280, height: 900 }, acceptDownloads = false, goldenRnns = false } = {}) {
+export async function openPage(env, path, { viewport = { width: 1280, height: 900 }, acceptDownloads = false, goldenRnns = false, wait = true } = {}) {
   const page = await env.browser.newPage({ viewport, serviceWorkers: 'block', acceptDownloads });
   const errors = watchErrors(page);
   if (goldenRnns) await withGoldenRnns(page);
   await page.goto(env.url(path));
-  await idle(page);
+  if (wait) await idle(page); // (wait: false for a page that waits on the reader first)
   return { page, errors };
 }

@@ -47,7 +47,8 @@ it('says in words what a broken model did: ended at once, or ran to the length l
   await page.locator('#break').evaluate((d) => { d.open = true; });
   await page.click('[data-preset=layernorm-only]');
   await idle(page);
-  expect(await page.textContent('#outcome-note')).toBe(`The model never wrote “</s>” (end of sentence): it stopped at the length limit of ${tokens.length} tokens, having written “${tokens[0]}” ${top} times.`
+  const shown = tokens[0].startsWith('▁') ? tokens[0].slice(1) : /^<.*>$/.test(tokens[0]) ? tokens[0] : `·${tokens[0]}`; // as the page names one token
+  expect(await page.textContent('#outcome-note')).toBe(`The model never wrote “</s>” (end of sentence): it stopped at the length limit of ${tokens.length} tokens, having written “${shown}” ${top} times.`
     + (only.translation.trim() ? '' : ' Those are special tokens, not words, so the translation is empty.'));
   await page.locator('#output-panel').scrollIntoViewIfNeeded();
   await screenshot(page, 'explain-length-limit', { fullPage: false });
@@ -67,9 +68,8 @@ it('shows whole words by default, subword pieces on request, and says that ▁ s
   expect(pieces.some((p) => p.startsWith('▁'))).toBe(true);
   expect(await page.isVisible('#pieces-line')).toBe(true);
   expect(await page.textContent('#pieces-line')).toContain('▁ starts a word');
-  // The text is the engine's pieces; the marker is not shown.
-  expect(await page.locator('#source-tokens .tok').allTextContents()).toEqual(pieces);
-  expect(await page.locator('#source-tokens .wm').first().isVisible()).toBe(false);
+  // Whole words: the sentence as written (and </s>); the marker is not shown.
+  expect(await page.locator('#source-tokens .tok').allTextContents()).toEqual([...EXAMPLE.split(' '), '</s>']);
   expect(await page.locator('#source-tokens').innerText()).not.toContain('▁');
   const [rows, cols] = await labels(page, '#heatmap canvas');
   expect(rows.join(' ')).not.toContain('▁');
@@ -77,7 +77,7 @@ it('shows whole words by default, subword pieces on request, and says that ▁ s
   expect(cols).toEqual(pieces.map((p) => (p.startsWith('▁') ? p.slice(1) : /^<.*>$/.test(p) ? p : `·${p}`)));
   await screenshot(page, 'explain-words', { fullPage: false });
   await page.check('#pieces');
-  expect(await page.locator('#source-tokens .wm').first().isVisible()).toBe(true);
+  expect(await page.locator('#source-tokens .tok').allTextContents()).toEqual(pieces);
   expect(await page.locator('#source-tokens').innerText()).toContain('▁');
   expect((await labels(page, '#heatmap canvas'))[1]).toEqual(pieces);
   // A word-level model has nothing to explain.

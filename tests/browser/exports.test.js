@@ -1,9 +1,11 @@
 // Exported figures say what they show: 1-based layers and heads in titles, pickers, labels and
 // file names (0-based in the URL and the API); long titles wrap instead of running off the
-// picture; the model-view sheet carries its colour legend; every Analyses pane exports.
+// picture; the model-view sheet carries its colour legend; every Analyses pane exports; each view's
+// values export as CSV and JSON, the engine's numbers under the labels the view draws.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadModel } from '../../web/attnscope.js';
 import { idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
 
 let env;
@@ -58,6 +60,93 @@ it('labels heads and layers from 1 in titles, pickers, screen-reader labels and 
   const png = await exported(page, '[data-export=view][data-format=png]');
   expect(png.name).toBe('attnscope-multi30k-en-de-step4-model-cross.png');
   expect(readFileSync(png.path).subarray(1, 4).toString()).toBe('PNG');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+/** RFC 4180 CSV text as rows of fields. */
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { row.push(field); field = ''; } else if (ch === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; } else field += ch;
+  }
+  return rows;
+}
+
+const readJson = async (page, sel) => { const f = await exported(page, sel); return { name: f.name, json: JSON.parse(readFileSync(f.path, 'utf8')) }; };
+const readCsv = async (page, sel) => { const f = await exported(page, sel); return { name: f.name, rows: parseCsv(readFileSync(f.path, 'utf8')) }; };
+
+it('exports the logits chart with its whole title, and each view\'s values as CSV and JSON: the engine\'s numbers, named as drawn', async () => {
+  const model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
+  const session = model.translate(LONG);
+  const records = Array.from({ length: 4 }, () => session.step());
+  const config = shippedConfig('multi30k-en-de');
+  const { page, errors } = await open(`/web/index.html?model=multi30k-en-de&s=${encodeURIComponent(LONG)}&step=4&view=cross&layer=1&head=3`);
+
+  // The logits chart's title, wrapped inside the picture.
+  const svg = await exported(page, '[data-export=logits][data-format=svg]');
+  expect(svg.name).toBe('attnscope-multi30k-en-de-step4-logits.svg');
+  const { width, lines } = await titleEdges(readFileSync(svg.path, 'utf8'));
+  expect(lines.map((l) => l.text).join(' ')).toBe(`Logits of step 4 · “${LONG}” · multi30k-en-de`);
+  for (const l of lines) expect(l.right).toBeLessThanOrEqual(width);
+
+  // The logits as data: every alternative the engine returned for step 4, named as the bars name them.
+  const top = records[3].expansions[0].top;
+  const bars = await page.locator('#bars .bar .tok').allTextContents();
+  const logits = await readJson(page, '[data-export=logits][data-format=json]');
+  expect(logits.name).toBe('attnscope-multi30k-en-de-step4-logits.json');
+  expect(logits.json.alternatives.map((a) => [a.id, a.piece, a.logit, a.logProb, a.prob])).toEqual(top.map((a) => [a.id, a.token, a.logit, a.logProb, a.prob]));
+  expect(logits.json.alternatives.map((a) => a.token)).toEqual(bars);
+  const logitsCsv = await readCsv(page, '[data-export=logits][data-format=csv]');
+  expect(logitsCsv.name).toBe('attnscope-multi30k-en-de-step4-logits.csv');
+  expect(logitsCsv.rows[0]).toEqual(['rank', 'token', 'piece', 'id', 'logit', 'log-prob', 'probability', 'taken']);
+  expect(logitsCsv.rows.slice(1).map((r) => [r[1], r[2], Number(r[3]), Number(r[4]), Number(r[5]), Number(r[6])])).toEqual(top.map((a, i) => [bars[i], a.token, a.id, a.logit, a.logProb, a.prob]));
+
+  // The map (layer 2, head 4 of the cross-attention): every weight of every step, and its labels.
+  const labels = await page.evaluate("import('/web/app/views/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector('#heatmap canvas')).spec; return [s.rowLabels, s.colLabels]; })");
+  const expected = Array.from({ length: 4 }, (_, k) => Array.from(session.crossAttention(k, { layer: 1, head: 3 }).data));
+  const map = await readJson(page, '[data-export=view][data-format=json]');
+  expect(map.name).toBe('attnscope-multi30k-en-de-step4-cross-L2-H4.json');
+  expect(map.json.maps).toHaveLength(1);
+  expect(map.json.maps[0]).toMatchObject({ site: 'cross', layer: 2, head: 4, value: 'attention weight', rows: labels[0], columns: labels[1] });
+  expect(map.json.maps[0].values).toEqual(expected);
+  const mapCsv = await readCsv(page, '[data-export=view][data-format=csv]');
+  expect(mapCsv.name).toBe('attnscope-multi30k-en-de-step4-cross-L2-H4.csv');
+  expect(mapCsv.rows[0]).toEqual(['site', 'layer', 'head', 'row', 'row label', 'column', 'column label', 'attention weight']);
+  expect(mapCsv.rows.slice(1)).toEqual(expected.flatMap((row, r) => row.map((v, c) => ['cross', '2', '4', String(r + 1), labels[0][r], String(c + 1), labels[1][c], String(v)])));
+
+  // The model view: every layer × head, counted from 1.
+  await page.click('#tab-model');
+  await idle(page);
+  const sheet = await readJson(page, '[data-export=view][data-format=json]');
+  expect(sheet.name).toBe('attnscope-multi30k-en-de-step4-model-cross.json');
+  expect(sheet.json.maps.map((m) => [m.layer, m.head])).toEqual(Array.from({ length: config.n_decoder_layers * config.n_heads }, (_, i) => [Math.floor(i / config.n_heads) + 1, (i % config.n_heads) + 1]));
+  for (const m of sheet.json.maps) {
+    expect(m.values).toEqual(Array.from({ length: 4 }, (_, k) => Array.from(session.crossAttention(k, { layer: m.layer - 1, head: m.head - 1 }).data)));
+  }
+
+  // The beam tree: every candidate as the engine returned it.
+  await page.click('#tab-beam');
+  await page.locator('.tree-scroll .node').first().waitFor();
+  const tree = await readJson(page, '[data-export=view][data-format=json]');
+  expect(tree.name).toBe('attnscope-multi30k-en-de-step4-beam.json');
+  expect(tree.json.nodes.map((n) => [n.id, n.parent ?? -1, n.piece, n.tokenId, n.logProb, n.score, n.status])).toEqual(
+    session.beamTree().map((n) => [n.id, n.parent, n.token, n.tokenId, n.logProb, n.score, n.status]));
+
+  // The rollout pane: the engine's rollout.
+  const rollout = await readJson(page, '[data-export=analysis][data-format=json]');
+  expect(rollout.name).toBe('attnscope-multi30k-en-de-rollout.json');
+  expect(rollout.json.maps[0].values.flat()).toEqual(Array.from(session.rollout().data));
+  session.dispose();
+  model.dispose();
   expect(errors).toEqual([]);
   await page.close();
 });

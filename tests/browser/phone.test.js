@@ -1,8 +1,9 @@
 // A phone (390 × 844) and the keyboard: the view tabs wrap instead of being cut off, the page does
-// not jump down on load, the model view fits every head of Multi30k's 8 on the screen, and a
-// focused heatmap's focus ring goes around the map, not around the whole wide canvas.
+// not jump down on load, the model view fits every head of Multi30k's 8 on the screen, a
+// focused heatmap's focus ring goes around the map, not around the whole wide canvas, and the
+// widget's step buttons are touch targets and its tooltip stays on the screen, down to 320 pixels wide.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { idle, openPage, screenshot, shippedConfig, startBrowser } from './browser.js';
+import { hoverCell, idle, openPage, screenshot, shippedConfig, startBrowser, watchErrors } from './browser.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -68,6 +69,50 @@ it('draws a focused heatmap\'s focus ring around the map only', async () => {
   // Blurred: no ring.
   await page.locator('#sentence').focus();
   expect(await ring.isVisible()).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// The narrowest screen a page must reflow to (WCAG 1.4.10: 320 CSS pixels), as small phones are.
+const SMALL_PHONE = { width: 320, height: 640 };
+
+it('gives the widget 44 × 44 step buttons and keeps its tooltip on the screen, at every cell of its right edge', async () => {
+  const page = await env.browser.newPage({ viewport: SMALL_PHONE, serviceWorkers: 'block', isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const errors = watchErrors(page);
+  await page.goto(env.url('/web/blog.html'));
+  // The post's second widget on Multi30k: long labels, many columns.
+  await page.evaluate(() => {
+    const w = document.querySelector('#second');
+    w.setAttribute('model', 'multi30k-en-de');
+    w.setAttribute('src', 'A little girl in a bright red coat is playing with her brown dog in the water.');
+  });
+  await page.waitForFunction(() => document.querySelector('#second').snapshot?.url.includes('multi30k') && document.querySelector('#second').snapshot.done, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('#first').snapshot?.done === true);
+  for (const sel of ['#first .prev', '#first .next', '#first a.open']) {
+    const box = await page.locator(sel).boundingBox();
+    expect(box.width, sel).toBeGreaterThanOrEqual(sel.endsWith('a.open') ? 24 : 44);
+    expect(box.height, sel).toBeGreaterThanOrEqual(sel.endsWith('a.open') ? 24 : 44);
+  }
+  for (const id of ['first', 'second']) {
+    const canvas = page.locator(`#${id} canvas`);
+    await canvas.scrollIntoViewIfNeeded();
+    const grid = JSON.parse(await canvas.getAttribute('data-grid'));
+    const scroller = await page.locator(`#${id} .hm-scroll`).boundingBox();
+    const canvasBox = await canvas.boundingBox();
+    // The rightmost column on screen (the map may scroll sideways inside the widget).
+    const visible = Math.min(grid.cols - 1, Math.floor((scroller.x + scroller.width - canvasBox.x - grid.x) / grid.cw) - 1);
+    for (const row of [0, grid.rows - 1]) {
+      await hoverCell(page, canvas, row, visible);
+      const tip = page.locator(`#${id} .hm-tip`);
+      await expect.poll(() => tip.getAttribute('data-col')).toBe(String(visible));
+      const box = await tip.boundingBox();
+      expect(box.x, `${id} ${row}`).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, `${id} ${row}`).toBeLessThanOrEqual(SMALL_PHONE.width);
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height).toBeLessThanOrEqual(SMALL_PHONE.height);
+    }
+  }
+  await screenshot(page, 'phone-widget-tooltip', { fullPage: false });
   expect(errors).toEqual([]);
   await page.close();
 });

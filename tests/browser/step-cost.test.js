@@ -16,6 +16,13 @@ let env;
 let reference; // the engine in Node: the greedy tokens of SENTENCE
 let shortReference; // and of SHORT
 
+/** The output lines' tokens as the engine's pieces (the "show subword pieces" switch on: the
+ *  test compares them with the engine's tokens, not with how a reader is shown them). */
+async function outTokens(page) {
+  await page.check('#pieces');
+  return page.locator('#lines li .out').allTextContents();
+}
+
 beforeAll(async () => {
   env = await startBrowser();
   const model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
@@ -67,7 +74,7 @@ it('makes the same Embind calls for a press of Next at step 1 and at step 30 of 
 
   // The page holds every step it was sent, and shows the engine's translation so far.
   expect(await page.evaluate(() => window.attnscope.storedSteps)).toBe(31);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 31));
+  expect(await outTokens(page)).toEqual(reference.slice(0, 31));
   expect(JSON.parse(await page.locator('#heatmap canvas').getAttribute('data-grid')).rows).toBe(31);
 
   // The beam tree grows with every step: only the beam view asks for it. When it opens, the
@@ -110,7 +117,7 @@ it('redraws the map for a press of Next before asking the worker anything: the s
   expect(await steps(page)).toBe(4);
   // The one request is the step after the one now shown, sent once the map was drawn.
   expect(await page.evaluate(() => window.__sent)).toEqual([{ type: 'step', drawnBefore: true }]);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 4));
+  expect(await outTokens(page)).toEqual(reference.slice(0, 4));
 
   // Turned off (the benchmark times both), the press asks the worker and draws its answer.
   await page.evaluate(() => { window.attnscope.lookAhead = false; });
@@ -120,7 +127,7 @@ it('redraws the map for a press of Next before asking the worker anything: the s
   expect(await steps(page)).toBe(5);
   // The session went one step past the page's (asked ahead before the switch): back, then the step.
   expect(await page.evaluate(() => window.__sent)).toEqual([{ type: 'goto', drawnBefore: false }, { type: 'step', drawnBefore: false }]);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 5));
+  expect(await outTokens(page)).toEqual(reference.slice(0, 5));
   expect(errors).toEqual([]);
   await page.close();
 });
@@ -130,13 +137,13 @@ it('shows the page\'s step after Prev and Next while the worker is a step ahead'
   await page.click('#prev');
   await idle(page);
   expect(await steps(page)).toBe(5);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 5));
+  expect(await outTokens(page)).toEqual(reference.slice(0, 5));
   await page.click('#next');
   await idle(page);
   await page.click('#next');
   await idle(page);
   expect(await steps(page)).toBe(7);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(reference.slice(0, 7));
+  expect(await outTokens(page)).toEqual(reference.slice(0, 7));
   // The worker holds step 8 now; the page's view is step 7 in every respect.
   const snap = await page.evaluate(() => { const s = window.attnscope.snapshot; return { steps: s.steps, ids: s.path.ids.length, rows: s.rows.length }; });
   expect(snap).toEqual({ steps: 7, ids: 7, rows: 7 });
@@ -156,7 +163,7 @@ it('steps the new sentence when Next comes while it is being translated (the ste
   await idle(page);
   await page.evaluate(() => window.attnscope.idle());
   expect(await steps(page)).toBe(2);
-  expect(await page.locator('#lines li .out').allTextContents()).toEqual(shortReference.slice(0, 2));
+  expect(await outTokens(page)).toEqual(shortReference.slice(0, 2));
   expect(errors).toEqual([]);
   await page.close();
 });

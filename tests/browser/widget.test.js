@@ -2,7 +2,8 @@
 // each with a heatmap, sharing one worker, one WebAssembly module and one copy of the model.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { FROZEN_TOY, hoverCell, screenshot, startBrowser, watchErrors } from './browser.js';
+import { TEST_FOLDERS, serve } from '../../web/serve.mjs';
+import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, startBrowser, watchErrors } from './browser.js';
 
 let env;
 let model;
@@ -135,4 +136,56 @@ it('applies an interventions attribute, and shows bad JSON and engine refusals i
   expect(await page.evaluate(() => window.hostErrors)).toEqual([]);
   expect(errors).toEqual([]);
   await page.close();
+});
+
+it('carries its own model file to the page through the explore link: loaded there on the same origin, on another only when the reader agrees', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  await page.goto(env.url('/web/blog.html'));
+  await finished(page, 'first');
+  // A model file beside the post, by a relative URL, as an author writes model="my.safetensors".
+  await page.evaluate(() => document.querySelector('#first').setAttribute('model', '../tests/models/toy-en-de.frozen.safetensors'));
+  const file = env.url('/tests/models/toy-en-de.frozen.safetensors');
+  await page.waitForFunction((u) => document.querySelector('#first').snapshot?.url === u && document.querySelector('#first').snapshot.done, file);
+  const href = new URL(await page.locator('#first a.open').getAttribute('href'));
+  expect(href.searchParams.get('model')).toBe(file);
+  expect(errors).toEqual([]);
+  await page.close();
+
+  // The page opens that file (its own origin), and names it in the picker.
+  const expected = model.translate('i can eat apple');
+  expected.run();
+  const opened = await openPage(env, href.pathname + href.search);
+  expect(await opened.page.evaluate(() => window.attnscope.snapshot.url)).toBe(file);
+  expect(await opened.page.locator('#model').inputValue()).toBe(file);
+  expect(await opened.page.locator('#model option:checked').textContent()).toContain('toy-en-de.frozen.safetensors');
+  expect(await opened.page.textContent('#translation')).toBe(expected.translation);
+  expect(await opened.page.isHidden('#notice')).toBe(true);
+  expect(opened.errors).toEqual([]);
+  await opened.page.close();
+
+  // The same file on another origin: nothing is fetched from there until the reader says so.
+  const other = await serve({ port: 0, folders: TEST_FOLDERS });
+  try {
+    const elsewhere = `http://127.0.0.1:${other.address().port}/tests/models/toy-en-de.frozen.safetensors`;
+    const asked = [];
+    const { page: p, errors: e } = await openPage(env, `/web/index.html?model=${encodeURIComponent(elsewhere)}&s=i+can+eat+apple&step=end`);
+    p.on('request', (r) => { if (r.url().startsWith(elsewhere)) asked.push(r.url()); });
+    expect(await p.evaluate(() => window.attnscope.snapshot.url)).not.toBe(elsewhere);
+    expect(await p.isVisible('#notice')).toBe(true);
+    expect(await p.textContent('#notice')).toContain(`The link asks for the model file ${elsewhere}, on another site`);
+    expect(asked).toEqual([]);
+    await p.locator('#notice button').click();
+    await p.waitForFunction((u) => window.attnscope.snapshot?.url === u, elsewhere, { timeout: 30_000 });
+    await idle(p);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(await p.locator('#model').inputValue()).toBe(elsewhere);
+    expect(await p.textContent('#translation')).toBe(expected.translation);
+    expect(e).toEqual([]);
+    await p.close();
+  } finally {
+    other.closeAllConnections?.();
+    await new Promise((ok) => other.close(ok));
+    expected.dispose();
+  }
 });

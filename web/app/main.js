@@ -6,6 +6,7 @@
 // engine returns.
 import { findModel } from '../models.js';
 import { AnalysesPanel } from './panels/analyses.js';
+import { BleuByLengthPanel } from './panels/bleu-by-length.js';
 import { renderArchitecture } from './panels/architecture-panel.js';
 import { describeArchitecture } from './model/architecture.js';
 import { EncoderPage } from './panels/encoder-page.js';
@@ -13,19 +14,21 @@ import { AttentionView, shownInterventions } from './views/attention-view.js';
 import { CompareView } from './panels/compare.js';
 import { getEngine } from './worker/client.js';
 import { exportAs } from './util/export.js';
-import { paneSVG } from './views/pane-export.js';
+import { exportData } from './util/data-export.js';
+import { paneData, paneSVG } from './views/pane-export.js';
 import { wireForceAny } from './panels/force-any.js';
-import { addTrainedOption, buildModelPicker, fillForm, noteUnknownModel, probeModelSizes, readForm, renderVocabHint, showModeOptions } from './panels/form.js';
+import { addModelOption, buildModelPicker, fillForm, noteUnknownModel, readForm, renderLengthHint, renderVocabHint, showModeOptions } from './panels/form.js';
 import { HEATMAP_CSS } from './views/heatmap.js';
 import { byId as $ } from './util/html.js';
 import { InterventionsPanel } from './panels/interventions.js';
-import { logitsSVG } from './views/logits.js';
+import { logitsData, logitsSVG } from './views/logits.js';
+import { labelOf } from './util/pieces.js';
 import { renderLogitsPanel } from './panels/logits-panel.js';
 import { renderModified } from './panels/modified-banner.js';
 import { renderOutput } from './panels/output-panel.js';
 import { createRequests } from './worker/requests.js';
 import { formatState, hasInterventions, noInterventions, parseState } from './state/state.js';
-import { createPlayer, renderStepper } from './panels/stepper.js';
+import { createPlayer, renderStepper, trackStepperHeight } from './panels/stepper.js';
 import { pageStore } from './state/store.js';
 import { TrainingPanel } from './panels/training.js';
 
@@ -74,21 +77,25 @@ const encoder = new EncoderPage($('encoder'), { engine, showError });
 const requests = createRequests({
   store, engine,
   ui: { showError, stopPlay: () => player.stop(), readForm: () => store.setState(readForm(store.get().st)), panel,
-    encoderOnly: (chosen) => encoder.show(chosen) },
+    encoderOnly: async (chosen) => {
+      // The "Break the model" panel edits the encoder-only model too: what it takes, on its input pieces.
+      panel.render(chosen.iv, chosen.info.sites, [], chosen.info);
+      const study = await encoder.show(chosen);
+      panel.render(chosen.iv, chosen.info.sites, study.tokens, chosen.info);
+      renderModified(chosen.iv, null, chosen.info.sites);
+    } },
 });
 const player = createPlayer({ store, requests });
 
-/** Once, after the first map is drawn: its time, then the model sizes and the offline cache. */
+/** Once, after the first map is drawn: its time, then the offline cache. */
 function markFirstHeatmap() {
   if (app.dataset.firstHeatmapMs) return;
   const m = performance.mark('attnscope:first-heatmap');
   app.dataset.firstHeatmapMs = m.startTime.toFixed(0);
   console.info(`attnscope: first heatmap after ${m.startTime.toFixed(0)} ms`);
   // After the first picture is on screen (the task after the next frame; a timeout alone ran
-  // before that frame, and the picker's HEAD requests cost ~50 ms of this thread on a cold
-  // load): the model sizes for the picker, and the offline cache.
+  // before that frame): the offline cache.
   requestAnimationFrame(() => setTimeout(() => {
-    probeModelSizes(store.get().st.model);
     if ('serviceWorker' in navigator && location.protocol !== 'file:') {
       navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch((e) => console.warn('attnscope: no offline cache:', e.message));
     }
@@ -99,6 +106,8 @@ const attention = new AttentionView({
   store, onGoto: (step) => requests.goto(step), onSelectPath: (ids) => requests.selectPath(ids),
   onNeedTree: () => requests.loadTree(), onFirstHeatmap: markFirstHeatmap,
 });
+
+new BleuByLengthPanel($('bleu-length')); // precomputed figures: no engine, no state
 
 const analyses = new AnalysesPanel($('analyses'), {
   engine,
@@ -114,7 +123,7 @@ let restoring = false;
 const training = new TrainingPanel($('training'), {
   engine,
   onTrained: (id, pairs) => {
-    addTrainedOption(id);
+    addModelOption(id);
     if (restoring) return;
     $('model').value = id;
     // Other pairs than the toy's: the page's sentence may use words the model never saw, so the
@@ -143,7 +152,7 @@ function timed(name, draw) {
 }
 
 /** Everything, for a new snapshot. */
-function render({ st, snap, original }) {
+function render({ st, snap, original, info }) {
   app.dataset.renders = Number(app.dataset.renders ?? 0) + 1;
   app.dataset.steps = snap.steps;
   app.dataset.done = String(snap.done);
@@ -153,13 +162,14 @@ function render({ st, snap, original }) {
   timed('logits', () => renderLogits(snap));
   timed('attention', () => attention.render());
   timed('analyses', () => analyses.render(snap));
-  timed('break', () => panel.render(st.iv, snap.sites, snap.source.pieces));
+  timed('break', () => panel.render(st.iv, snap.sites, snap.source.pieces, info));
 }
 
 store.subscribe((state, changed, before) => {
   if (changed.has('st')) writeURL({ soon: changed.has('snap') });
   if (changed.has('info')) {
     renderVocabHint(state.info);
+    renderLengthHint(state.info);
     $('arch-family').textContent = describeArchitecture(state.info).family;
     renderArchitecture($('arch-body'), state.info, { name: findModel(state.st.model)?.label });
   }
@@ -175,19 +185,24 @@ store.subscribe((state, changed, before) => {
 async function exportView(which, format) {
   const { snap, st } = store.get();
   if (!snap) return;
+  const data = format === 'csv' || format === 'json'; // the values drawn, not the picture
+  const save = (what, base) => (data ? exportData(format, what(), base) : exportAs(format, what(), base));
   try {
     const base = `attnscope-${st.model}-step${snap.steps}`;
     if (which === 'analysis') {
       const pane = document.querySelector(`#analyses .an-pane[data-an="${st.an}"]`);
       const name = { rollout: 'Attention rollout', vectors: 'Vectors', importance: 'Head importance', timeline: 'Training timeline' }[st.an];
-      await exportAs(format, paneSVG(pane, `${name} · “${st.s}” · ${st.model}`), `attnscope-${st.model}-${st.an}`);
+      const title = `${name} · “${st.s}” · ${st.model}`;
+      await save(() => (data ? paneData(pane, title) : paneSVG(pane, title)), `attnscope-${st.model}-${st.an}`);
     } else if (which === 'logits') {
       const row = snap.rows.at(-1);
       if (!row) return;
-      await exportAs(format, logitsSVG(row, `Logits of step ${row.step + 1} · “${st.s}” · ${st.model}`, $('scale').value), `${base}-logits`);
+      const title = `Logits of step ${row.step + 1} · “${st.s}” · ${st.model}`;
+      await save(() => (data ? logitsData(row, title, labelOf(snap)) : logitsSVG(row, title, $('scale').value, labelOf(snap))), `${base}-logits`);
     } else {
-      const { svg, name } = attention.svg(`“${st.s}” · ${st.model} · step ${snap.steps}`);
-      await exportAs(format, svg, `${base}-${name}`);
+      const title = `“${st.s}” · ${st.model} · step ${snap.steps}`;
+      const view = data ? attention.data(title) : attention.svg(title);
+      await save(() => view.data ?? view.svg, `${base}-${view.name}`);
     }
   } catch (e) {
     showError(e);
@@ -205,6 +220,7 @@ wireForceAny({
   },
   enabled: () => !!store.get().snap?.rows.length,
   onForce: (id) => requests.force(id),
+  label: (piece) => labelOf(store.get().snap ?? {})(piece),
 });
 
 function wire() {
@@ -240,7 +256,9 @@ function wire() {
   $('play').addEventListener('click', () => (player.playing ? player.stop() : player.start()));
   $('pieces').addEventListener('change', () => {
     document.body.classList.toggle('show-pieces', $('pieces').checked);
-    attention.render();
+    // Every view shows tokens (web/app/util/pieces.js): all are drawn again.
+    if (store.get().snap) render(store.get());
+    compare.redraw();
   });
   $('scale').addEventListener('change', () => { const { snap } = store.get(); if (snap) renderLogits(snap); });
   $('vnorm').addEventListener('change', () => {
@@ -274,11 +292,12 @@ function wire() {
 
 buildModelPicker();
 buildModelPicker($('compare'));
+trackStepperHeight();
 const first = store.get().st;
-if (findModel(first.model)?.trained) addTrainedOption(first.model);
+if (findModel(first.model)?.trained || findModel(first.model)?.fileUrl) addModelOption(first.model);
 fillForm(first);
 $('compare').value = first.compare ?? '';
-noteUnknownModel(new URLSearchParams(location.search).get('model'), first.model);
+noteUnknownModel(new URLSearchParams(location.search).get('model'), first.model, { onLoadFile: () => requests.translate({ step: first.step }) });
 if (hasInterventions(first.iv)) panel.open = true;
 wire();
 if (findModel(first.model)?.trained) {

@@ -18,6 +18,7 @@ import { formatState, hasInterventions, normalizeInterventions } from '../app/st
 import { describeInterventions } from '../app/panels/interventions.js';
 import { mainSite, siteNamed } from '../app/model/sites.js';
 import { StepStore } from '../app/state/step-store.js';
+import { shownText } from '../app/util/pieces.js';
 import { findModel, modelUrl, unknownModelMessage } from '../models.js';
 
 // Theming: every colour, font and size below comes from a public custom property
@@ -81,11 +82,11 @@ figure { margin: 0; border: 1px solid var(--_line); border-radius: var(--_radius
 .error { color: var(--_err); background: var(--_err-bg); border: 1px solid var(--_err-line); border-radius: 6px; padding: 6px 10px; font-size: .93em; }
 .map { color: var(--_fg); }
 .controls { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin-top: 6px; font-size: .93em; color: var(--_muted); }
-button { font: inherit; color: var(--_fg); background: var(--_control); border: 1px solid var(--_control-line); border-radius: 6px; min-width: 36px; min-height: 30px; cursor: pointer; }
+button { font: inherit; color: var(--_fg); background: var(--_control); border: 1px solid var(--_control-line); border-radius: 6px; min-width: 44px; min-height: 44px; cursor: pointer; }
 button:hover:not(:disabled) { filter: brightness(.95); }
 button:disabled { opacity: .45; cursor: default; }
 button:focus-visible, a:focus-visible { outline: 3px solid var(--_accent); outline-offset: 2px; }
-a { color: var(--_accent); margin-left: auto; }
+a { color: var(--_accent); margin-left: auto; display: inline-flex; align-items: center; min-height: 44px; }
 [hidden] { display: none !important; }
 ` + HEATMAP_CSS;
 
@@ -362,8 +363,10 @@ export class AttnScope extends Base {
     open.hidden = !PAGE;
     if (!PAGE) return this.#rendered(snap);
     const link = new URL(PAGE);
+    // A manifest model by its id; the widget's own model file by its absolute URL (the page loads
+    // one on its own origin, one elsewhere when the reader agrees: web/models.js findModel).
     link.search = formatState({
-      s: this.getAttribute('src') ?? '', model: entry.id, mode, step: snap.steps, view, layer, head, kind: view,
+      s: this.getAttribute('src') ?? '', model: findModel(entry.id) ? entry.id : entry.url, mode, step: snap.steps, view, layer, head, kind: view,
       beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1, iv,
     });
     open.href = link.href;
@@ -383,7 +386,7 @@ export class AttnScope extends Base {
   #drawSentence(snap) {
     const sentence = this.#root.querySelector('.sentence');
     sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
-    sentence.querySelector('.s').textContent = snap.source.pieces.filter((p) => p !== '</s>').join(' ');
+    sentence.querySelector('.s').textContent = shownText(snap.source.pieces.filter((p) => p !== '</s>'), { subwords: snap.subwords });
     sentence.querySelector('.t').textContent = snap.path.text || '…';
   }
 

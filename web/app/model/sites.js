@@ -15,7 +15,7 @@ export const siteWith = (sites, roles) => sites?.find((s) => Object.entries(role
 
 /**
  * The site the page opens on: the first one where generated tokens look at the source (the
- * alignment the seed article is about); else the first per-step site; else the first.
+ * alignment the attention papers are about); else the first per-step site; else the first.
  */
 export function mainSite(sites) {
   return siteWith(sites, { queries: 'target', keys: 'source' }) ?? siteWith(sites, { perStep: true }) ?? sites?.[0];

@@ -12,6 +12,7 @@ import { mainSite } from '../model/sites.js';
 import { hasInterventions, strategyOptions } from '../state/state.js';
 import { StepStore } from '../state/step-store.js';
 import { attentionSpec } from '../views/views.js';
+import { labelOf, piecesShown } from '../util/pieces.js';
 
 const el = (tag, props = {}, ...children) => {
   const e = Object.assign(document.createElement(tag), props);
@@ -85,7 +86,7 @@ class Pane {
     this.root.dataset.layer = layer;
     this.root.dataset.head = head;
     this.mapTitle.textContent = `${site.label} · layer ${layer + 1} of ${site.layers} · head ${head + 1} of ${site.heads}`;
-    if (!empty) this.#heatmap.set(attentionSpec(snap.attention(site.name), layer, head));
+    if (!empty) this.#heatmap.set(attentionSpec(snap.attention(site.name, { show: piecesShown() }), layer, head));
   }
 }
 
@@ -119,6 +120,12 @@ export class CompareView {
 
   /** Resolves when the other session has caught up with every request so far. */
   idle() { return this.#queue; }
+
+  /** Draws both panes again as they are (the page's "show subword pieces" switch changed). */
+  redraw() {
+    for (const pane of this.#panes) pane.draw();
+    this.#renderForced();
+  }
 
   /** Brings the view in line with the page's state and snapshot (called on every change). */
   sync() {
@@ -197,7 +204,8 @@ export class CompareView {
     const missing = asked.filter((f) => !done.has(`${f.step}:${f.token}`));
     const line = this.notes.querySelector('.cv-forced');
     line.hidden = !missing.length;
-    line.textContent = missing.length ? `Not forced in the other model (not in its vocabulary): ${missing.map((f) => `“${f.token}” at step ${f.step + 1}`).join(', ')}.` : '';
+    const label = missing.length ? labelOf(this.#store.get().snap) : null;
+    line.textContent = missing.length ? `Not forced in the other model (not in its vocabulary): ${missing.map((f) => `“${label(f.token)}” at step ${f.step + 1}`).join(', ')}.` : '';
   }
 
   #close() {

@@ -20,8 +20,11 @@ export function matchTokens(vocab, query) {
   return [...starts, ...contains].slice(0, MAX);
 }
 
-/** Wires the input and its list; vocab() resolves to the target vocabulary; onForce(id). */
-export function wireForceAny({ vocab, onForce, enabled }) {
+/**
+ * Wires the input and its list; vocab() resolves to the target vocabulary; onForce(id);
+ * label(piece): a token as the page shows it.
+ */
+export function wireForceAny({ vocab, onForce, enabled, label = (p) => p }) {
   const input = $('force-input');
   const list = $('force-list');
   let words = [];
@@ -45,7 +48,7 @@ export function wireForceAny({ vocab, onForce, enabled }) {
       li.setAttribute('aria-selected', String(i === active));
       li.dataset.token = words[id];
       li.dataset.id = id;
-      li.textContent = words[id];
+      li.textContent = label(words[id]);
       li.addEventListener('mousedown', (e) => { e.preventDefault(); pick(id); });
       return li;
     }));

@@ -1,9 +1,10 @@
 // The form of the demo page: sentence, model picker (with each model's download size), decoding
 // mode and its options, and the words a small word-level model knows.
-import { findModel, modelUrl, models, unknownModelMessage } from '../../models.js';
+import { allowModelFile, findModel, httpUrl, models, unknownModelMessage } from '../../models.js';
 import { formatBytes } from '../worker/client.js';
 import { byId as $, esc } from '../util/html.js';
 import { parseState } from '../state/state.js';
+import { cutsWords } from '../util/pieces.js';
 
 /** The form's fields from the URL state. */
 export function fillForm(st) {
@@ -44,24 +45,53 @@ export function showModeOptions() {
  * A link named a model this page does not have (`asked`): say so, and which one is shown
  * instead, rather than quietly translating with another model.
  */
-export function noteUnknownModel(asked, shown) {
+export function noteUnknownModel(asked, shown, { onLoadFile } = {}) {
   const notice = $('notice');
   notice.hidden = !asked || asked === shown;
   if (notice.hidden) return;
+  // Gone once the reader picks a model.
+  $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
+  const file = httpUrl(asked);
+  if (file) {
+    // A model file on another site: loaded only when the reader says so (web/models.js findModel).
+    notice.textContent = `The link asks for the model file ${file.href}, on another site (${file.host}). Showing “${findModel(shown).label}” until you choose to load it. `;
+    const load = Object.assign(document.createElement('button'), { type: 'button', className: 'small', textContent: `Load the model from ${file.host}` });
+    load.addEventListener('click', () => {
+      notice.hidden = true;
+      allowModelFile(file.href);
+      addModelOption(file.href);
+      $('model').value = file.href;
+      onLoadFile?.(file.href);
+    });
+    notice.append(load);
+    return;
+  }
   const msg = findModel(asked)?.trained
     ? `“${findModel(asked).label}” was trained on sentence pairs the link does not carry intact (its pairs= parameter is missing or changed)`
     : unknownModelMessage(asked);
   notice.textContent = `The link asks for a model this page does not have: ${msg}. Showing “${findModel(shown).label}” instead; pick another above.`;
-  // Gone once the reader picks a model.
-  $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
+}
+
+// Each model's download size in bytes (null: its file is missing), measured when the page's
+// bundle is built (web/build-page.mjs modelSizes): the picker asks the server nothing. The sources
+// run unbundled (a test that imports them) have none, and show the labels alone.
+// eslint-disable-next-line no-undef
+const SIZES = typeof __ATTNSCOPE_MODEL_SIZES__ === 'undefined' ? {} : __ATTNSCOPE_MODEL_SIZES__;
+
+/** A model's option: its label and download size; a model whose file is missing is not offered. */
+function modelOption(m) {
+  const size = SIZES[m.id];
+  const opt = new Option(size === null ? `${m.label} (not available)` : size ? `${m.label} · ${formatBytes(size)}` : m.label, m.id);
+  opt.dataset.label = m.label;
+  opt.disabled = size === null;
+  return opt;
 }
 
 /** The models of the manifest as the options of `select` (grouped as the manifest groups them). */
 export function buildModelPicker(select = $('model')) {
   const groups = new Map();
   for (const m of models) {
-    const opt = new Option(m.label, m.id);
-    opt.dataset.label = m.label;
+    const opt = modelOption(m);
     if (!m.group) select.append(opt);
     else {
       if (!groups.has(m.group)) {
@@ -75,15 +105,19 @@ export function buildModelPicker(select = $('model')) {
   }
 }
 
-/** Adds a model trained in the page to the picker (once), in its own group. */
-export function addTrainedOption(id) {
+/**
+ * Adds a model the manifest does not list to the picker (once), in its group: a model trained in
+ * the page, or a model file a link named by its URL.
+ */
+export function addModelOption(id) {
   const select = $('model');
   if ([...select.options].some((o) => o.value === id)) return;
-  let group = select.querySelector('optgroup[data-trained]');
+  const kind = findModel(id)?.trained ? 'trained' : 'file';
+  let group = select.querySelector(`optgroup[data-kind=${kind}]`);
   if (!group) {
     group = document.createElement('optgroup');
-    group.label = 'Trained in this page';
-    group.dataset.trained = '';
+    group.label = kind === 'trained' ? 'Trained in this page' : 'Model files';
+    group.dataset.kind = kind;
     select.append(group);
   }
   const opt = new Option(findModel(id).label, id);
@@ -91,19 +125,15 @@ export function addTrainedOption(id) {
   group.append(opt);
 }
 
-/** Adds each model's download size to the picker; marks the ones the server does not have. */
-export async function probeModelSizes(current) {
-  await Promise.all([...$('model').options].filter((opt) => !findModel(opt.value)?.trained).map(async (opt) => {
-    try {
-      const res = await fetch(modelUrl(findModel(opt.value)), { method: 'HEAD' });
-      if (res.status === 404) {
-        opt.textContent = `${opt.dataset.label} (not available)`;
-        opt.disabled = opt.value !== current;
-      } else if (res.ok && Number(res.headers.get('content-length'))) {
-        opt.textContent = `${opt.dataset.label} · ${formatBytes(Number(res.headers.get('content-length')))}`;
-      }
-    } catch { /* offline: leave the label as it is */ }
-  }));
+/**
+ * The longest sentence the model reads, in its own tokens: the engine's one limit on the text
+ * (it refuses a longer one, and says so). The box itself takes any length.
+ */
+export function renderLengthHint(info) {
+  const hint = $('length-hint');
+  const max = info?.hasDecoder ? info.config?.max_positions : null;
+  hint.hidden = !max;
+  hint.textContent = max ? `This model reads at most ${max} ${cutsWords(info.tokenizer) ? 'pieces' : 'tokens'} (</s> included); it refuses a longer sentence.` : '';
 }
 
 /** The words a small word-level model knows, as chips that add themselves to the sentence. */

@@ -2,6 +2,7 @@
 // draws them), what they follow, and the bars that force a token.
 import { byId as $ } from '../util/html.js';
 import { renderLogits } from '../views/logits.js';
+import { labelOf, piecesShown, shownText } from '../util/pieces.js';
 
 /** onForce(tokenId): a bar was clicked. */
 export function renderLogitsPanel(snap, { scale, onForce }) {
@@ -11,9 +12,9 @@ export function renderLogitsPanel(snap, { scale, onForce }) {
   if (!row) {
     cap.textContent = 'The scores of the next token appear here once a step has run.';
   } else {
-    const prefix = [snap.bos, ...snap.path.tokens.slice(0, row.step)].join(' ');
+    const prefix = shownText([snap.bos, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
     cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${row.top.length} candidates. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there.`;
     cap.querySelector('.mono').textContent = prefix;
   }
-  renderLogits($('bars'), row, { scale, onForce });
+  renderLogits($('bars'), row, { scale, onForce, label: labelOf(snap) });
 }

@@ -2,7 +2,7 @@
 // line per step of the followed hypothesis ("input → output", click to go there), the
 // translation so far.
 import { byId as $, setText } from '../util/html.js';
-import { marksWords, pieceInto } from '../util/pieces.js';
+import { piecesShown, shownWords, tokenLabel } from '../util/pieces.js';
 
 /**
  * What the model did, in words, when the result looks broken: an empty translation (it ended at
@@ -18,7 +18,7 @@ export function outcomeNote(snap) {
     for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
     const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
     parts.push(`The model never wrote “${snap.eos}” (end of sentence): it stopped at the length limit of ${tokens.length} tokens`
-      + (n > tokens.length / 2 ? `, having written “${top}” ${n} times` : '') + '.');
+      + (n > tokens.length / 2 ? `, having written “${tokenLabel(top, { subwords: snap.subwords, show: piecesShown() })}” ${n} times` : '') + '.');
     if (empty) parts.push('Those are special tokens, not words, so the translation is empty.');
   } else if (empty && tokens.length <= 1) {
     parts.push(`The model ended at once: the first token it chose was “${snap.eos}” (end of sentence), so the translation is empty.`);
@@ -30,7 +30,7 @@ export function outcomeNote(snap) {
 
 /** What a line (or the source) shows: one whose key is unchanged is left as it is (no DOM write). */
 const shown = new WeakMap(); // element -> its key
-const lineKey = (row, current) => JSON.stringify([row.input, row.output, !!row.forced, current]);
+const lineKey = (row, current, show) => JSON.stringify([row.input, row.output, !!row.forced, current, show]);
 
 /** One line of the list, "k) input → output", its step in data-step (the click goes there). */
 function newLine(onClick) {
@@ -41,7 +41,7 @@ function newLine(onClick) {
 }
 
 /** Writes step `k`'s row into `li` (a new line, or one that showed something else). */
-function fillLine(li, row, k, current) {
+function fillLine(li, row, k, current, pieces) {
   const button = li.firstChild;
   li.dataset.step = k + 1;
   li.classList.toggle('current', current);
@@ -49,11 +49,8 @@ function fillLine(li, row, k, current) {
   else li.removeAttribute('aria-current');
   button.title = `Go to step ${k + 1}`;
   button.querySelector('.n').textContent = `${k + 1})`;
-  for (const [cls, piece] of [['in', row.input], ['out', row.output]]) {
-    const el = button.querySelector(`.${cls}`);
-    el.className = cls; // pieceInto marks a continued word ('cont') and never unmarks it
-    pieceInto(el, piece);
-  }
+  button.querySelector('.in').textContent = tokenLabel(row.input, pieces);
+  button.querySelector('.out').textContent = tokenLabel(row.output, pieces);
   const badge = button.querySelector('.badge');
   if (row.forced && !badge) {
     const f = document.createElement('span');
@@ -64,7 +61,7 @@ function fillLine(li, row, k, current) {
     badge.previousSibling.remove(); // the space before it
     badge.remove();
   }
-  shown.set(li, lineKey(row, current));
+  shown.set(li, lineKey(row, current, pieces.show));
 }
 
 // The list's lines are kept from one snapshot to the next: a press of Next appends one line and
@@ -76,14 +73,17 @@ const goto = (step) => gotoStep(step);
 /** onGoto(step): a line was clicked. */
 export function renderOutput(snap, { onGoto }) {
   gotoStep = onGoto;
+  const pieces = { subwords: snap.subwords, show: piecesShown() };
   const src = $('source-tokens');
-  const sourceKey = JSON.stringify([snap.source.pieces, snap.source.unknown]);
+  const { pieces: source, unknown } = snap.source;
+  const sourceKey = JSON.stringify([source, unknown, pieces]);
   if (shown.get(src) !== sourceKey) { // the same source for a whole session: drawn once
-    src.replaceChildren(...snap.source.pieces.map((p) => {
+    // A chip per word (pieces hidden) or per piece; marked when a piece of it is unknown.
+    src.replaceChildren(...shownWords(source, pieces).map((w) => {
       const t = document.createElement('span');
       t.className = 'tok';
-      pieceInto(t, p);
-      if (snap.source.unknown.includes(p) || p === '<unk>') t.classList.add('unknown');
+      t.textContent = w.text;
+      if (source.slice(w.from, w.to).some((p) => unknown.includes(p) || p === '<unk>')) t.classList.add('unknown');
       return t;
     }));
     if (snap.source.unknown.length) {
@@ -113,7 +113,7 @@ export function renderOutput(snap, { onGoto }) {
         li = newLine(goto);
         lines.append(li);
       }
-      if (shown.get(li) !== lineKey(row, current)) fillLine(li, row, k, current);
+      if (shown.get(li) !== lineKey(row, current, pieces.show)) fillLine(li, row, k, current, pieces);
     });
   }
   // The current line in view inside the list's own scroll box; never scrolls the page (on a
@@ -126,7 +126,7 @@ export function renderOutput(snap, { onGoto }) {
       lines.scrollTop = lines.scrollHeight;
     });
   }
-  $('pieces-line').hidden = !marksWords([...snap.source.pieces, ...snap.path.tokens]);
+  $('pieces-line').hidden = !snap.subwords;
   const note = outcomeNote(snap);
   $('outcome-note').hidden = !note;
   setText($('outcome-note'), note);

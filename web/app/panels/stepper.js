@@ -17,6 +17,18 @@ export function renderStepper(snap) {
   for (const id of ['next', 'last']) setProp($(id), 'disabled', snap.done);
 }
 
+/**
+ * Keeps the stepper's height in the page's --stepper-height: the stepper sticks to the top of the
+ * window, and what must stay visible under it (the attention card's tabs, a scrolled-to target)
+ * sits that far down (app.css).
+ */
+export function trackStepperHeight() {
+  const bar = $('stepper');
+  const set = () => document.documentElement.style.setProperty('--stepper-height', `${bar.offsetHeight}px`);
+  new ResizeObserver(set).observe(bar);
+  set();
+}
+
 /** Play / pause. store: the page store; requests: web/app/worker/requests.js. */
 export function createPlayer({ store, requests }) {
   let timer = null;

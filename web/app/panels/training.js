@@ -1,13 +1,24 @@
-// The Training panel: sentence pairs (the toy grammar's 36 by default, editable), architecture
-// knobs within the browser-safe limits of web/attnscope.js (TRAIN_LIMITS), Train / Pause / One
-// epoch / Start over, the loss curve, the exact-match count, one sentence's cross-attention after
-// every epoch (the heatmap view: tokens + a tensor) and the trained weights as a download.
+// The Training panel: sentence pairs (the toy grammar's 36 by default, editable), an architecture
+// (a transformer or an RNN, state/trained.js ARCHITECTURES) and its knobs within the browser-safe
+// limits of web/attnscope.js (TRAIN_LIMITS), Train / Pause / One epoch / Start over at full or
+// classroom speed, the loss curve, the exact-match count, one sentence's cross-attention after
+// every epoch (the heatmap view: tokens + a tensor) with a timeline to scrub back through the run,
+// and the trained weights as a download.
 // Training runs in the engine's worker (web/app/worker/worker-training.js); when it stops, onTrained(id,
 // pairs) hands the model's name (web/app/state/trained.js) to the page, whose views then use it.
 import { TRAIN_LIMITS } from '../../attnscope.js';
 import { Heatmap } from '../views/heatmap.js';
 import { drawLossCurve } from '../views/loss-curve.js';
-import { DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId } from '../state/trained.js';
+import { ARCHITECTURES, DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId } from '../state/trained.js';
+
+/** A link may name a training run; a longer one than this waits for the reader to start it. */
+export const LINK_EPOCHS_WITHOUT_ASKING = 200;
+/** The classroom speed: one epoch at a time, each shown for at least this long. */
+const SLOW_EPOCH_MS = 250;
+/** The learning rate the panel proposes for each architecture (the toy models' recipes, models/README.md). */
+const PROPOSED_LR = { transformer: 0.001, rnn: 0.003 };
+
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
 /**
  * The problems of a pairs text, one message per bad line ("line 3: …"), as the engine would
@@ -45,6 +56,7 @@ export class TrainingPanel {
   #training = false;
   #id = null;           // the name of the last model training registered
   #map = null;
+  #pausing = false;     // Pause pressed during a classroom-speed run
 
   /** root: the panel's element; engine: the worker's client; onTrained(id, pairs|null). */
   constructor(root, { engine, onTrained }) {
@@ -57,6 +69,16 @@ export class TrainingPanel {
     this.$('#tr-download').addEventListener('click', () => this.download());
     this.$('#tr-pairs').addEventListener('input', () => this.#checkPairs());
     this.$('#tr-sentence').addEventListener('change', () => this.#watch());
+    const arch = this.$('#tr-arch');
+    arch.replaceChildren(...Object.entries(ARCHITECTURES).map(([value, { label }]) => new Option(label, value)));
+    arch.addEventListener('change', () => {
+      const lr = this.$('#tr-lr');
+      if (Object.values(PROPOSED_LR).includes(Number(lr.value))) lr.value = String(this.#proposedLr());
+      this.#archChanged();
+    });
+    this.$('#tr-timeline').addEventListener('input', () => this.#drawMap(this.#history[Number(this.$('#tr-timeline').value)]));
+    this.$('#tr-confirm-go').addEventListener('click', () => this.#answerLink(true));
+    this.$('#tr-confirm-no').addEventListener('click', () => this.#answerLink(false));
     this.#render(); // the empty curve and map: what will be drawn there
   }
 
@@ -89,8 +111,11 @@ export class TrainingPanel {
   async restore(id, pairs) {
     const recipe = parseTrainedId(id);
     this.$('#tr-pairs').value = pairs ?? await this.defaultPairs();
+    this.$('#tr-arch').value = recipe.arch ?? 'transformer';
+    this.#archChanged();
     for (const [sel, v] of [['#tr-layers', recipe.layers], ['#tr-heads', recipe.heads], ['#tr-dmodel', recipe.dModel],
       ['#tr-epochs', Math.max(1, recipe.epochs)], ['#tr-lr', recipe.lr], ['#tr-seed', recipe.seed]]) this.$(sel).value = String(v);
+    if (recipe.epochs > LINK_EPOCHS_WITHOUT_ASKING && !await this.#askLink(recipe.epochs)) return null;
     return this.#run(recipe.epochs, false);
   }
 
@@ -110,7 +135,10 @@ export class TrainingPanel {
   }
 
   /** Stops after the epoch running now (Train or One epoch continues from there). */
-  pause() { return this.#o.engine.request('trainPause'); }
+  pause() {
+    this.#pausing = true;
+    return this.#o.engine.request('trainPause');
+  }
 
   /** Forgets the trainer: the next Train starts from random weights again. */
   async reset() {
@@ -153,6 +181,36 @@ export class TrainingPanel {
     box.textContent = message ?? ''; // text, never HTML: the pairs are the reader's
   }
 
+  #proposedLr() {
+    return this.$('#tr-arch').value === 'transformer' ? PROPOSED_LR.transformer : PROPOSED_LR.rnn;
+  }
+
+  /** An RNN has no heads: its knob is off (and d_model is the decoder's hidden size). */
+  #archChanged() {
+    const arch = ARCHITECTURES[this.$('#tr-arch').value];
+    this.$('#tr-heads').disabled = !arch.heads;
+    this.$('#tr-dmodel-name').textContent = arch.heads ? 'd_model' : 'hidden size';
+  }
+
+  #linkAnswer = null;   // resolves the question a long link-started run asks
+
+  /** Shows the question "this link trains N epochs" and resolves to the reader's answer. */
+  #askLink(epochs) {
+    const box = this.$('#tr-confirm');
+    box.querySelector('span').textContent = `This link trains a model for ${epochs} epochs, which can take minutes to hours `
+      + 'in this tab. Start it?';
+    box.hidden = false;
+    box.scrollIntoView({ block: 'center' }); // the question is the page's first business
+    return new Promise((resolve) => { this.#linkAnswer = resolve; });
+  }
+
+  #answerLink(yes) {
+    this.$('#tr-confirm').hidden = true;
+    this.#linkAnswer?.(yes);
+    this.#linkAnswer = null;
+    if (!yes) this.#error('The link\'s model was not trained: press Train to train it, or pick another model above.');
+  }
+
   #checkPairs() {
     const { problems, count } = pairProblems(this.$('#tr-pairs').value);
     this.$('#tr-pairs-count').textContent = `${count} pair${count === 1 ? '' : 's'}`;
@@ -173,9 +231,11 @@ export class TrainingPanel {
     const [layersLow, layersHigh] = TRAIN_LIMITS.layers;
     const [headsLow, headsHigh] = TRAIN_LIMITS.heads;
     const [dLow, dHigh] = TRAIN_LIMITS.dModel;
+    const archName = this.$('#tr-arch').value;
+    const arch = ARCHITECTURES[archName];
     const layers = this.#int('#tr-layers', 'Layers', layersLow, layersHigh);
-    const heads = layers === null ? null : this.#int('#tr-heads', 'Heads', headsLow, headsHigh);
-    const dModel = heads === null ? null : this.#int('#tr-dmodel', 'd_model', dLow, dHigh);
+    const heads = layers === null ? null : arch.heads ? this.#int('#tr-heads', 'Heads', headsLow, headsHigh) : 1;
+    const dModel = heads === null ? null : this.#int('#tr-dmodel', arch.heads ? 'd_model' : 'The hidden size', dLow, dHigh);
     const seed = dModel === null ? null : this.#int('#tr-seed', 'Seed', 0, Number.MAX_SAFE_INTEGER);
     if (seed === null) return null;
     if (dModel % heads !== 0) {
@@ -192,8 +252,8 @@ export class TrainingPanel {
     try {
       custom = pairs !== await this.defaultPairs();
     } catch { /* no toy grammar to compare with: these pairs are the reader's */ }
-    const options = { layers, heads, dModel, seed, lr };
-    return { pairs, options, custom, key: JSON.stringify([pairs, options]) };
+    const recipe = { layers, heads, dModel, seed, lr, ...(archName === 'transformer' ? {} : { arch: archName }) };
+    return { pairs, recipe, custom, key: JSON.stringify([pairs, recipe]) };
   }
 
   #buttons() {
@@ -210,17 +270,30 @@ export class TrainingPanel {
     if (!setup) return null;
     this.#error(null);
     this.#training = true;
+    this.#pausing = false;
     this.#buttons();
+    const train = (epochs, stop) => this.#o.engine.request('train', {
+      pairs: setup.pairs, recipe: setup.recipe, custom: setup.custom, epochs, stopAtExact: stop, sentence: this.sentence,
+    }, (report) => {
+      if (report.epoch === 0) this.#history = [];
+      this.#key = setup.key;
+      this.#history.push(report);
+      this.#render();
+    });
     try {
-      const result = await this.#o.engine.request('train', {
-        pairs: setup.pairs, options: setup.options, custom: setup.custom, epochs: target, stopAtExact,
-        sentence: this.sentence,
-      }, (report) => {
-        if (report.epoch === 0) this.#history = [];
-        this.#key = setup.key;
-        this.#history.push(report);
-        this.#render();
-      });
+      let result;
+      if (this.$('#tr-speed').value !== 'slow') {
+        result = await train(target, stopAtExact);
+      } else {
+        // Classroom speed: one epoch a request, each drawn and held on screen before the next.
+        do {
+          const done = this.#key === setup.key ? (this.#history.at(-1)?.epoch ?? 0) : 0;
+          const shown = Promise.all([nextFrame(), new Promise((r) => setTimeout(r, SLOW_EPOCH_MS))]);
+          result = await train(Math.min(target, done + 1), false);
+          await shown;
+          await nextFrame();
+        } while (result.epochs < target && !this.#pausing && !(stopAtExact && result.exact === result.total));
+      }
       this.#id = result.id;
       this.#o.onTrained?.(result.id, setup.custom ? setup.pairs : null);
       return result.id;
@@ -254,6 +327,11 @@ export class TrainingPanel {
     this.$('#tr-exact').textContent = last?.exact == null ? '–' : `${last.exact}/${last.total}`;
     this.#root.dataset.exact = last?.exact == null ? '' : `${last.exact}/${last.total}`;
     drawLossCurve(this.$('#tr-curve'), this.#history.filter((r) => r.epoch > 0));
+    // The timeline follows the run; afterwards it scrubs back through every epoch's map.
+    const timeline = this.$('#tr-timeline');
+    timeline.max = String(Math.max(0, this.#history.length - 1));
+    timeline.value = timeline.max;
+    timeline.disabled = this.#history.length < 2;
     this.#drawMap(last);
     this.#buttons();
   }
@@ -261,6 +339,7 @@ export class TrainingPanel {
   #drawMap(report) {
     const body = this.$('#tr-map');
     this.$('#tr-map-epoch').textContent = String(report?.epoch ?? 0);
+    this.$('#tr-timeline').setAttribute('aria-valuetext', `epoch ${report?.epoch ?? 0}`);
     const a = report?.attention;
     if (!a || a.error) {
       this.#map = null;

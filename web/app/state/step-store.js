@@ -4,6 +4,7 @@
 // the new ones). Nothing here asks the engine for anything: a snapshot is put together from the
 // stored steps, along the followed hypothesis.
 import { siteNamed } from '../model/sites.js';
+import { tokenLabel } from '../util/pieces.js';
 
 export class StepStore {
   #opened = null; // the worker's answer to 'open': fixed parts of the session
@@ -68,7 +69,7 @@ function snapshotOf(opened, steps, update) {
     sid: opened.sid, url: opened.url, options: opened.options,
     steps: state.steps, done: state.done, hitMaxLength: state.hitMaxLength, maxLength: state.maxLength,
     live: state.live, finished: state.finished, nbest: state.nbest,
-    source: opened.source, bos: opened.bos, eos: opened.eos, sites: opened.sites,
+    source: opened.source, bos: opened.bos, eos: opened.eos, sites: opened.sites, subwords: opened.subwords,
     path, rows, forcedSteps: update.forcedSteps, forced: update.forced ?? [],
     tree: update.tree ?? null, // only when asked for (the beam view): null until then
     rollout: opened.rollout, patterns: opened.patterns, vectors: opened.vectors,
@@ -76,22 +77,26 @@ function snapshotOf(opened, steps, update) {
   /**
    * One site's attention along the path, as the views take it: the tokens of its queries and
    * keys and, for a per-step site, one [layers, heads, keys] tensor per row; else one
-   * [layers, heads, queries, keys] tensor. vnorm: the engine's ‖α·f(x)‖ instead of the weights.
+   * [layers, heads, queries, keys] tensor. vnorm: the engine's ‖α·f(x)‖ instead of the weights;
+   * show: tokens as pieces, not words (web/app/util/pieces.js).
    */
-  snap.attention = (name, { vnorm = false } = {}) => {
+  snap.attention = (name, { vnorm = false, show = false } = {}) => {
     const site = siteNamed(opened.sites, name);
     if (!site) return null;
     const field = vnorm ? 'vnorm' : 'attention';
-    const source = opened.source.pieces;
-    const inputs = rows.map((r) => r.input);
+    const label = (p) => tokenLabel(p, { subwords: opened.subwords, show });
+    const source = opened.source.pieces.map(label);
+    const inputs = rows.map((r) => label(r.input));
+    const outputs = rows.map((r) => label(r.output));
+    const tokens = path.tokens.map(label);
     const side = {
       source: { labels: source, text: (i) => `“${source[i]}”` },
       target: site.perStep
         ? { labels: inputs, text: (i) => `position ${i} “${inputs[i]}”` }
-        : { labels: path.tokens, text: (i) => `“${path.tokens[i]}”` },
+        : { labels: tokens, text: (i) => `“${tokens[i]}”` },
     };
     const queries = site.perStep
-      ? { labels: rows.map((r) => `${r.step + 1}) ${r.output}`), text: (i) => `step ${i + 1}, producing “${rows[i].output}”,` }
+      ? { labels: outputs.map((o, k) => `${k + 1}) ${o}`), text: (i) => `step ${i + 1}, producing “${outputs[i]}”,` }
       : side[site.queries];
     return {
       site, queries, keys: side[site.keys], highlightRow: site.perStep ? rows.length - 1 : -1,

@@ -7,11 +7,12 @@ import { BeamView } from './beam-view.js';
 import { Heatmap, mapSVG } from './heatmap.js';
 import { byId as $ } from '../util/html.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
-import { marksWords, pieceLabel } from '../util/pieces.js';
+import { piecesShown } from '../util/pieces.js';
 import { ModelView } from './model-view.js';
 import { hasQueryKeyValues, mainSite, patternSite, siteNamed, tabOrder } from '../model/sites.js';
 import { PANES, hasInterventions, noInterventions } from '../state/state.js';
 import { attentionSpec } from './views.js';
+import { mapsData } from '../util/data-export.js';
 
 /** What the rows and columns of a site's map are, by its roles (what its queries and keys are). */
 const CAPTIONS = {
@@ -52,18 +53,6 @@ export function fitView(st, sites) {
 
 /** The interventions the shown translation was made with (the snapshot's, not the panel's). */
 export const shownInterventions = (snap) => snap?.options?.interventions ?? noInterventions();
-
-/** A map's labels as the page shows tokens: whole words, unless "show subword pieces" is on. */
-function shownPieces(map) {
-  const show = document.body.classList.contains('show-pieces');
-  // Per-step rows are labelled "3) ▁Mann": the step number stays, the piece is shown as a word.
-  const split = (label) => /^(\d+\) )?(.*)$/su.exec(label);
-  const relabel = (side) => {
-    if (!side || show || !marksWords(side.labels.map((l) => split(l)[2]))) return side;
-    return { ...side, labels: side.labels.map((l) => { const [, n = '', p] = split(l); return n + pieceLabel(p, false); }) };
-  };
-  return { ...map, queries: relabel(map.queries), keys: relabel(map.keys) };
-}
 
 function setOptions(select, values, labels, current) {
   const want = values.map(String).join(',');
@@ -204,7 +193,7 @@ export class AttentionView {
         body.insertAdjacentHTML('afterbegin', '<p class="placeholder">No step yet: press Next (or →).</p>');
         return;
       }
-      this.#main.set(attentionSpec(shownPieces(snap.attention(site.name, { vnorm })), st.layer, st.head, vnorm));
+      this.#main.set(attentionSpec(snap.attention(site.name, { vnorm, show: piecesShown() }), st.layer, st.head, vnorm));
       markDrawn();
       this.#onFirstHeatmap();
     } else if (view === 'model' && !kind) {
@@ -277,7 +266,41 @@ export class AttentionView {
     nowCap.textContent = `Now: ${title(site, st.layer, st.head)}`;
     pinCap.textContent = `Pinned: ${title(pinSite, pin.layer, pin.head)}`;
     const pinVnorm = vnorm && pinSite.name === site.name;
-    this.#pinned.set(attentionSpec(shownPieces(snap.attention(pinSite.name, { vnorm: pinVnorm })), pin.layer, pin.head, pinVnorm));
+    this.#pinned.set(attentionSpec(snap.attention(pinSite.name, { vnorm: pinVnorm, show: piecesShown() }), pin.layer, pin.head, pinVnorm));
+  }
+
+  /**
+   * The view as data ({columns, rows, json}: web/app/util/data-export.js), and the name of what it
+   * shows (for the file name): a site's map (and the pinned head beside it), every layer × head of
+   * the model view, or the beam tree.
+   */
+  data(sentence) {
+    const { st, snap } = this.#store.get();
+    const site = siteNamed(snap.sites, st.view);
+    if (site) {
+      if (!this.#main?.spec || this.#main.root.hidden) throw new Error('this view shows no map yet: press Next first');
+      const head = (h) => (h === 'mean' ? 'mean' : h + 1);
+      const maps = [{ name: { site: site.name, layer: st.layer + 1, head: head(st.head) }, spec: this.#main.spec }];
+      if (this.#pinned?.spec && !this.#pinned.root.parentElement.hidden) {
+        maps.push({ name: { site: st.pin.site, layer: st.pin.layer + 1, head: head(st.pin.head) }, spec: this.#pinned.spec });
+      }
+      return {
+        data: mapsData(`${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`, maps),
+        name: this.#fileName(site, st),
+      };
+    }
+    if (st.view === 'beam') {
+      if (!snap.tree) throw new Error('the beam tree is still on its way from the engine: try again in a moment');
+      return { data: this.#beam.data(snap, { title: `Beam search · ${sentence}` }), name: 'beam' };
+    }
+    const kind = siteNamed(snap.sites, st.kind);
+    if (!kind) throw new Error('this model has no attention: there is no map to export');
+    return { data: this.#model.data(snap, kind, `${kind.label}, every layer × head · ${sentence}`), name: `model-${kind.name}` };
+  }
+
+  /** A map's file name: its site, layer and head counted from 1 (cross-L2-H4, cross-L2-mean). */
+  #fileName(site, st) {
+    return `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`;
   }
 
   /** The view as an SVG document, and the name of what it shows (for the file name). */
@@ -287,7 +310,7 @@ export class AttentionView {
     if (site) {
       return {
         svg: mapSVG(this.#main, `${site.label} · layer ${st.layer + 1} of ${site.layers} · ${headName(st.head, site.heads)} · ${sentence}`),
-        name: `${site.name}-L${st.layer + 1}-${st.head === 'mean' ? 'mean' : `H${st.head + 1}`}`,
+        name: this.#fileName(site, st),
       };
     }
     if (st.view === 'beam') {

@@ -1,9 +1,10 @@
 // The beam view of the attention card: the engine's beam tree (web/app/views/beam.js draws it), and
 // the hypotheses in the beam, finished, or the n-best list; clicking a node or a hypothesis
 // follows its path in the other views.
-import { beamLegendHTML, beamTreeSVG, pathTo } from './beam.js';
+import { beamLegendHTML, beamTreeData, beamTreeSVG, pathTo } from './beam.js';
 import { esc } from '../util/html.js';
 import { formatLogit } from './logits.js';
+import { labelOf, shownText } from '../util/pieces.js';
 
 export class BeamView {
   #onSelectPath;
@@ -21,8 +22,11 @@ export class BeamView {
       this.#sid = snap.sid;
       this.#expanded = new Set();
     }
-    const { svg, focus } = beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids });
-    const list = (title, hyps, cls) => (hyps.length ? `<h3>${title}</h3><ol class="hyps ${cls}">${hyps.map((h, i) => `<li><button type="button" class="hyp" data-i="${i}" data-list="${cls}"><span class="text">${esc(h.text || h.tokens.join(' '))}</span> <span class="score">score ${formatLogit(h.score)}${h.normalizedScore !== h.score ? ` · normalized ${formatLogit(h.normalizedScore)}` : ''}</span></button></li>`).join('')}</ol>` : '');
+    const label = labelOf(snap);
+    const { svg, focus } = beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids, label });
+    // A hypothesis with no text (special tokens only) shows its tokens, as the page shows tokens.
+    const text = (h) => h.text || shownText(h.tokens, { subwords: snap.subwords });
+    const list = (title, hyps, cls) => (hyps.length ? `<h3>${title}</h3><ol class="hyps ${cls}">${hyps.map((h, i) => `<li><button type="button" class="hyp" data-i="${i}" data-list="${cls}"><span class="text">${esc(text(h))}</span> <span class="score">score ${formatLogit(h.score)}${h.normalizedScore !== h.score ? ` · normalized ${formatLogit(h.normalizedScore)}` : ''}</span></button></li>`).join('')}</ol>` : '');
     body.innerHTML = `<div class="beam-legend">${beamLegendHTML()}</div>
     <div class="tree-scroll" tabindex="0" aria-label="Beam tree">${svg}</div>
     <div class="hyp-lists">
@@ -55,8 +59,13 @@ export class BeamView {
     });
   }
 
+  /** The tree as data (every candidate, web/app/views/beam.js beamTreeData). */
+  data(snap, { title }) {
+    return beamTreeData(snap.tree, { path: snap.path.ids, title, label: labelOf(snap) });
+  }
+
   /** The tree as an SVG document. */
   svg(snap, { showPruned, title }) {
-    return beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids, title }).svg;
+    return beamTreeSVG(snap.tree, { showPruned, expanded: this.#expanded, path: snap.path.ids, title, label: labelOf(snap) }).svg;
   }
 }

@@ -45,10 +45,12 @@ const ORDER = { live: 0, finished: 0, cut: 0, pruned: 1 };
 /**
  * {svg, width, height, focus} of the tree. Options: showPruned (every pruned candidate drawn);
  * else a parent's pruned children are collapsed into "+N pruned" on it, except the parents in
- * `expanded` (node ids); path (ids to highlight); title. `focus`: {x, y} of the deepest node on
- * the path (where the view scrolls to).
+ * `expanded` (node ids); path (ids to highlight); title; label(piece): a token as shown
+ * (web/app/util/pieces.js). `focus`: {x, y} of the deepest node on the path (where the view
+ * scrolls to).
  */
-export function beamTreeSVG(nodes, { showPruned = false, expanded = new Set(), path = [], title } = {}) {
+export function beamTreeSVG(tree, { showPruned = false, expanded = new Set(), path = [], title, label = (p) => p } = {}) {
+  const nodes = tree.map((n) => ({ ...n, token: label(n.token) }));
   const drawn = (n) => showPruned || n.status !== 'pruned' || expanded.has(n.parent);
   const shown = nodes.filter(drawn);
   const collapsed = new Map(); // parent id -> its pruned children not drawn
@@ -131,4 +133,17 @@ export function beamTreeSVG(nodes, { showPruned = false, expanded = new Set(), p
 export function beamLegendHTML() {
   return Object.entries(STATUS_STYLE).map(([k, s]) => `<span class="key"><i style="background:${s.fill};border:1.5px ${s.dash ? 'dashed' : 'solid'} ${s.stroke}"></i>${esc(LABEL[k])}</span>`).join('')
     + '<span class="key"><i style="background:#fff;border:2.5px solid #d94801"></i>the path shown in the other views</span>';
+}
+
+/**
+ * The tree as data ({columns, rows, json}: web/app/util/data-export.js): every candidate the search
+ * looked at (drawn or collapsed into "+N pruned"), as the engine returned it, with the label the
+ * tree shows its token by and whether it is on the followed path.
+ */
+export function beamTreeData(tree, { path = [], title, label = (p) => p } = {}) {
+  const on = nodesOnPath(tree, path);
+  const nodes = tree.map((n) => ({ id: n.id, parent: n.parent < 0 ? null : n.parent, step: n.step + 1, token: label(n.token), piece: n.token, tokenId: n.tokenId,
+    logProb: n.logProb, score: n.score, status: n.status, onPath: on.has(n.id) }));
+  const columns = ['node', 'parent', 'step', 'token', 'piece', 'token id', 'log-prob', 'score', 'status', 'on path'];
+  return { columns, rows: nodes.map((n) => [n.id, n.parent, n.step, n.token, n.piece, n.tokenId, n.logProb, n.score, n.status, n.onPath]), json: { title, nodes } };
 }

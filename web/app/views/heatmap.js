@@ -25,7 +25,8 @@ export const HEATMAP_CSS = `
 .hm-scroll:has(canvas:focus-visible) .hm-ring { display: block; }
 .hm-tip { position: fixed; z-index: 1000; pointer-events: none; background: #161b22; color: #fff;
   font: 12px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; padding: 6px 9px; border-radius: 6px;
-  white-space: nowrap; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
+  box-sizing: border-box; width: max-content; max-width: min(24em, calc(100vw - 8px)); overflow-wrap: anywhere;
+  box-shadow: 0 2px 10px rgba(0,0,0,.25); }
 .hm-tip b { font-weight: 600; }
 .hm-tip .v { font-size: 15px; font-variant-numeric: tabular-nums; }
 .hm-tip .exact { color: #c9d1d9; font-variant-numeric: tabular-nums; }
@@ -584,23 +585,27 @@ export class Heatmap {
     Object.assign(this.box.style, { left: `${x}px`, top: `${y}px`, width: `${L.cw}px`, height: `${L.ch}px` });
     this.box.hidden = false;
     this.tip.hidden = false;
-    // Beside the cell (right, else left), else under it; always inside the window.
+    // Beside the cell (right, else left), else under it; always inside the part of the window on
+    // screen (the visual viewport: a phone zoomed in shows less than the layout viewport).
     const rect = this.canvas.getBoundingClientRect();
     const cx = rect.left + L.x + c * L.cw;
     const cy = rect.top + L.y + r * L.ch;
     const tw = this.tip.offsetWidth;
     const th = this.tip.offsetHeight;
-    const W = document.documentElement.clientWidth;
-    const H = window.innerHeight;
+    const vv = window.visualViewport;
+    const X0 = (vv?.offsetLeft ?? 0) + 4;
+    const Y0 = (vv?.offsetTop ?? 0) + 4;
+    const X1 = (vv ? vv.offsetLeft + vv.width : document.documentElement.clientWidth) - 4;
+    const Y1 = (vv ? vv.offsetTop + vv.height : window.innerHeight) - 4;
     let left = cx + L.cw + 8;
     let top = cy + L.ch / 2 - th / 2;
-    if (left + tw > W - 4) left = cx - tw - 8;
-    if (left < 4) {
-      left = clamp(cx + L.cw / 2 - tw / 2, 4, Math.max(4, W - tw - 4));
-      top = cy + L.ch + 6 + th > H ? cy - th - 6 : cy + L.ch + 6;
+    if (left + tw > X1) left = cx - tw - 8;
+    if (left < X0) {
+      left = clamp(cx + L.cw / 2 - tw / 2, X0, Math.max(X0, X1 - tw));
+      top = cy + L.ch + 6 + th > Y1 ? cy - th - 6 : cy + L.ch + 6;
     }
     this.tip.style.left = `${left}px`;
-    this.tip.style.top = `${clamp(top, 4, Math.max(4, H - th - 4))}px`;
+    this.tip.style.top = `${clamp(top, Y0, Math.max(Y0, Y1 - th))}px`;
   }
 
   #hide() {

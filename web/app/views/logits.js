@@ -1,6 +1,6 @@
 // The logits of one step as a bar chart of the engine's top alternatives: raw logit and
 // probability side by side; each bar is a button that forces its token.
-import { FONT_FAMILY, svgDocument } from './heatmap.js';
+import { FONT_FAMILY, svgDocument, titleSVG } from './heatmap.js';
 import { esc } from '../util/html.js';
 
 
@@ -21,9 +21,10 @@ function lengths(top, scale) {
 
 /**
  * Renders `row` (a snapshot row: top alternatives, the chosen token) into `list` (an <ol>).
- * onForce(tokenId) is called when a bar is clicked.
+ * onForce(tokenId) is called when a bar is clicked; label(piece): a token as shown
+ * (web/app/util/pieces.js tokenLabel).
  */
-export function renderLogits(list, row, { scale = 'prob', onForce, disabled = false } = {}) {
+export function renderLogits(list, row, { scale = 'prob', onForce, disabled = false, label = (p) => p } = {}) {
   list.replaceChildren();
   if (!row) return;
   const widths = lengths(row.top, scale);
@@ -40,12 +41,13 @@ export function renderLogits(list, row, { scale = 'prob', onForce, disabled = fa
     b.dataset.logit = String(a.logit);
     b.dataset.prob = String(a.prob);
     b.disabled = disabled;
-    b.title = chosen ? `${a.token}: the token taken at this step` : `Force “${a.token}” at this step and continue from it`;
+    const token = label(a.token);
+    b.title = chosen ? `${token}: the token taken at this step` : `Force “${token}” at this step and continue from it`;
     // The name starts with the bar's visible text, in its order (WCAG 2.5.3, label in name).
-    b.setAttribute('aria-label', `${a.token} p ${formatProb(a.prob)} logit ${formatLogit(a.logit)}${chosen ? ' (taken)' : ': activate to force it'}`);
+    b.setAttribute('aria-label', `${token} p ${formatProb(a.prob)} logit ${formatLogit(a.logit)}${chosen ? ' (taken)' : ': activate to force it'}`);
     // (The spaces separate the words for assistive technology; grid and flex items ignore them.)
     b.innerHTML = `<span class="tok"></span> <span class="track"><span class="fill"></span></span> <span class="nums"><span class="p"></span> <span class="l"></span></span>`;
-    b.querySelector('.tok').textContent = a.token;
+    b.querySelector('.tok').textContent = token;
     b.querySelector('.fill').style.width = `${(widths[i] * 100).toFixed(2)}%`;
     b.querySelector('.p').textContent = `p ${formatProb(a.prob)}`;
     b.querySelector('.l').textContent = `logit ${formatLogit(a.logit)}`;
@@ -57,28 +59,42 @@ export function renderLogits(list, row, { scale = 'prob', onForce, disabled = fa
     // The token taken is outside the top list (forced, or sampled from the tail).
     const li = document.createElement('li');
     li.className = 'outside';
-    li.textContent = `taken: “${row.chosen.token}” (outside the top ${row.top.length}) — logit ${formatLogit(row.chosen.logit)}, log-prob ${formatLogit(row.chosen.logProb)}`;
+    li.textContent = `taken: “${label(row.chosen.token)}” (outside the top ${row.top.length}) — logit ${formatLogit(row.chosen.logit)}, log-prob ${formatLogit(row.chosen.logProb)}`;
     list.append(li);
   }
 }
 
-/** The same chart as an SVG document. */
-export function logitsSVG(row, title, scale = 'prob') {
-  const tokW = Math.max(60, ...row.top.map((a) => a.token.length * 7.5)) + 10;
+/** The same chart as an SVG document, under `title` (wrapped to the chart's width); label as above. */
+export function logitsSVG(row, title, scale = 'prob', label = (p) => p) {
+  const tokens = row.top.map((a) => label(a.token));
+  const tokW = Math.max(60, ...tokens.map((t) => t.length * 7.5)) + 10;
   const barW = 260;
   const h = 24;
-  const top = 34;
+  const head = titleSVG(title, tokW + barW + 190);
+  const top = head.height + 4;
   const widths = lengths(row.top, scale);
-  const parts = [`<g font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">`,
-    `<text x="0" y="18" font-size="15" font-weight="600">${esc(title)}</text>`];
+  const parts = [head.body, `<g font-family='${FONT_FAMILY}' font-size="12" fill="#1f2328">`];
   row.top.forEach((a, i) => {
     const y = top + i * h;
     const chosen = a.id === row.outputId;
-    parts.push(`<text x="${tokW - 8}" y="${y + h / 2}" text-anchor="end" dominant-baseline="central"${chosen ? ' font-weight="600"' : ''}>${esc(a.token)}</text>`);
+    parts.push(`<text x="${tokW - 8}" y="${y + h / 2}" text-anchor="end" dominant-baseline="central"${chosen ? ' font-weight="600"' : ''}>${esc(tokens[i])}</text>`);
     parts.push(`<rect x="${tokW}" y="${y + 4}" width="${barW}" height="${h - 8}" fill="#eef0f3"/>`);
     parts.push(`<rect x="${tokW}" y="${y + 4}" width="${(barW * widths[i]).toFixed(2)}" height="${h - 8}" fill="${chosen ? '#d94801' : '#2171b5'}"/>`);
     parts.push(`<text x="${tokW + barW + 10}" y="${y + h / 2}" dominant-baseline="central">p ${formatProb(a.prob)}   logit ${formatLogit(a.logit)}</text>`);
   });
   parts.push('</g>');
-  return svgDocument(tokW + barW + 190, top + row.top.length * h + 8, parts.join('\n'));
+  return svgDocument(Math.max(tokW + barW + 190, head.width), top + row.top.length * h + 8, parts.join('\n'));
+}
+
+/**
+ * The chart as data ({columns, rows, json}: web/app/util/data-export.js): every alternative drawn,
+ * as the engine returned it (id, piece, logit, log-probability, probability), with the label the
+ * chart shows it by; and the token taken outside them, when there is one.
+ */
+export function logitsData(row, title, label = (p) => p) {
+  const columns = ['rank', 'token', 'piece', 'id', 'logit', 'log-prob', 'probability', 'taken'];
+  const alternatives = row.top.map((a, i) => ({ rank: i + 1, token: label(a.token), piece: a.token, id: a.id, logit: a.logit, logProb: a.logProb, prob: a.prob, taken: a.id === row.outputId }));
+  const outside = row.chosen ? { rank: null, token: label(row.chosen.token), piece: row.chosen.token, id: row.chosen.id, logit: row.chosen.logit, logProb: row.chosen.logProb, prob: null, taken: true } : null;
+  const rows = [...alternatives, ...(outside ? [outside] : [])].map((a) => [a.rank, a.token, a.piece, a.id, a.logit, a.logProb, a.prob, a.taken]);
+  return { columns, rows, json: { title, step: row.step + 1, alternatives, ...(outside ? { takenOutside: outside } : {}) } };
 }

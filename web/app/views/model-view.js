@@ -5,6 +5,8 @@ import { PATTERN_RULES } from '../panels/analyses.js';
 import { FONT_FAMILY, Heatmap, heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
 import { patternSite } from '../model/sites.js';
+import { piecesShown } from '../util/pieces.js';
+import { mapsData } from '../util/data-export.js';
 import { attentionSpec } from './views.js';
 
 export class ModelView {
@@ -59,7 +61,7 @@ export class ModelView {
       body.append(grid, legend);
       this.#thumbs = { key, grid, maps };
     }
-    const map = snap.attention(site.name);
+    const map = snap.attention(site.name, { show: piecesShown() });
     const patterns = site === patternSite(snap.sites) ? snap.patterns : null;
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
@@ -93,12 +95,22 @@ export class ModelView {
     this.#onDrawn();
   }
 
+  /** Every layer × head of `site` as data (web/app/util/data-export.js), layers and heads from 1. */
+  data(snap, site, title) {
+    const map = snap.attention(site.name, { show: piecesShown() });
+    const maps = [];
+    for (let l = 0; l < site.layers; l++) {
+      for (let h = 0; h < site.heads; h++) maps.push({ name: { layer: l + 1, head: h + 1 }, spec: attentionSpec(map, l, h) });
+    }
+    return mapsData(title, maps, { site: site.name });
+  }
+
   /** Every thumbnail of `site` on one SVG sheet. */
   svg(snap, site, sentence) {
     const L = site.layers;
     const H = site.heads;
     const cell = 100;
-    const map = snap.attention(site.name);
+    const map = snap.attention(site.name, { show: piecesShown() });
     const width = Math.max(480, 70 + H * cell);
     const title = titleSVG(`${site.label}, every layer × head · ${sentence}`, width);
     const top = title.height;

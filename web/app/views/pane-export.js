@@ -1,7 +1,8 @@
 // Export of an Analyses pane: every figure it shows (canvas heatmaps and inline SVG charts), in
-// page order, each under its heading, on one SVG sheet under a title.
+// page order, each under its heading, on one SVG sheet under a title; and its heatmaps as data.
 import { heatmapOf, mapSVGBody, svgDocument, titleSVG, FONT_FAMILY } from './heatmap.js';
 import { esc } from '../util/html.js';
+import { mapsData } from '../util/data-export.js';
 
 const GAP = 18;
 
@@ -59,4 +60,15 @@ export function paneSVG(pane, title) {
     y += b.height + GAP;
   });
   return svgDocument(Math.max(width, head.width), y, parts.join('\n'));
+}
+
+/**
+ * The pane's heatmaps as data (web/app/util/data-export.js), each named by its heading (and its
+ * number on the pane, for two under one heading); throws when it shows none.
+ */
+export function paneData(pane, title) {
+  const maps = [...pane.querySelectorAll('canvas')].filter(shown).map((el) => ({ el, map: heatmapOf(el) })).filter(({ map }) => map?.spec)
+    .map(({ el, map }, i) => ({ name: { figure: i + 1, heading: captionOf(el) }, spec: map.spec }));
+  if (!maps.length) throw new Error('this analysis shows no map to export as data yet: run it first');
+  return mapsData(title, maps);
 }

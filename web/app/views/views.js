@@ -2,6 +2,7 @@
 // (except "mean of heads", in mean-of-heads.js). A view takes tokens and a tensor and knows
 // nothing of the model family: which site it is comes in as the engine's description of it.
 import { meanOfHeads } from './mean-of-heads.js';
+import { labelOf } from '../util/pieces.js';
 
 /** One head's block of a [layers, heads, ...size] tensor (a view, not a copy). */
 function block(data, heads, size, layer, head) {
@@ -59,9 +60,9 @@ export function attentionSpec(map, layer, head, vnorm = false) {
   };
 }
 
-/** The encoder rollout [src × src] as a heatmap spec. */
+/** The encoder rollout [src × src] as a heatmap spec (tokens as the page shows them: web/app/util/pieces.js). */
 export function rolloutSpec(snap) {
-  const source = snap.source.pieces;
+  const source = snap.source.pieces.map(labelOf(snap));
   const src = source.length;
   const values = Array.from({ length: src }, (_, q) => snap.rollout.subarray(q * src, (q + 1) * src));
   return {

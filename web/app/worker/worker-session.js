@@ -8,6 +8,7 @@
 // attention, logits, vectors (what the session captures)}.
 
 import { hasQueryKeyValues, mainSite, patternSite } from '../model/sites.js';
+import { cutsWords } from '../util/pieces.js';
 
 export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -129,6 +130,7 @@ export function fixedParts(s) {
   return {
     sid: s.sid, url: s.url, options: s.options, source: s.source, bos: s.vocab[model.config.special_tokens.bos],
     eos: s.vocab[model.config.special_tokens.eos], sites: model.info.sites, attention: fixed,
+    subwords: cutsWords(model.info.tokenizer),
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
     // The rollout and the head patterns read self-attention over the source: only a model with one.
     ...(patternSite(model.info.sites) ? { rollout: session.rollout().data, patterns: session.encoderPatterns() } : { rollout: null, patterns: null }),

@@ -3,9 +3,9 @@
 // (Trainer.train yields after every epoch, so the page's views keep answering), and the model it
 // made registered under its recipe's name (web/app/state/trained.js) for every view.
 //
-//   train  {pairs, options {layers, heads, dModel, seed, lr}, custom, epochs, stopAtExact, sentence}
+//   train  {pairs, recipe {arch, layers, heads, dModel, seed, lr}, custom, epochs, stopAtExact, sentence}
 //          -> {id, epochs, stopped, exact, total}: trains until `epochs` epochs in all (fewer when
-//          paused, or when every pair is exact and stopAtExact). The same pairs and options continue
+//          paused, or when every pair is exact and stopAtExact). The same pairs and recipe continue
 //          the current trainer; others start a new one. Progress, once per epoch (epoch 0: the
 //          untrained model): {epoch, loss, exact, total, seconds, attention: greedyAttention of
 //          `sentence` (or {error})}. `custom`: the pairs are not the toy grammar (their hash goes
@@ -14,12 +14,12 @@
 //   trainAttention {sentence} -> greedyAttention of the current weights (another watched sentence)
 // No numbers are computed here: losses, counts and attention come from web/attnscope.js.
 import { createTrainer, loadModel } from '../../attnscope.js';
-import { normalizePairs, trainedId } from '../state/trained.js';
+import { normalizePairs, trainedId, trainerOptions } from '../state/trained.js';
 import { greedyAttention } from './worker-session.js';
 
 /** `register(id, model)`: puts a finished model into the worker's model table under `id`. */
 export function trainingHandlers(register) {
-  let current = null; // {key, trainer, options, pairs (normalized), custom}
+  let current = null; // {key, trainer, recipe, pairs (normalized), custom}
 
   function attentionOf(model, sentence) {
     try {
@@ -29,14 +29,14 @@ export function trainingHandlers(register) {
     }
   }
 
-  async function start({ pairs, options, custom }, sentence, progress) {
+  async function start({ pairs, recipe, custom }, sentence, progress) {
     const normalized = normalizePairs(pairs);
-    const key = JSON.stringify([normalized, options]);
+    const key = JSON.stringify([normalized, recipe]);
     if (current?.key === key) return;
     current?.trainer.dispose();
     current = null;
-    const trainer = await createTrainer(normalized, options);
-    current = { key, trainer, options, pairs: normalized, custom: !!custom };
+    const trainer = await createTrainer(normalized, trainerOptions(recipe));
+    current = { key, trainer, recipe, pairs: normalized, custom: !!custom };
     // Epoch 0: the model before any update (its random attention).
     const initial = await loadModel(trainer.exportBytes());
     try {
@@ -52,7 +52,7 @@ export function trainingHandlers(register) {
       if (!Number.isInteger(epochs) || epochs < 0) throw new Error(`epochs must be an integer >= 0, got ${epochs}`);
       if (current?.trainer.training) throw new Error('the model is already training (pause it first)');
       await start(args, sentence, progress);
-      const { trainer, options, pairs, custom } = current;
+      const { trainer, recipe, pairs, custom } = current;
       const result = await trainer.train({
         epochs: Math.max(0, epochs - trainer.epochs),
         onEpoch: (r) => {
@@ -61,7 +61,7 @@ export function trainingHandlers(register) {
           if (stopAtExact && r.exact === r.total) trainer.stop();
         },
       });
-      const id = trainedId({ ...options, epochs: trainer.epochs }, custom ? pairs : null);
+      const id = trainedId({ ...recipe, epochs: trainer.epochs }, custom ? pairs : null);
       await register(id, () => loadModel(trainer.exportBytes()));
       return { id, epochs: trainer.epochs, stopped: result.stopped, exact: result.last?.exact ?? null, total: result.last?.total ?? null };
     },
