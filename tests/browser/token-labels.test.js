@@ -99,6 +99,17 @@ it('shows a BPE model\'s tokens as words with pieces hidden, and as pieces marke
   for (const labels of [v.chips, v.lines.flat(), v.bars, v.map.rows, v.map.cols, v.beam]) expect(labels.filter((l) => l.includes('▁'))).toEqual([]);
   await page.locator('#output-panel').scrollIntoViewIfNeeded();
   await screenshot(page, 'token-labels-words', { fullPage: false });
+  // The Analyses card's vectors follow the rule too: the cosine map and the query picker.
+  await page.click('#an-tab-vectors');
+  await page.waitForSelector('#an-vectors[data-ready=true]', { timeout: 30_000 });
+  await idle(page);
+  const cosine = await heatmapLabels(page, null, '#cos-body canvas');
+  const path = await page.evaluate(() => window.attnscope.snapshot.path.tokens);
+  expect(cosine.rows).toEqual(v.snap.source.map(asWord));
+  expect(cosine.cols).toEqual(path.map(asWord));
+  expect(cosine.tip).not.toContain('▁');
+  const queries = await page.locator('#fq-query option').allTextContents();
+  expect(queries).toEqual(v.snap.source.map((p, i) => `${i}: ${asWord(p)}`));
 
   // Shown: the model's pieces as they are, ▁ the one marker (no "·" anywhere).
   await page.check('#pieces');

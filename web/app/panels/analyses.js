@@ -9,6 +9,7 @@ import { largest, rolloutSpec } from '../views/views.js';
 import { hasQueryKeyValues, shortLabel, siteNamed } from '../model/sites.js';
 import { findModel, modelUrl, models } from '../../models.js';
 import { esc } from '../util/html.js';
+import { labelOf, piecesShown } from '../util/pieces.js';
 
 
 /** The toy model's snapshots in training order, the trained model last. */
@@ -154,11 +155,14 @@ export class AnalysesPanel {
           const c = await this.#o.engine.request('cosine', { sid: snap.sid, ids: snap.path.ids });
           if (this.#snap !== snap) return;
           const [S, T] = c.shape;
+          const label = labelOf(snap);
+          const rows = snap.source.pieces.map(label);
+          const cols = snap.path.tokens.map(label);
           this.#map('cosine', this.$('#cos-body')).set({
             values: Array.from({ length: S }, (_, i) => c.data.subarray(i * T, (i + 1) * T)),
-            rowLabels: snap.source.pieces, colLabels: snap.path.tokens, highlightRow: -1,
+            rowLabels: rows, colLabels: cols, highlightRow: -1,
             scale: { min: -1, max: 1, diverging: true }, legendLabel: 'cosine similarity',
-            describe: (r, col) => `cos(source “${snap.source.pieces[r]}”, target “${snap.path.tokens[col]}”)`,
+            describe: (r, col) => `cos(source “${rows[r]}”, target “${cols[col]}”)`,
             ariaLabel: `Cosine similarity of ${S} source and ${T} target token embeddings`,
           });
         } catch (e) {
@@ -264,10 +268,11 @@ export class AnalysesPanel {
     fill($('#fq-layer'), L, (i) => `${i + 1} of ${L}`);
     fill($('#fq-head'), site.heads, (i) => `${i + 1} of ${site.heads}`);
     const q = $('#fq-query');
-    const srcKey = snap.source.pieces.join('\u0001');
+    const srcKey = `${piecesShown()}\u0002${snap.source.pieces.join('\u0001')}`; // relabelled when the pieces switch flips
     if (q.dataset.key !== srcKey) {
       const keep = Number(q.value) || 0;
-      q.replaceChildren(...snap.source.pieces.map((p, i) => new Option(`${i}: ${p}`, i)));
+      const label = labelOf(snap);
+      q.replaceChildren(...snap.source.pieces.map((p, i) => new Option(`${i}: ${label(p)}`, i)));
       q.dataset.key = srcKey;
       q.value = String(Math.min(keep, snap.source.pieces.length - 1));
     }
@@ -286,13 +291,13 @@ export class AnalysesPanel {
     }
     const args = { sid: snap.sid, site: kind, layer: Number($('#fq-layer').value), head: Number($('#fq-head').value),
       query: Number(q.value), step: row?.step ?? 0, hypothesis: row?.expansion ?? 0 };
-    const key = JSON.stringify(args);
+    const key = JSON.stringify({ ...args, pieces: piecesShown() });
     if (key === this.#factorKey) return;
     this.#factorKey = key;
     try {
       const { logits, weights } = await this.#o.engine.request('factor', args);
       if (this.#factorKey !== key) return;
-      const keys = site.keys === 'target' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces;
+      const keys = (site.keys === 'target' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces).map(labelOf(snap));
       const m = Math.max(...Array.from(logits, Math.abs)) || 1;
       const bars = (values, cls, span) => Array.from(values, (v, i) => {
         const w = (Math.abs(v) / span) * 50;
