@@ -597,6 +597,14 @@ def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss
     model.train(was_training)
 
 
+def add_compute_options(parser, threads):
+    """Where a Multi30k or MLM run computes and for how long (both subcommands)."""
+    parser.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
+    parser.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
+    parser.add_argument("--threads", type=int, default=threads)
+    parser.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda); the exported files are the same")
+
+
 def add_family_options(parser, hidden, embed):
     parser.add_argument("--family", choices=("transformer", "rnn"), default="transformer",
                         help="model family (models/FORMAT.md); the options below are the RNN's")
@@ -645,10 +653,7 @@ def main():
     m.add_argument("--batch-tokens", type=int, default=2500)
     m.add_argument("--epochs", type=int, default=200)
     m.add_argument("--patience", type=int, default=4)
-    m.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
-    m.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
-    m.add_argument("--threads", type=int, default=2)
-    m.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda); the exported files are the same")
+    add_compute_options(m, threads=2)
     m.add_argument("--resume", action="store_true",
                    help="continue from build/<name>.ckpt.pt, or else from models/training/<name>.state.safetensors")
     m.add_argument("--rewarm", type=int, default=training_state.REWARM,
@@ -671,13 +676,10 @@ def main():
     b.add_argument("--warmup", type=int, default=1000)
     b.add_argument("--batch-tokens", type=int, default=4000)
     b.add_argument("--epochs", type=int, default=100)
-    b.add_argument("--minutes", type=float, default=600, help="stop after this much training time")
-    b.add_argument("--cpu-minutes", type=float, help="stop after this much CPU time of this process instead")
-    b.add_argument("--threads", type=int, default=1)
+    add_compute_options(b, threads=1)
     b.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--name", default="multi30k-en-mlm")
-    b.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda)")
     b.add_argument("--pairs", type=float, default=0.5, help="share of training captions fed as pairs A [SEP] B")
     b.add_argument("--init-from", help="start from the weights of this .safetensors masked LM (same vocabulary)")
     shared_data.add_option(b)
