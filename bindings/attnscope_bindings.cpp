@@ -197,7 +197,10 @@ class ModelHandle {
       val out = val::object();
       out.set("config", m.config.to_json());
       out.set("tokenizer", m.tokenizer->to_json());
-      for (const char* key : {"name", "description"})
+      out.set("tgtTokenizer", m.tgt_tokenizer->to_json());
+      // The checkpoint's decoding defaults, as an object; absent when the file has none.
+      if (!m.generation.empty()) out.set("generation", val::global("JSON").call<val>("parse", m.generation.to_json()));
+      for (const char* key : {"name", "description", "license", "source"})  // free text, '' when absent
         out.set(key, m.metadata.count(key) ? m.metadata.at(key) : std::string());
       out.set("srcVocabSize", m.src_vocab.size());
       out.set("tgtVocabSize", m.tgt_vocab.size());
@@ -239,7 +242,7 @@ class ModelHandle {
   val tokenize(const std::string& text, bool target) const {
     return guarded([&] {
       const Model& m = model();
-      const Encoded e = encode(*m.tokenizer, target ? m.tgt_vocab : m.src_vocab, text, m.config.special.unk);
+      const Encoded e = encode(target ? *m.tgt_tokenizer : *m.tokenizer, target ? m.tgt_vocab : m.src_vocab, text, m.config.special.unk);
       val out = val::object();
       out.set("pieces", to_array(e.pieces));
       out.set("ids", to_array(e.ids));
@@ -374,7 +377,7 @@ class ModelHandle {
   val score(const std::string& source, const std::string& target, const std::string& interventions) const {
     return guarded([&] {
       const Model& m = model();
-      const Encoded t = encode(*m.tokenizer, m.tgt_vocab, target, m.config.special.unk);
+      const Encoded t = encode(*m.tgt_tokenizer, m.tgt_vocab, target, m.config.special.unk);
       const TargetScore s = score_target(m, prepare_source(m, source), t.ids, interventions_from_json(interventions));
       val out = val::object();
       out.set("logProb", s.log_prob);
@@ -394,7 +397,7 @@ class ModelHandle {
       if (src.size() != ref.size()) throw InputError("sources and references must have the same length");
       std::vector<DevPair> dev;
       for (std::size_t i = 0; i < src.size(); ++i)
-        dev.push_back({prepare_source(m, src[i]), encode(*m.tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
+        dev.push_back({prepare_source(m, src[i]), encode(*m.tgt_tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
       HeadSweepOptions options;
       options.bleu = bleu;
       options.first_head = first;
@@ -431,7 +434,7 @@ class ModelHandle {
       std::vector<std::string> translations;
       const BleuByLength r = translate_bleu_by_length(
           model_, emscripten::vecFromJSArray<std::string>(sources), emscripten::vecFromJSArray<std::string>(references),
-          decode_options_from_json(options), length_edges(edges), &translations, [&](int done, int total) {
+          decode_options_from_json(options, model_defaults()), length_edges(edges), &translations, [&](int done, int total) {
             if (progress.typeOf().as<std::string>() == "function") progress(done, total);
           });
       val out = bleu_by_length_val(r);
@@ -474,6 +477,8 @@ class ModelHandle {
     if (!model_) throw Error("no model is loaded");
     return *model_;
   }
+  // What an option the caller leaves out means for this model: its checkpoint's generation defaults.
+  DecodeOptions model_defaults() const { return with_generation_defaults(DecodeOptions{}, model().generation); }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -484,7 +489,7 @@ class SessionHandle {
   val start(const ModelHandle& model, const std::string& text, const std::string& options) {
     return guarded([&] {
       model.model();  // throws if not loaded
-      session_ = std::make_unique<DecodeSession>(model.shared(), text, decode_options_from_json(options));
+      session_ = std::make_unique<DecodeSession>(model.shared(), text, decode_options_from_json(options, model.model_defaults()));
       return status();
     });
   }

@@ -35,6 +35,14 @@ export function bleuByLength(sources: string[], translations: string[], referenc
 
 export interface Progress { loaded: number; total: number; url?: string }
 
+/**
+ * Loads a model: a URL (fetched; a path in Node), a Response, or the file's bytes (an
+ * ArrayBuffer or Uint8Array, e.g. `await file.arrayBuffer()` of a picked File). Before any byte
+ * enters the engine its safetensors header is read, and a file that cannot fit in the engine's
+ * WebAssembly memory (2 GiB: the file plus 4 bytes per parameter, as f32) is refused with an
+ * AttnscopeError that states the size and the limit; a download is stopped as soon as its header
+ * has arrived. A truncated or corrupt header is an AttnscopeError too.
+ */
 export function loadModel(
   source: string | URL | Response | ArrayBuffer | Uint8Array,
   options?: RuntimeOptions & {
@@ -49,16 +57,33 @@ export interface ModelConfig {
   architecture: string;
   d_model: number; n_heads: number; d_ff: number;
   n_encoder_layers: number; n_decoder_layers: number;
-  activation: 'relu' | 'gelu'; norm: 'post' | 'pre'; positions: 'sinusoidal' | 'learned';
+  activation: 'relu' | 'gelu' | 'swish'; norm: 'post' | 'pre'; positions: 'sinusoidal' | 'learned' | 'sinusoidal_halves';
   max_positions: number; embedding_scale: number; shared_embeddings: boolean; tied_output: boolean;
   layer_norm_eps: number; src_append_eos: boolean;
   special_tokens: { pad: number; unk: number; bos: number; eos: number };
+  /** Target ids the decoder never chooses (Marian: its pad). */
+  suppress_tokens?: number[];
 }
 
 export interface ModelInfo {
-  name: string; description: string; config: ModelConfig;
-  tokenizer: { type: 'word' | 'bpe' | 'wordpiece'; lowercase: boolean; split_punctuation?: boolean; merges?: string[];
-    unk?: string; max_chars_per_word?: number; never_split?: string[] };
+  /** The file's own words (its __metadata__, models/FORMAT.md); '' when absent. Untrusted text: show it as text. */
+  name: string; description: string; license: string; source: string;
+  /** The file: its size in bytes and its tensors' elements (parameters), from its header; absent for a model trained in the page or by createTrainer. */
+  file?: { bytes: number; parameters: number };
+  /** The file's generation defaults, when it has them (a converted Hugging Face model's generation config). */
+  generation?: {
+    strategy?: 'greedy' | 'beam' | 'sample'; beam_size?: number; nbest?: number;
+    /** Generated tokens, </s> included (Hugging Face's max_length - 1). */
+    max_length?: number; min_length?: number;
+    length_penalty?: 'none' | 'average' | 'gnmt' | 'power'; alpha?: number;
+    early_stopping?: 'bound' | 'heuristic' | 'early' | 'never';
+    no_repeat_ngram_size?: number; repetition_penalty?: number;
+  };
+  config: ModelConfig;
+  tokenizer: { type: 'word' | 'bpe' | 'wordpiece' | 'sentencepiece'; lowercase?: boolean; split_punctuation?: boolean; merges?: string[];
+    unk?: string; max_chars_per_word?: number; never_split?: string[]; language_codes?: boolean; pieces?: number };
+  /** The target side's tokenizer (encodes forced target text, decodes the output); the same as `tokenizer` unless the file has a `tgt_tokenizer`. */
+  tgtTokenizer: ModelInfo['tokenizer'];
   srcVocabSize: number; tgtVocabSize: number;
   /** Loaded with `int8: true`. */
   int8: boolean;
@@ -107,7 +132,9 @@ export interface Tokenized { pieces: string[]; ids: number[]; unknown: string[] 
 export interface DecodeOptions {
   strategy?: 'greedy' | 'beam' | 'sample';
   beamSize?: number; nbest?: number;
-  lengthPenalty?: 'none' | 'average' | 'gnmt'; alpha?: number;
+  lengthPenalty?: 'none' | 'average' | 'gnmt' | 'power'; alpha?: number;
+  /** When beam search stops: 'bound' (default: nothing live can still win) or Hugging Face's early_stopping False / True / "never" as 'heuristic' / 'early' / 'never'. */
+  earlyStopping?: 'bound' | 'heuristic' | 'early' | 'never';
   maxLength?: number; maxLengthA?: number; maxLengthB?: number; minLength?: number;
   /** n > 0: no token may complete an n-gram the hypothesis already has (generated tokens, no <s>). 0 = off. */
   noRepeatNgram?: number;

@@ -11,6 +11,8 @@
 // module returns is a copy owned by JavaScript: no later call can change or invalidate it.
 // Errors from the engine arrive as AttnscopeError (a subclass of Error) with its message.
 
+import { checkModelFile, headerEnd } from './model-header.js';
+
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
 export class AttnscopeError extends Error {
@@ -177,24 +179,44 @@ async function readSource(source, onProgress, onChunk) {
   return readResponse(response, onProgress, url, onChunk);
 }
 
+/** A model file as messages name it: by its URL or path when it has one. */
+const fileNamed = (name) => `the model file${name ? ` '${name}'` : ''}`;
+
+function joined(chunks, length) {
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
+  return bytes;
+}
+
+/**
+ * The body, read as it streams. Once its safetensors header has arrived (the first 8 + N bytes),
+ * a file too big for the engine is refused and the download stopped (web/model-header.js): a
+ * 3 GB file is refused after its header, not after 3 GB.
+ */
 async function readResponse(response, onProgress, url, onChunk) {
   const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || (!onProgress && !onChunk)) return new Uint8Array(await response.arrayBuffer());
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const what = fileNamed(url);
   const reader = response.body.getReader();
   const chunks = [];
   let loaded = 0;
+  let needed = 8; // bytes to read before the header's length, then the header, can be checked; 0 once it is
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     loaded += value.length;
+    try {
+      while (needed && loaded >= needed) needed = needed === 8 ? headerEnd(joined(chunks, loaded)) : (checkModelFile(joined(chunks, loaded), what), 0);
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      throw e; // (loadModel makes it an AttnscopeError)
+    }
     onProgress?.({ loaded, total, url });
     onChunk?.(loaded, total);
   }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
-  return bytes;
+  return joined(chunks, loaded);
 }
 
 /**
@@ -216,14 +238,25 @@ function warmHeapWhileDownloading(runtime) {
 
 /**
  * Loads a model from a URL or path (Node), a Response, an ArrayBuffer or a Uint8Array.
- * `onProgress({loaded, total})` reports download progress in bytes. `int8: true` runs the
- * decoder's per-step products on int8 weights: about twice as fast per token, but no longer
- * the file's exact numbers (the encoder stays exact; docs/benchmarks.md, int8 weights).
+ * `onProgress({loaded, total})` reports download progress in bytes (to cancel a download, fetch
+ * it with an AbortSignal and pass the Response). `int8: true` runs the decoder's per-step products on int8 weights: about
+ * twice as fast per token, but no longer the file's exact numbers (the encoder stays exact;
+ * docs/benchmarks.md, int8 weights). A file whose safetensors header says it cannot fit in the
+ * engine's memory is refused before any of it enters the engine, and a download as soon as its
+ * header has arrived (web/model-header.js: the size and the limit are in the message).
  */
 export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
   const runtime = await init(runtimeOptions);
-  const bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime));
+  let bytes;
+  let header;
+  try {
+    bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime));
+    // (a Response's URL names it; bytes have no name)
+    header = checkModelFile(bytes, fileNamed(typeof source === 'string' ? source : source.url));
+  } catch (e) {
+    throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message); // web/model-header.js's refusals
+  }
   const handle = new runtime.ModelHandle();
   try {
     check(handle.load(bytes, int8));
@@ -231,7 +264,7 @@ export async function loadModel(source, { onProgress, int8 = false, ...runtimeOp
     handle.delete();
     throw e;
   }
-  return new Model(runtime, handle);
+  return new Model(runtime, handle, Object.freeze({ bytes: bytes.length, parameters: header?.parameters }));
 }
 
 export class Model {
@@ -239,15 +272,23 @@ export class Model {
   #info;
   #vocab = {};
 
-  constructor(runtime, handle) {
+  constructor(runtime, handle, file) {
     this.#runtime = runtime;
     own(this, handle);
     const info = check(handle.info());
     this.#info = Object.freeze({
       name: info.name,
       description: info.description,
+      // The file's optional licence and source (its __metadata__, models/FORMAT.md); '' when absent.
+      license: info.license,
+      source: info.source,
+      // The file's size in bytes and its tensors' elements (its safetensors header); undefined for a model trained here.
+      file,
+      // The file's generation defaults ({strategy, beam_size, max_length, length_penalty, alpha}), when it has them.
+      generation: info.generation,
       config: JSON.parse(info.config),
       tokenizer: JSON.parse(info.tokenizer),
+      tgtTokenizer: JSON.parse(info.tgtTokenizer),
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,

@@ -42,7 +42,28 @@ export const defaultModelId = models[0].id;
  */
 export function findModel(id) {
   if (isTrainedId(id)) return { id, label: trainedLabel(id), example: null, trained: true };
+  if (openedFiles.has(id)) return { id, label: `${openedFiles.get(id)} (opened file)`, example: null, local: true };
   return models.find((m) => m.id === id) ?? modelFileEntry(id);
+}
+
+/**
+ * A model file the reader opened from their computer (the page's file picker or a drop) has no
+ * URL: its id is `file:NAME`, honest in a page URL but not reloadable (the page asks for the file
+ * again). It is a model only once opened in this page: the engine's worker holds its bytes.
+ */
+export const LOCAL_FILE_PREFIX = 'file:';
+const openedFiles = new Map(); // id -> file name
+
+/** The id of a model file opened under `name`. */
+export const localFileId = (name) => `${LOCAL_FILE_PREFIX}${name}`;
+/** Whether `id` names a model file opened from the reader's computer (opened in this page or not). */
+export const isLocalFileId = (id) => typeof id === 'string' && id.startsWith(LOCAL_FILE_PREFIX);
+
+/** The reader opened the model file `name` (its bytes are in the engine's worker); returns its id. */
+export function noteOpenedFile(name) {
+  const id = localFileId(name);
+  openedFiles.set(id, name);
+  return id;
 }
 
 const allowedFiles = new Set(); // model file URLs of other origins the reader agreed to load
@@ -78,7 +99,7 @@ export function unknownModelMessage(id) {
 
 /** The absolute URL of a manifest entry's file. */
 export function modelUrl(entry) {
-  if (entry.trained) return entry.id;
+  if (entry.trained || entry.local) return entry.id;
   if (entry.fileUrl) return entry.fileUrl;
   return entry.url?.() ?? new URL(entry.file, import.meta.url).href;
 }

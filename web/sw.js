@@ -5,9 +5,9 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v16';
+const CACHE = 'attnscope-v17';
 const SHELL = [
-  'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
+  'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',
   'app/views/heatmap.js', 'app/views/views.js', 'app/views/mean-of-heads.js', 'app/views/logits.js',
   'app/views/beam.js', 'app/views/head-importance.js', 'app/views/attention-view.js',
@@ -19,11 +19,11 @@ const SHELL = [
   'app/panels/output-panel.js', 'app/panels/logits-panel.js', 'app/panels/modified-banner.js',
   'app/panels/force-any.js', 'app/panels/training.js', 'app/panels/architecture-panel.js',
   'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js',
-  'app/panels/encoder-analyses.js', 'app/panels/bleu-by-length.js',
+  'app/panels/encoder-analyses.js', 'app/panels/bleu-by-length.js', 'app/panels/open-model.js', 'app/panels/model-card.js',
   'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',
   'app/worker/worker-session.js', 'app/worker/worker-training.js', 'app/worker/worker-analyses.js',
   'app/worker/worker-encoder.js',
-  'app/state/state.js', 'app/state/store.js', 'app/state/step-store.js', 'app/state/trained.js',
+  'app/state/state.js', 'app/state/store.js', 'app/state/step-store.js', 'app/state/trained.js', 'app/state/model-url.js',
   'app/model/sites.js', 'app/model/architecture.js', 'app/model/support.js',
   'app/util/export.js', 'app/util/data-export.js', 'app/util/html.js', 'app/util/pieces.js',
   'widget/attn-scope.js', 'data/toy-en-de.csv',

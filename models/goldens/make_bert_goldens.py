@@ -11,7 +11,7 @@
       segments, every layer's output, attention, q/k/v and transformed value vectors, the pooled
       vector and every MLM logit, and the top 5 pieces at each [MASK].
   hf_converted.safetensors + .json: a random BERT written in the Hugging Face layout
-      (pytorch_model.bin, config.json, vocab.txt), converted by models/convert/convert_hf_bert.py; its
+      (pytorch_model.bin, config.json, vocab.txt), converted by models/convert/convert_hf.py; its
       numbers come from the forward pass over the Hugging Face names in
       models/convert/check_bert_converter.py (not from the reference), so the engine is checked against
       the Hugging Face layout end to end.
@@ -32,7 +32,7 @@ from attnscope_ref import bert  # noqa: E402
 from attnscope_ref.wordpiece import DEFAULT_SPEC, WordPiece  # noqa: E402
 from make_goldens import write_json  # noqa: E402
 import check_bert_converter as hf  # noqa: E402
-import convert_hf_bert  # noqa: E402
+import convert_hf  # noqa: E402
 import tempfile  # noqa: E402
 
 ROOT = os.path.dirname(MODELS)
@@ -190,7 +190,7 @@ def write_hf_converted(vocab, tok):
     path = os.path.join(OUT, "hf_converted.safetensors")
     with tempfile.TemporaryDirectory() as tmp:
         hf.write_folder(tmp, c, state, "bin", vocab=vocab)
-        config = convert_hf_bert.convert(tmp, path, name="hf_converted")
+        config = convert_hf.convert(tmp, path, name="hf_converted")
     cases = []
     for text in MODEL_TEXTS:
         pieces = ["[CLS]"] + tok.split(text) + ["[SEP]"]

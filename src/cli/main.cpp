@@ -28,11 +28,18 @@ const char* kUsage =
     "  attnscope-cli heads --model FILE --input SOURCES --refs REFERENCES [--limit N] [--bleu]\n"
     "      head-importance sweep: mask each head alone, print the change in log-likelihood per token (JSON);\n"
     "      --bleu also decodes greedily per masked head and prints the change in corpus BLEU\n"
-    "decoding (greedy unless --beam or --sample):\n"
+    "decoding (a model file's generation defaults, shown by info, apply to what these flags leave out;\n"
+    "          without them: greedy unless --beam or --sample):\n"
+    "  --greedy                greedy decoding\n"
     "  --beam K                beam search of width K\n"
     "  --nbest N               return N hypotheses (beam); text output prints 'rank<TAB>score<TAB>translation'\n"
     "  --length-penalty A      GNMT length penalty ((5+len)/6)^A (beam; 0 = none)\n"
-    "  --length-norm KIND      none | average | gnmt (default: gnmt when --length-penalty > 0, else none)\n"
+    "  --length-norm KIND      none | average | gnmt | power (score / len^A, Hugging Face's; default: gnmt\n"
+    "                          when --length-penalty > 0, else none)\n"
+    "  --early-stopping RULE   when beam search stops: bound (default) | heuristic | early | never\n"
+    "                          (the last three: Hugging Face's early_stopping False, True, \"never\")\n"
+    "  --forced-eos            the last token allowed is </s> (Hugging Face's forced_eos_token_id)\n"
+    "  --renormalize           log-probabilities renormalised over the tokens not banned (renormalize_logits)\n"
     "  --sample                sample instead: --temperature T, --top-k K, --top-p P, --seed S\n"
     "  --max-length N          generate at most N tokens (--max-steps is the same)\n"
     "  --max-length-a A, --max-length-b B   also at most floor(A * source tokens + B)\n"
@@ -86,10 +93,13 @@ std::uint64_t parse_seed(const std::string& flag, const std::string& value) {
   return static_cast<std::uint64_t>(v);
 }
 
-Args parse_args(int argc, char** argv) {
+// The decoding flags override `model_defaults` (the model's generation defaults: run() parses the
+// arguments again once the model is loaded), which override the engine's own defaults.
+Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults = GenerationDefaults{}) {
   if (argc < 2) throw Error("no command given");
   Args a;
   a.command = argv[1];
+  a.decode = with_generation_defaults(DecodeOptions{}, model_defaults);
   a.decode.alternatives = 5;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -109,7 +119,11 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--nbest") d.nbest = parse_count(arg, value());
     else if (arg == "--length-penalty") d.alpha = parse_number(arg, value());
     else if (arg == "--length-norm") d.length_penalty = parse_length_penalty(value()), a.length_norm_given = true;
+    else if (arg == "--early-stopping") d.early_stopping = parse_early_stopping(value());
+    else if (arg == "--forced-eos") d.forced_eos = true;
+    else if (arg == "--renormalize") d.renormalize = true;
     else if (arg == "--sample") d.strategy = Strategy::Sample;
+    else if (arg == "--greedy") d.strategy = Strategy::Greedy;
     else if (arg == "--temperature") d.temperature = parse_number(arg, value());
     else if (arg == "--top-k") d.top_k = parse_count(arg, value());
     else if (arg == "--top-p") d.top_p = parse_number(arg, value());
@@ -130,7 +144,7 @@ Args parse_args(int argc, char** argv) {
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
-  if (!a.length_norm_given) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
+  if (!a.length_norm_given && !model_defaults.length_penalty) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
   if (a.command != "translate" && a.command != "info" && a.command != "heads" && a.command != "bleu-by-length")
     throw Error("unknown command '" + a.command + "'");
   if (a.command == "heads" && (a.input.empty() || a.refs.empty())) throw Error("heads needs --input and --refs");
@@ -149,6 +163,8 @@ Args parse_args(int argc, char** argv) {
 void print_info(const Model& model) {
   nlohmann::json info = {{"config", parse_json(model.config.to_json(), "config", JsonSource::ModelFile)},
                          {"tokenizer", parse_json(model.tokenizer->to_json(), "tokenizer", JsonSource::ModelFile)},
+                         {"tgt_tokenizer", parse_json(model.tgt_tokenizer->to_json(), "tgt_tokenizer", JsonSource::ModelFile)},
+                         {"generation", parse_json(model.generation.to_json(), "generation", JsonSource::ModelFile)},
                          {"src_vocab_size", model.src_vocab.size()},
                          {"tgt_vocab_size", model.tgt_vocab.size()}};
   for (const char* key : {"name", "description"})
@@ -163,7 +179,7 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
   options.capture.attention = options.capture.logits = args.json;
   try {
     if (!args.prefix.empty()) {
-      const Encoded prefix = encode(*model->tokenizer, model->tgt_vocab, args.prefix, model->config.special.unk);
+      const Encoded prefix = encode(*model->tgt_tokenizer, model->tgt_vocab, args.prefix, model->config.special.unk);
       if (!prefix.unknown.empty()) throw InputError("--prefix has words the target vocabulary lacks: " + prefix.unknown[0]);
       options.prefix = prefix.ids;
     }
@@ -213,7 +229,7 @@ void print_head_sweep(const Model& model, const Args& args) {
   std::vector<DevPair> dev;
   for (std::size_t i = 0; i < sources.size(); ++i)
     dev.push_back({prepare_source(model, sources[i]),
-                   encode(*model.tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids, refs[i]});
+                   encode(*model.tgt_tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids, refs[i]});
   HeadSweepOptions options;
   options.bleu = args.bleu;
   const HeadSweep sweep = head_importance_sweep(model, dev, options, [](int done, int total) {
@@ -230,13 +246,14 @@ void print_head_sweep(const Model& model, const Args& args) {
   std::cout << cli::json_text(out, 1) << "\n";
 }
 
-int run(const Args& args) {
+int run(Args args, int argc, char** argv) {
   Model::LoadOptions load;
   load.int8 = args.int8;
   if (args.command == "bleu-by-length")  // with --hyps, no model
     return cli::bleu_by_length_command(args.model.empty() ? nullptr : Model::load_file(args.model, load), args.decode,
                                        {args.input, args.refs, args.hyps, args.bins, args.translations, args.limit, args.json});
   const auto model = Model::load_file(args.model, load);
+  if (!model->generation.empty()) args = parse_args(argc, argv, model->generation);
   if (args.command == "info") {
     print_info(*model);
     return 0;
@@ -272,7 +289,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(args);
+    return run(args, argc, argv);
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n";
     return 2;

@@ -4,7 +4,7 @@
 
 namespace attnscope {
 
-enum class Activation { ReLU, GELU };
+enum class Activation { ReLU, GELU, Swish };  // Swish: x·σ(x) (HF's "swish"/"silu")
 enum class NormPosition { Post, Pre };  // LN(x + f(x))  vs  x + f(LN(x))
 
 }  // namespace attnscope

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decoding/processors/forced_eos.h"
 #include "decoding/processors/forced_prefix.h"
 #include "decoding/processors/min_length.h"
 #include "decoding/processors/no_repeat_ngram.h"
 #include "decoding/processors/repetition_penalty.h"
+#include "decoding/processors/suppress_tokens.h"
 #include "decoding/processors/temperature.h"
 #include "decoding/processors/top_k.h"
 #include "decoding/processors/top_p.h"
@@ -16,12 +18,15 @@ namespace attnscope {
 using Stage = LogitsProcessor::Stage;
 
 // The one place where options become rules. A new rule: a class in processors/ and a line here.
-LogitsProcessorList make_logits_processors(const DecodeOptions& o, int eos) {
+LogitsProcessorList make_logits_processors(const DecodeOptions& o, int eos, const std::vector<int>& suppress_tokens,
+                                           int limit) {
   LogitsProcessorList list;
   if (!o.prefix.empty()) list.push(std::make_unique<ForcedPrefix>(o.prefix));
   if (o.repetition_penalty != 1.0) list.push(std::make_unique<RepetitionPenalty>(o.repetition_penalty));
+  if (!suppress_tokens.empty()) list.push(std::make_unique<SuppressTokens>(suppress_tokens));
   if (o.min_length > 0) list.push(std::make_unique<MinLength>(o.min_length, eos));
   if (o.no_repeat_ngram_size > 0) list.push(std::make_unique<NoRepeatNGram>(o.no_repeat_ngram_size));
+  if (o.forced_eos && limit > 0) list.push(std::make_unique<ForcedEos>(limit, eos));
   if (o.strategy == Strategy::Sample) {
     if (o.temperature != 1.0) list.push(std::make_unique<Temperature>(o.temperature));  // x / 1 == x
     if (o.top_k > 0) list.push(std::make_unique<TopK>(o.top_k));

@@ -34,7 +34,10 @@ class LogitsProcessorList {
 };
 
 // Every rule the options ask for, in stage order (Force, Reshape, Ban, Warp, Truncate). Warp and
-// Truncate rules are registered for sampling only. `eos` is the model's </s> id.
-LogitsProcessorList make_logits_processors(const DecodeOptions& options, int eos);
+// Truncate rules are registered for sampling only. `eos` is the model's </s> id;
+// `suppress_tokens` the model's never-chosen ids (config `suppress_tokens`); `limit` the tokens a
+// hypothesis may generate (forced_eos needs it; 0 = unknown, no forced end).
+LogitsProcessorList make_logits_processors(const DecodeOptions& options, int eos,
+                                           const std::vector<int>& suppress_tokens = {}, int limit = 0);
 
 }  // namespace attnscope

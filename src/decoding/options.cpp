@@ -51,7 +51,16 @@ LengthPenalty parse_length_penalty(const std::string& name) {
   if (name == "none") return LengthPenalty::None;
   if (name == "average") return LengthPenalty::Average;
   if (name == "gnmt") return LengthPenalty::GNMT;
-  throw InputError("unknown length penalty " + quote(name) + " (use none, average or gnmt)");
+  if (name == "power") return LengthPenalty::Power;
+  throw InputError("unknown length penalty " + quote(name) + " (use none, average, gnmt or power)");
+}
+
+EarlyStopping parse_early_stopping(const std::string& name) {
+  if (name == "bound") return EarlyStopping::Bound;
+  if (name == "heuristic") return EarlyStopping::Heuristic;
+  if (name == "early") return EarlyStopping::Early;
+  if (name == "never") return EarlyStopping::Never;
+  throw InputError("unknown early stopping rule " + quote(name) + " (use bound, heuristic, early or never)");
 }
 
 const char* to_string(Strategy s) {
@@ -59,7 +68,27 @@ const char* to_string(Strategy s) {
 }
 
 const char* to_string(LengthPenalty p) {
-  return p == LengthPenalty::None ? "none" : p == LengthPenalty::Average ? "average" : "gnmt";
+  return p == LengthPenalty::None ? "none" : p == LengthPenalty::Average ? "average" : p == LengthPenalty::GNMT ? "gnmt" : "power";
+}
+
+const char* to_string(EarlyStopping e) {
+  return e == EarlyStopping::Bound ? "bound" : e == EarlyStopping::Heuristic ? "heuristic" : e == EarlyStopping::Early ? "early" : "never";
+}
+
+DecodeOptions with_generation_defaults(DecodeOptions o, const GenerationDefaults& g) {
+  if (g.strategy) o.strategy = parse_strategy(*g.strategy);
+  if (g.beam_size) o.beam_size = *g.beam_size;
+  if (g.nbest) o.nbest = *g.nbest;
+  if (g.max_length) o.max_length = *g.max_length;
+  if (g.min_length) o.min_length = *g.min_length;
+  if (g.length_penalty) o.length_penalty = parse_length_penalty(*g.length_penalty);
+  if (g.alpha) o.alpha = *g.alpha;
+  if (g.early_stopping) o.early_stopping = parse_early_stopping(*g.early_stopping);
+  if (g.no_repeat_ngram_size) o.no_repeat_ngram_size = *g.no_repeat_ngram_size;
+  if (g.repetition_penalty) o.repetition_penalty = *g.repetition_penalty;
+  if (g.forced_eos) o.forced_eos = *g.forced_eos;
+  if (g.renormalize) o.renormalize = *g.renormalize;
+  return o;
 }
 
 double penalized_score(double score, int length, LengthPenalty penalty, double alpha) {
@@ -70,6 +99,8 @@ double penalized_score(double score, int length, LengthPenalty penalty, double a
       return score / std::max(length, 1);
     case LengthPenalty::GNMT:
       return score / std::pow((5.0 + length) / 6.0, alpha);
+    case LengthPenalty::Power:  // HF's sequences_scores: sum of log-probs / len^length_penalty
+      return score / std::pow(static_cast<double>(std::max(length, 1)), alpha);
   }
   return score;
 }

@@ -111,11 +111,11 @@ Interventions interventions_from_json(const std::string& text) {
   return interventions_from_json(parse_object(text, "interventions"));
 }
 
-DecodeOptions decode_options_from_json(const std::string& text) {
+DecodeOptions decode_options_from_json(const std::string& text, const DecodeOptions& base) {
   const json j = parse_object(text, "decoding options");
   if (!j.is_object()) throw InputError("decoding options must be an object");
 
-  DecodeOptions o;
+  DecodeOptions o = base;
   for (const auto& [key, v] : j.items()) {
     if (v.is_null()) continue;  // undefined fields from JS
     if (key == "strategy") o.strategy = parse_strategy(string(v, key));
@@ -123,10 +123,13 @@ DecodeOptions decode_options_from_json(const std::string& text) {
     else if (key == "nbest") o.nbest = integer(v, key);
     else if (key == "lengthPenalty") o.length_penalty = parse_length_penalty(string(v, key));
     else if (key == "alpha") o.alpha = number(v, key);
+    else if (key == "earlyStopping") o.early_stopping = parse_early_stopping(string(v, key));
     else if (key == "maxLength") o.max_length = integer(v, key);
     else if (key == "maxLengthA") o.max_length_a = number(v, key);
     else if (key == "maxLengthB") o.max_length_b = number(v, key);
     else if (key == "minLength") o.min_length = integer(v, key);
+    else if (key == "forcedEos") o.forced_eos = boolean(v, key);
+    else if (key == "renormalize") o.renormalize = boolean(v, key);
     else if (key == "noRepeatNgram") o.no_repeat_ngram_size = integer(v, key);
     else if (key == "repetitionPenalty") o.repetition_penalty = number(v, key);
     else if (key == "temperature") o.temperature = number(v, key);

@@ -9,7 +9,10 @@
 
 namespace attnscope {
 
-DecodeOptions decode_options_from_json(const std::string& text);
+// The fields the object names replace those of `base` (callers pass the model's generation
+// defaults there, with_generation_defaults in options.h, so that a checkpoint decodes as its
+// authors configured it unless the caller says otherwise).
+DecodeOptions decode_options_from_json(const std::string& text, const DecodeOptions& base = DecodeOptions{});
 
 // Just the "interventions" object of the options, e.g. {"skip": ["crossAttention"]}.
 Interventions interventions_from_json(const std::string& text);

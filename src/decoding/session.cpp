@@ -80,7 +80,7 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
     }
   }
   memory_ = encode(*model_, source_.ids, options_.capture, &encoder_trace_, options_.interventions);
-  rules_ = make_logits_processors(options_, c.special.eos);
+  rules_ = make_logits_processors(options_, c.special.eos, c.suppress_tokens, limit_);
   sampler_.reseed(options_.seed, 0);
   add_node(-1, -1, c.special.bos, 0.0f, 0.0, NodeStatus::Live);
   beam_.push_back(Live{Hypothesis{{}, 0.0, 0}, start_decoder(*model_, memory_)});
@@ -127,7 +127,7 @@ std::vector<const Expansion*> DecodeSession::lineage(int step, int hypothesis) c
 
 std::string DecodeSession::detokenize(const std::vector<int>& ids) const {
   const SpecialTokens& s = model_->config.special;
-  return decode(*model_->tokenizer, model_->tgt_vocab, ids, {s.bos, s.eos, s.pad});
+  return decode(*model_->tgt_tokenizer, model_->tgt_vocab, ids, {s.bos, s.eos, s.pad});
 }
 
 std::vector<FinishedHypothesis> DecodeSession::nbest() const {
@@ -180,6 +180,15 @@ Expansion DecodeSession::expand(const Live& live, int index, const Matrix& logit
   // The choosers skip banned tokens (</s> before min_length, repeated n-grams). A ban that would
   // leave nothing to choose (</s> the only token, say) does not apply.
   scores.banned = rules_.banned(live.hyp.tokens, vocab);
+  if (options_.renormalize && !scores.banned.empty()) {
+    // HF's renormalize_logits: log p over the allowed tokens only, as a rewritten row whose
+    // banned entries are -inf (what is reported stays the model's).
+    if (!scores.reshaped) scores.reshaped_logits = logits;
+    scores.reshaped = true;
+    for (int id : scores.banned) scores.reshaped_logits(0, id) = -std::numeric_limits<float>::infinity();
+    scores.reshaped_norm = ops::log_softmax_of_row(scores.reshaped_logits);
+    if (beam) scores.reshaped_log_probs = scores.reshaped_norm.log_probs(scores.reshaped_logits);
+  }
   return e;
 }
 
@@ -337,19 +346,31 @@ void DecodeSession::finish_step(std::vector<Live>&& next) {
   }
   if (options_.strategy != Strategy::Beam) return;
 
-  // Stopping rule: the n-th best score of those ended by </s> already beats anything a live
-  // hypothesis can still reach.
+  // Stopping rule (README.md): the n-th best score of those ended by </s> already beats what a
+  // live hypothesis can still reach (Bound), or Hugging Face's rule: n = beam_size, and "can
+  // still reach" is its estimate (Heuristic, Never) or nothing at all (Early).
+  const EarlyStopping rule = options_.early_stopping;
+  const int n = rule == EarlyStopping::Bound ? options_.nbest : options_.beam_size;
   std::vector<double> scores;
   for (const FinishedHypothesis& f : finished_)
     if (f.finished) scores.push_back(f.normalized_score);
-  if (static_cast<int>(scores.size()) < options_.nbest) return;
-  std::nth_element(scores.begin(), scores.begin() + (options_.nbest - 1), scores.end(), std::greater<double>());
-  const double nth_best = scores[options_.nbest - 1];
+  if (static_cast<int>(scores.size()) < n) return;
+  std::nth_element(scores.begin(), scores.begin() + (n - 1), scores.end(), std::greater<double>());
+  const double nth_best = scores[n - 1];
+  // HF's "never" uses the limit when its length penalty is positive (favours longer output).
+  const bool favours_length = options_.length_penalty == LengthPenalty::Average ||
+                              (options_.length_penalty != LengthPenalty::None && options_.alpha > 0);
   double best_reachable = -std::numeric_limits<double>::infinity();
   for (const Live& l : beam_) {
-    const double bound = options_.length_penalty == LengthPenalty::None
-                             ? l.hyp.score
-                             : penalized_score(l.hyp.score, limit_, options_.length_penalty, options_.alpha);
+    const int length = static_cast<int>(l.hyp.tokens.size());
+    double bound = l.hyp.score;
+    if (rule == EarlyStopping::Early) {
+      bound = -std::numeric_limits<double>::infinity();
+    } else if (rule == EarlyStopping::Heuristic || (rule == EarlyStopping::Never && !favours_length)) {
+      bound = penalized_score(l.hyp.score, length, options_.length_penalty, options_.alpha);
+    } else if (options_.length_penalty != LengthPenalty::None) {
+      bound = penalized_score(l.hyp.score, limit_, options_.length_penalty, options_.alpha);
+    }
     best_reachable = std::max(best_reachable, bound);
   }
   if (nth_best >= best_reachable) {

@@ -72,6 +72,28 @@ void parse_special_tokens(const json& j, SpecialTokens& out) {
   out.eos = int_field(special, "eos", 0, 1 << 24);
 }
 
+// Optional: absent is an empty list.
+std::vector<int> parse_suppress_tokens(const json& j) {
+  std::vector<int> ids;
+  if (!j.contains("suppress_tokens")) return ids;
+  const json& v = j.at("suppress_tokens");
+  if (!v.is_array()) throw ModelFileError("config field 'suppress_tokens' must be an array of token ids, got " + json_excerpt(v));
+  for (const json& id : v) {
+    if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() > (1 << 24))
+      throw ModelFileError("config field 'suppress_tokens' must hold token ids in [0, 2^24], got " + json_excerpt(id));
+    ids.push_back(id.get<int>());
+  }
+  return ids;
+}
+
+const char* activation_name(Activation a) {
+  return a == Activation::ReLU ? "relu" : a == Activation::GELU ? "gelu" : "swish";
+}
+
+const char* positions_name(Positions p) {
+  return p == Positions::Sinusoidal ? "sinusoidal" : p == Positions::Learned ? "learned" : "sinusoidal_halves";
+}
+
 }  // namespace
 
 ModelConfig ModelConfig::from_json(const std::string& text) {
@@ -92,6 +114,7 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     c.shared_embeddings = bool_field(j, "shared_embeddings");
     c.src_append_eos = bool_field(j, "src_append_eos");
     parse_special_tokens(j, c.special);
+    c.suppress_tokens = parse_suppress_tokens(j);
     return c;
   }
   c.d_model = int_field(j, "d_model", 1, kMaxWidth);
@@ -102,10 +125,15 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
   c.n_encoder_layers = int_field(j, "n_encoder_layers", 1, kMaxLayers);
   c.n_decoder_layers = int_field(j, "n_decoder_layers", 1, kMaxLayers);
-  c.activation = choice_field(j, "activation", "relu", "gelu") == "relu" ? Activation::ReLU : Activation::GELU;
+  const std::string activation = one_of(j, "activation", {"relu", "gelu", "swish"});
+  c.activation = activation == "relu" ? Activation::ReLU : activation == "gelu" ? Activation::GELU : Activation::Swish;
   c.norm = choice_field(j, "norm", "post", "pre") == "post" ? NormPosition::Post : NormPosition::Pre;
-  c.positions = choice_field(j, "positions", "sinusoidal", "learned") == "sinusoidal" ? Positions::Sinusoidal
-                                                                                     : Positions::Learned;
+  const std::string positions = one_of(j, "positions", {"sinusoidal", "learned", "sinusoidal_halves"});
+  c.positions = positions == "sinusoidal" ? Positions::Sinusoidal
+                : positions == "learned"  ? Positions::Learned
+                                          : Positions::SinusoidalHalves;
+  if (c.positions == Positions::SinusoidalHalves && c.d_model % 2 != 0)
+    throw ModelFileError("config positions \"sinusoidal_halves\" needs an even d_model, got " + std::to_string(c.d_model));
   c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
   c.embedding_scale = float_field(j, "embedding_scale");
   c.shared_embeddings = bool_field(j, "shared_embeddings");
@@ -115,6 +143,7 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   c.src_append_eos = bool_field(j, "src_append_eos");
 
   parse_special_tokens(j, c.special);
+  c.suppress_tokens = parse_suppress_tokens(j);
   return c;
 }
 
@@ -127,9 +156,9 @@ std::string ModelConfig::to_json() const {
       {"d_ff", d_ff},
       {"n_encoder_layers", n_encoder_layers},
       {"n_decoder_layers", n_decoder_layers},
-      {"activation", activation == Activation::ReLU ? "relu" : "gelu"},
+      {"activation", activation_name(activation)},
       {"norm", norm == NormPosition::Post ? "post" : "pre"},
-      {"positions", positions == Positions::Sinusoidal ? "sinusoidal" : "learned"},
+      {"positions", positions_name(positions)},
       {"max_positions", max_positions},
       {"embedding_scale", embedding_scale},
       {"shared_embeddings", shared_embeddings},
@@ -138,6 +167,7 @@ std::string ModelConfig::to_json() const {
       {"src_append_eos", src_append_eos},
       {"special_tokens", {{"pad", special.pad}, {"unk", special.unk}, {"bos", special.bos}, {"eos", special.eos}}},
   };
+  if (!suppress_tokens.empty()) j["suppress_tokens"] = suppress_tokens;
   return j.dump();
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 // The architecture hyper-parameters stored in a model file's metadata (models/FORMAT.md).
 #include <string>
+#include <vector>
 
 #include "core/architecture.h"
 
 namespace attnscope {
 
-enum class Positions { Sinusoidal, Learned };
+// Sinusoidal: Vaswani's interleaved sin/cos; SinusoidalHalves: sin in the first half of the
+// columns, cos in the second (Marian's, as Hugging Face writes it).
+enum class Positions { Sinusoidal, Learned, SinusoidalHalves };
 
 struct SpecialTokens {
   int pad = 0, unk = 1, bos = 2, eos = 3;
@@ -36,6 +39,9 @@ struct ModelConfig {
   double layer_norm_eps = 1e-5;
   bool src_append_eos = true;
   SpecialTokens special;
+  // Target ids the decoder never chooses (a Ban rule of every strategy; src/decoding/README.md).
+  // Marian: its pad, which is also its decoder start. Checked against tgt_vocab by the loader.
+  std::vector<int> suppress_tokens;
 
   int d_head() const { return d_model / n_heads; }
 

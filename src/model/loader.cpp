@@ -55,10 +55,25 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
   m.src_vocab = Vocabulary(parse_vocab(m.metadata, "src_vocab"));
   m.tgt_vocab = Vocabulary(parse_vocab(m.metadata, "tgt_vocab"));
   m.tokenizer = Tokenizer::from_json(required(m.metadata, "tokenizer"), m.src_vocab);
+  if (auto it = m.metadata.find("tgt_tokenizer"); it != m.metadata.end()) {
+    try {
+      m.tgt_tokenizer = Tokenizer::from_json(it->second, m.tgt_vocab);
+    } catch (const ModelFileError& e) {
+      throw ModelFileError("metadata 'tgt_tokenizer': " + e.detail());
+    }
+  } else {
+    m.tgt_tokenizer = m.tokenizer;
+  }
+  if (auto it = m.metadata.find("generation"); it != m.metadata.end())
+    m.generation = GenerationDefaults::from_json(it->second);
   if (c.shared_embeddings && m.src_vocab.tokens() != m.tgt_vocab.tokens())
     throw ModelFileError("shared_embeddings needs src_vocab and tgt_vocab to be identical");
   check_special_tokens(c, m.src_vocab, "source");
   check_special_tokens(c, m.tgt_vocab, "target");
+  for (int id : c.suppress_tokens)
+    if (id >= m.tgt_vocab.size())
+      throw ModelFileError("config field 'suppress_tokens' holds id " + std::to_string(id) +
+                           ", outside the target vocabulary of " + std::to_string(m.tgt_vocab.size()));
 
   WeightReader weights(file);
   m.family = family_loader(c.architecture)(m, weights, options);
@@ -76,6 +91,19 @@ Matrix sinusoidal_positions(int positions, int d) {
       const double angle = p / std::pow(10000.0, (2.0 * i) / d);
       pe(p, 2 * i) = static_cast<float>(std::sin(angle));
       if (2 * i + 1 < d) pe(p, 2 * i + 1) = static_cast<float>(std::cos(angle));
+    }
+  }
+  return pe;
+}
+
+Matrix sinusoidal_halves_positions(int positions, int d) {
+  Matrix pe(positions, d);
+  const int half = d / 2;
+  for (int p = 0; p < positions; ++p) {
+    for (int i = 0; i < half; ++i) {
+      const double angle = p / std::pow(10000.0, (2.0 * i) / d);
+      pe(p, i) = static_cast<float>(std::sin(angle));
+      pe(p, half + i) = static_cast<float>(std::cos(angle));
     }
   }
   return pe;

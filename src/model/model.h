@@ -10,6 +10,7 @@
 
 #include "model/config.h"
 #include "model/family.h"
+#include "model/generation.h"
 #include "text/tokenizer.h"
 
 namespace attnscope {
@@ -17,7 +18,11 @@ namespace attnscope {
 struct Model {
   ModelConfig config;
   std::map<std::string, std::string> metadata;  // everything in the file's __metadata__
-  std::shared_ptr<const Tokenizer> tokenizer;
+  std::shared_ptr<const Tokenizer> tokenizer;      // the source side (and the target's without tgt_tokenizer)
+  // Encodes target text (forced prefixes, references) and decodes the output: the metadata's
+  // `tgt_tokenizer`, or the same object as `tokenizer` when the file has none.
+  std::shared_ptr<const Tokenizer> tgt_tokenizer;
+  GenerationDefaults generation;  // the metadata's `generation`; empty when absent
   Vocabulary src_vocab, tgt_vocab;
   // Loaded with LoadOptions::int8: the decoder-step products run on int8 weights.
   bool int8 = false;
@@ -46,5 +51,8 @@ struct Model {
 
 // Sinusoidal position encodings (Vaswani et al. 2017, §3.5): [positions, d].
 Matrix sinusoidal_positions(int positions, int d);
+// The same angles laid out in halves (Marian, as Hugging Face's MarianSinusoidalPositionalEmbedding):
+// PE[p, i] = sin(p·ω_i), PE[p, d/2 + i] = cos(p·ω_i), ω_i = 10000^(−2i/d), i < d/2; d even.
+Matrix sinusoidal_halves_positions(int positions, int d);
 
 }  // namespace attnscope

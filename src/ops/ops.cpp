@@ -93,6 +93,8 @@ Matrix log_softmax_rows(const MatrixRef& x) {
 void activate(Matrix& x, Activation activation) {
   if (activation == Activation::ReLU) {
     x = x.cwiseMax(0.0f);
+  } else if (activation == Activation::Swish) {
+    x = x.unaryExpr([](float v) { return v / (1.0f + std::exp(-v)); });
   } else {
     const float inv_sqrt2 = 0.70710678118654752f;
     x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });

@@ -53,7 +53,7 @@ struct LogSoftmax {
 };
 LogSoftmax log_softmax_of_row(const MatrixRef& row);  // row: [1, n]
 
-// ReLU, or GELU in its exact erf form.
+// ReLU, GELU in its exact erf form, or Swish x·σ(x).
 void activate(Matrix& x, Activation activation);
 
 }  // namespace attnscope::ops

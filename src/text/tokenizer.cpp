@@ -2,14 +2,79 @@
 
 #include <algorithm>
 
+#include "core/base64.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/quote.h"
 #include "text/bpe_tokenizer.h"
+#include "text/sentencepiece_tokenizer.h"
 #include "text/word_tokenizer.h"
 #include "text/wordpiece_tokenizer.h"
 
 namespace attnscope {
+namespace {
+
+// The "sentencepiece" type: a SentencePiece model whose pieces the model's vocabulary maps to
+// ids, as Hugging Face's MarianTokenizer does with source.spm / target.spm and vocab.json.
+class VocabularySentencePiece : public Tokenizer {
+ public:
+  VocabularySentencePiece(std::string_view model_bytes, bool language_codes, std::string unk)
+      : model_(model_bytes), language_codes_(language_codes), unk_(std::move(unk)) {}
+
+  // MarianTokenizer._tokenize: a leading ">>xx<<" (">>" up to the first "<<") is one piece of
+  // its own (remove_language_code); the rest is the SentencePiece model's pieces.
+  std::vector<std::string> split(const std::string& text) const override {
+    std::vector<std::string> pieces;
+    std::string_view rest = text;
+    if (language_codes_ && rest.substr(0, 2) == ">>") {
+      const std::size_t end = rest.find("<<");
+      if (end != std::string_view::npos) {
+        pieces.emplace_back(rest.substr(0, end + 2));
+        rest.remove_prefix(end + 2);
+      }
+    }
+    for (std::string& p : model_.split(std::string(rest))) pieces.push_back(std::move(p));
+    return pieces;
+  }
+
+  // MarianTokenizer.decode(skip_special_tokens=True): the unk piece (a special token there) is
+  // left out, then convert_tokens_to_string: the model's decode_pieces, every "▁" left (in a piece
+  // the model does not know) as a space, and white space stripped at both ends.
+  std::string join(const std::vector<std::string>& pieces) const override {
+    std::vector<std::string> kept;
+    for (const std::string& p : pieces)
+      if (unk_.empty() || p != unk_) kept.push_back(p);
+    std::string text;
+    const std::string decoded = model_.decode_pieces(kept);
+    for (std::size_t i = 0; i < decoded.size();) {
+      if (decoded.compare(i, kSentencePieceSpace.size(), kSentencePieceSpace) == 0) {
+        text += ' ';
+        i += kSentencePieceSpace.size();
+      } else {
+        text += decoded[i++];
+      }
+    }
+    const char* space = " \t\n\r\v\f";
+    const std::size_t first = text.find_first_not_of(space);
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(space) - first + 1);
+  }
+
+  // A description (the model's bytes are not repeated): the SentencePiece model's, plus the flag.
+  std::string to_json() const override {
+    nlohmann::json j = parse_json(model_.to_json(), "sentencepiece description", JsonSource::ModelFile);
+    j["language_codes"] = language_codes_;
+    if (!unk_.empty()) j["unk"] = unk_;
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
+ private:
+  SentencePieceTokenizer model_;
+  bool language_codes_;
+  std::string unk_;  // the vocabulary's unknown piece, dropped when decoding; "" keeps every piece
+};
+
+}  // namespace
 
 std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const Vocabulary& vocab) {
   using json = nlohmann::json;
@@ -36,6 +101,8 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
   if (type == "wordpiece") {
     WordPieceTokenizer::Options o;
     o.lowercase = flag("lowercase", true);
+    o.strip_accents = flag("strip_accents", o.lowercase);  // BERT strips accents exactly when it lower-cases
+    o.tokenize_chinese_chars = flag("tokenize_chinese_chars", true);
     if (j.contains("unk")) {
       if (!j["unk"].is_string()) throw ModelFileError("tokenizer field 'unk' must be a string");
       o.unk = j["unk"].get<std::string>();
@@ -54,11 +121,32 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
         o.never_split.push_back(s.get<std::string>());
       }
     }
+    if (j.contains("never_split_words")) {
+      if (!j["never_split_words"].is_array())
+        throw ModelFileError("tokenizer field 'never_split_words' must be an array");
+      for (const json& s : j["never_split_words"]) {
+        if (!s.is_string() || s.get<std::string>().empty())
+          throw ModelFileError("tokenizer field 'never_split_words' must hold non-empty strings");
+        o.never_split_words.push_back(s.get<std::string>());
+      }
+    }
     if (vocab.size() == 0) throw ModelFileError("a wordpiece tokenizer needs the model's vocabulary");
     if (!vocab.contains(o.unk)) throw ModelFileError("wordpiece unk piece " + quote(o.unk) + " is not in the vocabulary");
     return std::make_unique<WordPieceTokenizer>(std::move(o), vocab);
   }
-  throw ModelFileError("tokenizer type " + quote(type) + " is not supported (use \"word\", \"bpe\" or \"wordpiece\")");
+  if (type == "sentencepiece") {
+    if (!j.contains("model") || !j["model"].is_string())
+      throw ModelFileError("sentencepiece tokenizer metadata needs a string field 'model' (the .model file in base64)");
+    const std::string bytes = base64_decode(j["model"].get<std::string>(), "sentencepiece tokenizer field 'model'");
+    std::string unk;
+    if (j.contains("unk")) {
+      if (!j["unk"].is_string()) throw ModelFileError("sentencepiece tokenizer field 'unk' must be a string");
+      unk = j["unk"].get<std::string>();
+    }
+    return std::make_unique<VocabularySentencePiece>(bytes, flag("language_codes", false), std::move(unk));
+  }
+  throw ModelFileError("tokenizer type " + quote(type) +
+                       " is not supported (use \"word\", \"bpe\", \"wordpiece\" or \"sentencepiece\")");
 }
 
 Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {

@@ -35,6 +35,7 @@ bool bert_is_punctuation(char32_t c) {
 
 WordPieceTokenizer::WordPieceTokenizer(Options options, const Vocabulary& vocab)
     : options_(std::move(options)), specials_(options_.never_split), vocab_(vocab) {
+  for (const std::string& w : options_.never_split_words) kept_words_.push_back(decode_utf8(w));
   // Longest first, so that of two specials starting at one place the longer one is cut out.
   std::stable_sort(specials_.begin(), specials_.end(),
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -46,7 +47,7 @@ std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string
   clean.reserve(text.size());
   for (char32_t c : text) {
     if (c == 0 || c == 0xFFFD || is_control(c)) continue;
-    if (is_cjk(c)) {
+    if (options_.tokenize_chinese_chars && is_cjk(c)) {
       clean += U' ';
       clean += c;
       clean += U' ';
@@ -57,7 +58,12 @@ std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string
   std::vector<std::u32string> words;
   auto add = [&](std::u32string w) {
     if (w.empty()) return;
-    if (options_.lowercase) w = unicode::strip_accents(unicode::lower(w));
+    if (is_kept_word(w)) {
+      words.push_back(std::move(w));
+      return;
+    }
+    if (options_.lowercase) w = unicode::lower(w);
+    if (options_.strip_accents) w = unicode::strip_accents(w);
     std::u32string current;
     for (char32_t c : w) {
       if (bert_is_punctuation(c)) {
@@ -83,7 +89,15 @@ std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string
   return words;
 }
 
+bool WordPieceTokenizer::is_kept_word(const std::u32string& word) const {
+  return std::find(kept_words_.begin(), kept_words_.end(), word) != kept_words_.end();
+}
+
 void WordPieceTokenizer::cut(const std::u32string& word, std::vector<std::string>& pieces) const {
+  if (is_kept_word(word)) {
+    pieces.push_back(encode_utf8(word));
+    return;
+  }
   if (static_cast<int>(word.size()) > options_.max_chars_per_word) {
     pieces.push_back(options_.unk);
     return;
@@ -141,12 +155,17 @@ std::string WordPieceTokenizer::join(const std::vector<std::string>& pieces) con
 }
 
 std::string WordPieceTokenizer::to_json() const {
-  return nlohmann::json{{"type", "wordpiece"},
-                        {"lowercase", options_.lowercase},
-                        {"unk", options_.unk},
-                        {"max_chars_per_word", options_.max_chars_per_word},
-                        {"never_split", options_.never_split}}
-      .dump();
+  nlohmann::json j{{"type", "wordpiece"},
+                   {"lowercase", options_.lowercase},
+                   {"unk", options_.unk},
+                   {"max_chars_per_word", options_.max_chars_per_word},
+                   {"never_split", options_.never_split}};
+  // The settings BERT's original tokenizer has no way to change are written only when changed, so
+  // a spec without them reads back as it was written.
+  if (options_.strip_accents != options_.lowercase) j["strip_accents"] = options_.strip_accents;
+  if (!options_.tokenize_chinese_chars) j["tokenize_chinese_chars"] = false;
+  if (!options_.never_split_words.empty()) j["never_split_words"] = options_.never_split_words;
+  return j.dump();
 }
 
 }  // namespace attnscope

@@ -17,10 +17,15 @@ bool bert_is_punctuation(char32_t c);
 class WordPieceTokenizer : public Tokenizer {
  public:
   struct Options {
-    bool lowercase = true;                 // lower-case and strip accents
+    bool lowercase = true;                 // Python's str.lower() on every word
+    bool strip_accents = true;             // NFD, then drop every Mn mark (BERT: the same as lowercase)
+    bool tokenize_chinese_chars = true;    // a space on each side of every CJK ideograph
     std::string unk = "[UNK]";             // the piece of a word WordPiece cannot cut
     int max_chars_per_word = 100;          // longer words are unk
     std::vector<std::string> never_split;  // special tokens kept whole wherever they appear
+    // Hugging Face BasicTokenizer's never_split: a white-space word equal to one is kept as it
+    // is (not lower-cased, stripped, split at punctuation or cut by WordPiece).
+    std::vector<std::string> never_split_words;
   };
   // `vocab`: the model's vocabulary (continuation pieces start with "##"); copied.
   WordPieceTokenizer(Options options, const Vocabulary& vocab);
@@ -36,8 +41,11 @@ class WordPieceTokenizer : public Tokenizer {
   void cut(const std::u32string& word, std::vector<std::string>& pieces) const;
 
  private:
+  bool is_kept_word(const std::u32string& word) const;
+
   Options options_;
   std::vector<std::string> specials_;  // never_split, longest first
+  std::vector<std::u32string> kept_words_;  // never_split_words, decoded
   Vocabulary vocab_;
 };
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "io/safetensors.h"
 #include "model/model.h"  // Model::load_bytes only: validation by the engine's loader
 #include "train/random.h"
@@ -103,6 +104,8 @@ TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) 
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   const auto& meta = file.metadata();
+  for (const char* key : {"tgt_tokenizer", "generation"})  // the writer keeps one tokenizer and no defaults
+    if (meta.count(key)) throw InputError(std::string("training does not support a model file with metadata '") + key + "'");
   TrainableModel out;
   out.text.tokenizer_json = meta.at("tokenizer");
   out.text.src_vocab = model->src_vocab.tokens();  // the loader's, already parsed and checked

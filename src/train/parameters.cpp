@@ -1,5 +1,7 @@
 #include "train/parameters.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 
 namespace attnscope::train {
@@ -34,6 +36,13 @@ void add_ffn(std::vector<TransformerParams::Named>& out, const std::string& name
 }  // namespace
 
 TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_size, int tgt_vocab_size) {
+  // The backward pass (blocks.cpp) and the model-file writer know these options only.
+  if (c.activation == Activation::Swish)
+    throw InputError("training does not support activation \"swish\" (only relu and gelu)");
+  if (c.positions == Positions::SinusoidalHalves)
+    throw InputError("training does not support positions \"sinusoidal_halves\" (only sinusoidal and learned)");
+  if (!c.suppress_tokens.empty())
+    throw InputError("training does not support a model with suppress_tokens (its model file would lose them)");
   TransformerParams p;
   p.config = c;
   p.src_vocab_size = src_vocab_size;

@@ -244,8 +244,8 @@ int Trainer::exact_matches(const Model& model) const {
     DecodeSession session(view, p.source, DecodeOptions{});
     session.run();
     const auto best = session.nbest();
-    const Encoded want = encode(*model.tokenizer, model.tgt_vocab, p.target, model.config.special.unk);
-    exact += !best.empty() && session.detokenize(best[0].tokens) == model.tokenizer->join(want.pieces);
+    const Encoded want = encode(*model.tgt_tokenizer, model.tgt_vocab, p.target, model.config.special.unk);
+    exact += !best.empty() && session.detokenize(best[0].tokens) == model.tgt_tokenizer->join(want.pieces);
   }
   return exact;
 }

@@ -102,7 +102,7 @@ describe('a model file nested deep in its header or metadata', () => {
       for (const [field, usual] of [
         ['d_model', "config field 'd_model' must be an integer, got [[["],
         ['architecture', "config field 'architecture' must be a non-empty string, got [[["],
-        ['activation', 'config field \'activation\' must be "relu" or "gelu", got [[['],
+        ['activation', 'config field \'activation\' must be one of "relu", "gelu", "swish", got [[['],
       ]) {
         const config = JSON.parse(header.__metadata__.config);
         config[field] = '@';

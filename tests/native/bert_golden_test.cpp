@@ -3,7 +3,7 @@
 // LayerNorm's output, every layer's q, k, v, transformed value vectors and output, every
 // attention weight, the pooled vector, every MLM logit and the top pieces at each [MASK], at
 // <= 1e-4, NaN failing. hf_converted: a model written in the Hugging Face layout and converted by
-// models/convert/convert_hf_bert.py, against a forward pass over the Hugging Face names.
+// models/convert/convert_hf.py, against a forward pass over the Hugging Face names.
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"

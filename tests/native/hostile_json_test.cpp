@@ -75,7 +75,7 @@ TEST(HostileJson, ConfigFieldsInTheMetadata) {
   const std::pair<const char*, const char*> fields[] = {
       {"d_model", "config field 'd_model' must be an integer, got [[["},
       {"architecture", "config field 'architecture' must be a non-empty string, got [[["},
-      {"activation", "config field 'activation' must be \"relu\" or \"gelu\", got [[["}};
+      {"activation", "config field 'activation' must be one of \"relu\", \"gelu\", \"swish\", got [[["}};
   for (const auto& [field, usual] : fields) {
     SCOPED_TRACE(field);
     for (int depth : kDepths) {

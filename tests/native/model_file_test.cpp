@@ -197,8 +197,8 @@ TEST(ModelFile, MetadataProblems) {
   EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"]["config"] = "{nope"; }), "config metadata is not valid JSON");
   EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"].erase("tgt_vocab"); }), "metadata 'tgt_vocab' is missing");
   EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"]["src_vocab"] = "[1, 2]"; }), "only strings");
-  EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"]["tokenizer"] = R"({"type":"sentencepiece"})"; }),
-                    "tokenizer type 'sentencepiece'");
+  EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"]["tokenizer"] = R"({"type":"unigram"})"; }),
+                    "tokenizer type 'unigram'");
   EXPECT_LOAD_ERROR(edited([](json& h) { h["__metadata__"]["name"] = 5; }), "is not a string");
 }
 
@@ -208,7 +208,7 @@ TEST(ModelFile, AbsurdConfig) {
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["max_positions"] = 1000000000; }), "'max_positions' = 1000000000");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c.erase("d_ff"); }), "config field 'd_ff' is missing");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["d_model"] = "16"; }), "'d_model' must be an integer");
-  EXPECT_LOAD_ERROR(with_config([](json& c) { c["activation"] = "swish"; }), "'activation' must be");
+  EXPECT_LOAD_ERROR(with_config([](json& c) { c["activation"] = "tanh"; }), "'activation' must be");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["norm"] = nullptr; }), "'norm' must be");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["layer_norm_eps"] = -1; }), "layer_norm_eps");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["special_tokens"]["eos"] = 100000; }), "special token 'eos'");

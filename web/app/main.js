@@ -4,7 +4,7 @@
 // and beam-view.js), modified-banner.js, the "Break the model" panel (interventions.js) and the
 // "Analyses" card (analyses.js) and the Training panel (training.js). It only displays what the
 // engine returns.
-import { findModel } from '../models.js';
+import { findModel, modelUrl } from '../models.js';
 import { AnalysesPanel } from './panels/analyses.js';
 import { BleuByLengthPanel } from './panels/bleu-by-length.js';
 import { renderArchitecture } from './panels/architecture-panel.js';
@@ -31,6 +31,9 @@ import { formatState, hasInterventions, noInterventions, parseState } from './st
 import { createPlayer, renderStepper, trackStepperHeight } from './panels/stepper.js';
 import { pageStore } from './state/store.js';
 import { TrainingPanel } from './panels/training.js';
+import { OpenModel, applyGeneration, offerModel } from './panels/open-model.js';
+import { renderModelCard } from './panels/model-card.js';
+import { withModelUrl } from './state/model-url.js';
 
 const app = $('app');
 const engine = getEngine(); // starts the worker and the WebAssembly compile at once
@@ -39,7 +42,8 @@ const style = document.createElement('style');
 style.textContent = HEATMAP_CSS;
 document.head.append(style);
 
-const store = pageStore(parseState(location.search));
+const search = withModelUrl(location.search, location.href); // ?model-url=URL is model=URL
+const store = pageStore(parseState(search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
 const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];
 
@@ -134,6 +138,19 @@ const training = new TrainingPanel($('training'), {
   },
 });
 const compare = new CompareView({ store, engine, root: $('compare-view') });
+// A model file the reader opens (picker or drop) is chosen and translated like a shipped one.
+const opener = new OpenModel({ engine, showError, onOpened: () => requests.translate({ step: 1 }) });
+
+// A model file named by its URL starts with its own generation defaults (info.generation), once,
+// unless the link chose the decoding itself.
+const generationApplied = new Set();
+function startWithGeneration(info, entry) {
+  if (!entry?.fileUrl || !info?.generation || generationApplied.has(entry.id)) return;
+  generationApplied.add(entry.id);
+  if (entry.id === first.model && new URLSearchParams(search).has('mode')) return;
+  applyGeneration(info.generation);
+  requests.translate({ step: 1 });
+}
 
 function renderLogits(snap) {
   renderLogitsPanel(snap, { scale: $('scale').value, onForce: (id) => requests.force(id) });
@@ -172,6 +189,8 @@ store.subscribe((state, changed, before) => {
     renderLengthHint(state.info);
     $('arch-family').textContent = describeArchitecture(state.info).family;
     renderArchitecture($('arch-body'), state.info, { name: findModel(state.st.model)?.label });
+    renderModelCard($('model-card'), state.info, findModel(state.st.model));
+    startWithGeneration(state.info, findModel(state.st.model));
   }
   if (changed.has('snap')) encoder.hide(); // a translation arrived: the translation panels return
   if (changed.has('snap') || before.st.compare !== state.st.compare) compare.sync();
@@ -237,6 +256,9 @@ function wire() {
     $(id).addEventListener('change', () => { showModeOptions(); translate({ step: 1 }); });
   }
   $('compare').addEventListener('change', () => store.setState({ compare: $('compare').value || null }));
+  $('progress-cancel').addEventListener('click', () => {
+    if (!opener.cancel()) engine.request('cancelLoad', { url: modelUrl(findModel(store.get().st.model)) });
+  });
   $('modified-reset').addEventListener('click', () => { store.setState({ iv: noInterventions() }); translate({ step: keepStep() }); });
   const showPanel = () => {
     panel.open = true;
@@ -294,10 +316,14 @@ buildModelPicker();
 buildModelPicker($('compare'));
 trackStepperHeight();
 const first = store.get().st;
-if (findModel(first.model)?.trained || findModel(first.model)?.fileUrl) addModelOption(first.model);
+if (findModel(first.model)?.trained) addModelOption(first.model);
+if (findModel(first.model)?.fileUrl) offerModel(first.model);
 fillForm(first);
 $('compare').value = first.compare ?? '';
-noteUnknownModel(new URLSearchParams(location.search).get('model'), first.model, { onLoadFile: () => requests.translate({ step: first.step }) });
+const asked = new URLSearchParams(search).get('model');
+if (!opener.noteReopen(asked)) {
+  noteUnknownModel(asked, first.model, { onLoadFile: (url) => { offerModel(url); requests.translate({ step: first.step }); } });
+}
 if (hasInterventions(first.iv)) panel.open = true;
 wire();
 if (findModel(first.model)?.trained) {

@@ -104,13 +104,9 @@ const PAGE = typeof __ATTNSCOPE_PAGE__ === 'undefined' ? new URL('../index.html'
  * relative to the page; any other scheme (javascript:, data:, blob:, file:) is refused.
  */
 export function modelFileUrl(value, base) {
-  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(value)?.[1].toLowerCase();
-  if (scheme && scheme !== 'http' && scheme !== 'https') {
-    throw new LoadError(`the model attribute must be a model id, an http(s) URL or a relative URL, not a ${scheme}: URL`);
-  }
-  const url = new URL(value, base);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new LoadError(`the model attribute must be a model id, an http(s) URL or a relative URL: “${value}” resolves to a ${url.protocol} URL`);
+  const url = new URL(value, base); // a value with a scheme is read as it is, whatever the page's address
+  if (!/^https?:$/.test(url.protocol)) {
+    throw new LoadError(`the model attribute must be a model id, an http(s) URL or a relative URL: “${value}” is a ${url.protocol} URL`);
   }
   return url.href;
 }

@@ -109,6 +109,8 @@ def length_penalty(kind, length, alpha=0.0):
         return float(length)
     if kind == "gnmt":
         return ((5.0 + length) / 6.0) ** alpha
+    if kind == "power":  # Hugging Face's sequences_scores: s / len^length_penalty
+        return float(length) ** alpha
     raise ValueError(f"unknown length penalty {kind!r}")
 
 
@@ -258,8 +260,9 @@ def greedy(model, src_ids, max_length=0, max_length_a=0.0, max_length_b=0.0, min
 
 def beam_search(model, src_ids, beam_size, nbest=1, length_penalty_kind="none", alpha=0.0, max_length=0,
                 max_length_a=0.0, max_length_b=0.0, min_length=0, decoder=None, no_repeat_ngram=0,
-                repetition_penalty=1.0):
-    """Beam search as in src/decoding/README.md.
+                repetition_penalty=1.0, early_stopping="bound"):
+    """Beam search as in src/decoding/README.md. early_stopping: "bound" (the engine's rule) or
+    Hugging Face's "heuristic" (False), "early" (True), "never".
 
     Returns {"nbest": [{"tokens", "score", "normalized_score", "finished"}], "hit_max_length",
     "stop_reason" ("stopping_rule" | "limit" | "no_live"), "limit", "steps": [state after each step],
@@ -340,13 +343,19 @@ def beam_search(model, src_ids, beam_size, nbest=1, length_penalty_kind="none", 
             decisions[-1]["stop"] = None
             break
         done = sorted((f for f in finished if f["finished"]), key=lambda f: (-f["normalized_score"], f["order"]))
-        if lp == "none":
+        favours_length = lp == "average" or (lp != "none" and alpha > 0)
+        if early_stopping == "early":
+            bound = -math.inf
+        elif early_stopping == "heuristic" or (early_stopping == "never" and not favours_length):
+            bound = max(norm(h["score"], len(h["tokens"])) for h in live)  # the current length
+        elif lp == "none":
             bound = max(h["score"] for h in live)
         else:
             pen = length_penalty(lp, limit, alpha)
             bound = max(h["score"] / pen for h in live)
-        if len(done) >= n_best:
-            nth = done[n_best - 1]["normalized_score"]
+        needed = n_best if early_stopping == "bound" else k  # Hugging Face waits for the whole beam
+        if len(done) >= needed:
+            nth = done[needed - 1]["normalized_score"]
             decisions[-1]["stop"] = (nth, bound)
             if nth >= bound:
                 stop_reason = "stopping_rule"

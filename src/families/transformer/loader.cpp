@@ -40,10 +40,12 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
 
   // Sinusoidal positions are computed, not read: only now, with every tensor found in the shape
   // the config gives, and only in proportion to the file (encoder and decoder hold a copy each).
-  if (c.positions == Positions::Sinusoidal) {
+  if (c.positions != Positions::Learned) {
     w.check_derived("sinusoidal positions (" + std::to_string(c.max_positions) + " x " + std::to_string(d) + ")",
                     2 * sizeof(float) * static_cast<std::size_t>(c.max_positions) * static_cast<std::size_t>(d));
-    t.encoder_positions = t.decoder_positions = sinusoidal_positions(c.max_positions, d);
+    t.encoder_positions = t.decoder_positions = c.positions == Positions::Sinusoidal
+                                                    ? sinusoidal_positions(c.max_positions, d)
+                                                    : sinusoidal_halves_positions(c.max_positions, d);
   }
 
   // A decoder step multiplies one row (a beam: a few) by each of these, streaming megabytes of

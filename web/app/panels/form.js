@@ -3,7 +3,7 @@
 import { allowModelFile, findModel, httpUrl, models, unknownModelMessage } from '../../models.js';
 import { formatBytes } from '../worker/client.js';
 import { byId as $, esc } from '../util/html.js';
-import { parseState } from '../state/state.js';
+import { parseState, takesAlpha } from '../state/state.js';
 import { cutsWords } from '../util/pieces.js';
 
 /** The form's fields from the URL state. */
@@ -38,7 +38,7 @@ export function showModeOptions() {
   const mode = $('controls').mode.value;
   $('beam-options').hidden = mode !== 'beam';
   $('sample-options').hidden = mode !== 'sample';
-  $('alpha-field').hidden = $('lp').value !== 'gnmt';
+  $('alpha-field').hidden = !takesAlpha($('lp').value);
 }
 
 /**

@@ -35,7 +35,9 @@ import { normalizePairs, pairsHash, parseTrainedId } from './trained.js';
 /** The views that are not one attention site: every layer × head of a site, the beam tree. */
 export const PANES = ['model', 'beam'];
 export const MODES = ['greedy', 'beam', 'sample'];
-export const PENALTIES = ['none', 'average', 'gnmt'];
+export const PENALTIES = ['none', 'average', 'gnmt', 'power'];
+/** Whether a length penalty takes the exponent α (GNMT's, and Hugging Face's score / len^α). */
+export const takesAlpha = (lp) => lp === 'gnmt' || lp === 'power';
 export const PATTERNS = ['uniform', 'beginning', 'end', 'custom'];
 export const ANALYSES = ['rollout', 'vectors', 'importance', 'timeline'];
 export const SKIPS = ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn', 'layerNorm'];
@@ -219,7 +221,7 @@ export function formatState(st) {
   if (st.mode === 'beam') {
     q.set('beam', st.beam);
     q.set('lp', st.lp);
-    if (st.lp === 'gnmt') q.set('alpha', st.alpha);
+    if (takesAlpha(st.lp)) q.set('alpha', st.alpha);
   }
   if (st.mode === 'sample') {
     q.set('temp', st.temp);
@@ -262,7 +264,7 @@ export function decodeOptions(st) {
 /** The decoding options of a state without its interventions (the unmodified model). */
 export function strategyOptions(st) {
   if (st.mode === 'beam') {
-    return { strategy: 'beam', beamSize: st.beam, nbest: st.beam, lengthPenalty: st.lp, ...(st.lp === 'gnmt' ? { alpha: st.alpha } : {}) };
+    return { strategy: 'beam', beamSize: st.beam, nbest: st.beam, lengthPenalty: st.lp, ...(takesAlpha(st.lp) ? { alpha: st.alpha } : {}) };
   }
   if (st.mode === 'sample') return { strategy: 'sample', temperature: st.temp, topK: st.topk, topP: st.topp, seed: st.seed };
   return { strategy: 'greedy' };

@@ -51,13 +51,16 @@ export class Engine {
     this.request('init', { wasmUrl: wasmFileUrl() }).catch(() => {});
   }
 
-  /** Sends one request to the worker; resolves with its plain-data answer. */
-  request(type, args = {}, onProgress) {
+  /**
+   * Sends one request to the worker; resolves with its plain-data answer. `transfer`: buffers
+   * among the arguments that move to the worker rather than being copied (a model file's bytes).
+   */
+  request(type, args = {}, onProgress, transfer = []) {
     if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
       const id = this.#next++;
       this.#pending.set(id, { resolve, reject, onProgress });
-      this.#worker.postMessage({ id, type, ...args });
+      this.#worker.postMessage({ id, type, ...args }, transfer);
     });
   }
 

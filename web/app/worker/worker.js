@@ -20,6 +20,9 @@
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   vocab    {url, side}                             -> the model's vocabulary of that side (type-ahead forcing)
+//   cancelLoad {url}  (page only)                   -> stops that model's download (its requests fail: cancelled)
+//   file     {url, bytes}  (page only)               -> model info: a model file the reader opened, its
+//            bytes transferred (an ArrayBuffer), kept under `url` (file:NAME, web/models.js) like a fetched one
 //   init {wasmUrl}  (the page's first message: starts compiling the engine from that URL)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
@@ -61,13 +64,18 @@ import { analysisHandlers } from './worker-analyses.js';
 import { encoderHandlers } from './worker-encoder.js';
 import { trainingHandlers } from './worker-training.js';
 
-// The page's requests that the package's <attn-scope> widget never makes (analyses, training):
+// The page's requests that the package's <attn-scope> widget never makes (analyses, training,
+// step/back/tree, forcing, following a path, the unmodified translation, vocabularies, files,
+// cancelling):
 // the widget's bundled worker (web/build-widget.mjs) defines __ATTNSCOPE_PAGE_WORKER__ as false,
 // the bundler drops these handlers and the engine calls only they use, and the widget's
 // JavaScript stays under the 30 KB gzip of its first load. The page runs this source as it is.
 const PAGE = typeof __ATTNSCOPE_PAGE_WORKER__ === 'undefined' ? true : __ATTNSCOPE_PAGE_WORKER__;
 
-const models = new Map(); // url -> {promise, listeners}
+const models = new Map(); // url -> {promise, listeners, download (an AbortController)}
+// A model file the reader opened in the page has no URL: it is kept as `file:NAME` (web/models.js
+// localFileId); this worker has it only once the page sent its bytes (`file`).
+const LOCAL_FILE_PREFIX = 'file:';
 const sessions = new Map(); // sid -> session entry (see open)
 let nextSession = 1;
 let fetches = 0;
@@ -128,13 +136,19 @@ function getModel(url, onProgress) {
   if (!entry && String(url).startsWith(TRAINED_PREFIX)) {
     return Promise.reject(new Error(`the model “${trainedLabel(url)}” is not trained in this page yet: train it in the Training panel`));
   }
+  if (PAGE && !entry && String(url).startsWith(LOCAL_FILE_PREFIX)) {
+    return Promise.reject(new Error(`the model file “${url.slice(LOCAL_FILE_PREFIX.length)}” is not open in this page: open it again`));
+  }
   if (!entry) {
     entry = { listeners: new Set() };
+    // The page's Cancel aborts a download (cancelLoad: the body's stream fails with its reason);
+    // a widget's model downloads to the end.
+    const init = PAGE ? { signal: (entry.download = new AbortController()).signal } : undefined;
     entry.promise = (async () => {
       fetches++;
       // The model downloads while the engine compiles (a cold page waited for one, then the other).
-      const [, response] = await Promise.all([engine(), fetch(url).catch((e) => {
-        throw new Error(`cannot fetch model '${url}': ${e.message}`);
+      const [, response] = await Promise.all([engine(), fetch(url, init).catch((e) => {
+        throw new Error(`cannot fetch model '${url}': ${e.message}`); // (a cancelled download's message is why)
       })]);
       if (!response.ok) throw new Error(`cannot fetch model '${url}': HTTP ${response.status}`);
       return loadModel(response, { onProgress: (p) => { for (const f of entry.listeners) f(p); } });
@@ -146,10 +160,23 @@ function getModel(url, onProgress) {
   return entry.promise.finally(() => entry.listeners.delete(onProgress));
 }
 
+/** Loads a model file the reader opened (its bytes) under `url`, in place of one opened under that name before. */
+async function openFile(url, bytes) {
+  await engine();
+  const model = await loadModel(new Uint8Array(bytes));
+  const old = models.get(url);
+  for (const [sid, s] of sessions) if (s.url === url) handlers.close({ sid });
+  models.set(url, { promise: Promise.resolve(model), listeners: new Set() });
+  old?.promise.then((m) => m.dispose(), () => {});
+  return model;
+}
+
 function describe(model) {
   const { name, description, config, tokenizer, srcVocabSize, tgtVocabSize } = model.info;
   return {
     name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
+    // The page's model card (web/app/panels/model-card.js).
+    ...(PAGE && { license: model.info.license, source: model.info.source, file: model.info.file, generation: model.info.generation }),
     hasDecoder: model.info.hasDecoder, refusedInterventions: model.info.refusedInterventions,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
@@ -215,65 +242,75 @@ const handlers = {
     return { fresh: true, ...fixedParts(s), ...update(s, 0, tree), info: describe(model) };
   },
 
-  async outcome({ url, text, options = {} }, progress) {
-    const model = await getModel(url, progress);
-    const session = model.translate(String(text), { ...options, alternatives: 1, capture: { attention: false, logits: false } });
-    try {
-      session.run();
-      const [best] = session.nbest();
-      const ids = best?.ids ?? [];
-      const vocab = model.vocab('target');
-      return { text: session.translation, tokens: ids.map((id) => vocab[id]), steps: session.steps, done: session.done, source: session.source };
-    } finally {
-      session.dispose();
-    }
-  },
-
   goto({ sid, step, tree }) {
     const s = live(sid);
     return update(s, goto(s, step), tree);
   },
 
-  step({ sid, tree }) {
-    const s = live(sid);
-    return update(s, goto(s, s.steps.length + 1), tree);
-  },
+  // The page's own requests (a widget moves by goto only): a step on or back, the beam tree, the
+  // unmodified translation, forcing a token, following a beam path, the vocabulary (type-ahead
+  // forcing), opening a file, cancelling a download.
+  ...(PAGE ? {
+    step({ sid, tree }) {
+      const s = live(sid);
+      return update(s, goto(s, s.steps.length + 1), tree);
+    },
 
-  back({ sid, tree }) {
-    const s = live(sid);
-    return update(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
-  },
+    back({ sid, tree }) {
+      const s = live(sid);
+      return update(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
+    },
 
-  tree({ sid }) {
-    const s = live(sid);
-    return update(s, s.steps.length, true);
-  },
+    tree({ sid }) {
+      const s = live(sid);
+      return update(s, s.steps.length, true);
+    },
 
-  force({ sid, step, token, tree }) {
-    const s = live(sid);
-    const { session } = s;
-    const prefix = currentPath(s).slice(0, step);
-    let keep = goto(s, step);
-    if (s.steps.length !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${s.steps.length} steps`);
-    const hypothesis = Math.max(0, s.state.live.findIndex((h) => same(h.ids, prefix)));
-    const id = typeof token === 'string' ? s.model.tokenId(token) : token;
-    for (const k of [...s.script.keys()]) if (k >= step) s.script.delete(k);
-    s.script.set(step, { token: id, hypothesis });
-    forward(s);
-    keep = Math.min(keep, step);
-    return update(s, keep, tree);
-  },
+    async outcome({ url, text, options = {} }, progress) {
+      const model = await getModel(url, progress);
+      const session = model.translate(String(text), { ...options, alternatives: 1, capture: { attention: false, logits: false } });
+      try {
+        session.run();
+        const [best] = session.nbest();
+        const ids = best?.ids ?? [];
+        const vocab = model.vocab('target');
+        return { text: session.translation, tokens: ids.map((id) => vocab[id]), steps: session.steps, done: session.done, source: session.source };
+      } finally {
+        session.dispose();
+      }
+    },
 
-  select({ sid, path, tree }) {
-    const s = live(sid);
-    return update(s, selectPath(s, path), tree);
-  },
+    force({ sid, step, token, tree }) {
+      const s = live(sid);
+      const { session } = s;
+      const prefix = currentPath(s).slice(0, step);
+      let keep = goto(s, step);
+      if (s.steps.length !== step) throw new Error(`cannot force step ${step}: the decoding ended after ${s.steps.length} steps`);
+      const hypothesis = Math.max(0, s.state.live.findIndex((h) => same(h.ids, prefix)));
+      const id = typeof token === 'string' ? s.model.tokenId(token) : token;
+      for (const k of [...s.script.keys()]) if (k >= step) s.script.delete(k);
+      s.script.set(step, { token: id, hypothesis });
+      forward(s);
+      keep = Math.min(keep, step);
+      return update(s, keep, tree);
+    },
 
-  async vocab({ url, side = 'target' }, progress) {
-    return (await getModel(url, progress)).vocab(side);
-  },
+    select({ sid, path, tree }) {
+      const s = live(sid);
+      return update(s, selectPath(s, path), tree);
+    },
 
-  ...(PAGE ? { ...analysisHandlers(getModel, live), ...encoderHandlers(getModel), ...trainingHandlers(registerTrained) } : {}),
+    async vocab({ url, side = 'target' }, progress) {
+      return (await getModel(url, progress)).vocab(side);
+    },
+
+    file: async ({ url, bytes }) => describe(await openFile(url, bytes)),
+    cancelLoad({ url }) {
+      models.get(url)?.download?.abort(new Error('the download was cancelled'));
+      return { ok: true };
+    },
+    ...analysisHandlers(getModel, live), ...encoderHandlers(getModel), ...trainingHandlers(registerTrained),
+  } : {}),
 
   close({ sid }) {
     const s = sessions.get(sid);

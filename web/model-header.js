@@ -1,0 +1,58 @@
+// What a model file will cost the engine, read from its safetensors header before any of it is
+// handed to WebAssembly, and the one rule that refuses a file too big for the engine's memory.
+// The demo page (a file picked or dropped: web/app/panels/open-model.js), the engine's worker
+// and the npm API (web/attnscope.js loadModel, which every URL, Response and byte source of the
+// page, the widget and the package goes through) all ask here.
+//
+// A safetensors file is: 8 bytes, the header's length N (unsigned 64-bit little-endian); N bytes
+// of JSON, {name: {dtype, shape, data_offsets: [begin, end]}, ..., "__metadata__": {...}}; the
+// tensors' bytes, offsets relative to the end of the header.
+//
+// The numbers:
+//   WASM_MEMORY_LIMIT  2 GiB: the most memory the engine's WebAssembly instance can grow to.
+//                      CMakeLists.txt links it with -sALLOW_MEMORY_GROWTH=1 and no
+//                      -sMAXIMUM_MEMORY, so Emscripten's default maximum applies (2 GiB; the glue's
+//                      _emscripten_get_heap_max returns it). wasm32 could address 4 GiB at most.
+//   engine bytes       the file's bytes (copied into the engine while it loads) + 4 bytes for
+//                      every element of every tensor (weights are held as f32, whatever the
+//                      file's dtype). A lower bound: the decoder's step weights, vocabularies and
+//                      sessions come on top, so a file refused here could never have loaded.
+//   header length      2 to about 100,000,000 bytes (the safetensors format's own cap on N).
+//
+// A header that cannot be read here (truncated, not JSON, not a safetensors file) is left to the
+// engine, which says exactly what is wrong with it (and loads nothing).
+
+export const WASM_MEMORY_LIMIT = 2 ** 31;
+const gib = (n) => `${(n / 2 ** 30).toFixed(2)} GiB`;
+
+/** 8 + N, where the header ends, from the file's first 8 bytes; 0 when they give no plausible length. */
+export function headerEnd(bytes) {
+  const end = bytes.length < 8 ? 0 : 8 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return end > 9 && end < 1e8 ? end : 0;
+}
+
+/**
+ * What the header of a safetensors file, its first 8 + N bytes (or more), says: {parameters
+ * (elements of every tensor), fileBytes (the whole file's size)}, or null when it cannot be read.
+ * Refuses a file that cannot fit in the engine's memory, with the size and the limit (`what`
+ * names the file).
+ */
+export function checkModelFile(bytes, what) {
+  const end = headerEnd(bytes);
+  let parameters = 0;
+  let fileBytes = end;
+  try {
+    for (const [name, { shape, data_offsets: offsets }] of Object.entries(JSON.parse(new TextDecoder().decode(bytes.subarray(8, end))))) {
+      if (name === '__metadata__') continue;
+      parameters += shape.reduce((a, d) => a * d, 1);
+      fileBytes = Math.max(fileBytes, end + offsets[1]);
+    }
+  } catch {
+    return null;
+  }
+  const need = fileBytes + 4 * parameters;
+  if (need > WASM_MEMORY_LIMIT) {
+    throw Error(`${what} is too big: the engine needs at least ${gib(need)} for it (the file, then ${parameters} parameters as f32), over its limit of ${gib(WASM_MEMORY_LIMIT)}`);
+  }
+  return { parameters, fileBytes };
+}
