@@ -35,7 +35,7 @@ def main():
     for line in train.read_lines(Path(args.text)):
         ids = [cls] + [index[p] for p in tok.split(line)][: config["max_positions"] - 2] + [sep]
         if len(ids) > 2:
-            examples.append((ids, ids))
+            examples.append((ids, [0] * len(ids)))  # [CLS] A [SEP], segment 0: as train.py's val figure reads it
     loss, acc = train.evaluate_mlm(model, examples, args.batch_tokens, len(vocab), len(bert.SPECIALS))
     print(json.dumps({"model": args.model, "text": args.text, "sentences": len(examples),
                       "loss": round(loss, 4), "masked_piece_accuracy": round(acc, 4)}))

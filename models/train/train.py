@@ -47,7 +47,7 @@ from attnscope_ref.wordpiece import DEFAULT_SPEC as WORDPIECE_SPEC, WordPiece, b
 from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
 import shared_data  # noqa: E402
 import training_state  # noqa: E402
-from training_state import inverse_sqrt  # noqa: E402
+from training_state import inverse_sqrt, linear_decay  # noqa: E402
 
 
 def relative(path):
@@ -522,7 +522,12 @@ def train_mlm(args):
     log(f"{name}: {len(train_pieces)} train / {len(val_ex)} val sentences ({args.pairs:.0%} of train in pairs), vocabulary {len(vocab)} pieces, "
         f"{args.layers} layers x {args.heads} heads x {args.d_model}, {n_params / 1e6:.2f}M parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-6, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: inverse_sqrt(st, args.warmup))
+    if args.schedule == "linear":
+        # The decay ends with --epochs; an epoch's step count is that of the first draw.
+        total = args.epochs * sum(1 for _ in batches(train_ex, args.batch_tokens, False, None))
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: linear_decay(st, args.warmup, total))
+    else:
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: inverse_sqrt(st, args.warmup))
     ckpt = ROOT / "build" / f"{name}.ckpt.pt"
     epoch, best = 0, -1.0
     if args.resume and ckpt.exists():
@@ -676,6 +681,8 @@ def main():
     b.add_argument("--warmup", type=int, default=1000)
     b.add_argument("--batch-tokens", type=int, default=4000)
     b.add_argument("--epochs", type=int, default=100)
+    b.add_argument("--schedule", choices=("inverse_sqrt", "linear"), default="inverse_sqrt",
+                   help="after the warm-up: 1/sqrt(step), or BERT's linear decay to 0 at the end of --epochs")
     add_compute_options(b, threads=1)
     b.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
     b.add_argument("--seed", type=int, default=1)

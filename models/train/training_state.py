@@ -32,6 +32,13 @@ def inverse_sqrt(step, warmup):
     return min(step / warmup, math.sqrt(warmup / step))
 
 
+def linear_decay(step, warmup, total):
+    """BERT's schedule (Devlin et al. 2019, A.2) as a factor of the peak lr: linear warm-up, then
+    linear decay to 0 at step `total`."""
+    step = max(step, 1)
+    return max(0.0, min(step / warmup, (total - step) / max(total - warmup, 1)))
+
+
 REWARM = 200  # steps; train.py's --rewarm default
 
 
