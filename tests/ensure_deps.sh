@@ -5,7 +5,8 @@
 #   ensure_deps.sh node     -> Node.js and npm
 #   ensure_deps.sh browser  -> Debian's Chromium (driven by playwright-core, never downloaded)
 #   ensure_deps.sh fuzz     -> clang 14 with its sanitizer and libFuzzer runtimes (build/asan, build/fuzz)
-#   ensure_deps.sh torch    -> PyTorch for /usr/bin/python3 (Debian python3-torch), which the reference
+#   ensure_deps.sh torch    -> PyTorch and SentencePiece for /usr/bin/python3 (Debian python3-torch,
+#                              python3-sentencepiece), which the reference
 #                              self-checks and the training scripts need (about 1.5 minutes to install)
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
@@ -40,6 +41,8 @@ for part in "$@"; do
       ;;
     torch)
       need python3-torch /usr/bin/python3 -c 'import torch'
+      # The Hugging Face Marian reference (models/reference/hf_marian.py) tokenizes with the real library.
+      need python3-sentencepiece /usr/bin/python3 -c 'import sentencepiece'
       ;;
     node)
       need nodejs command -v node
