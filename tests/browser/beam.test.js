@@ -1,32 +1,22 @@
 // The beam tree of a real sentence can be read: pruned candidates are collapsed into "+N pruned"
 // on their parent (expandable, or all shown with the switch), live and finished candidates are
 // laid out first, and the view scrolls to the path being followed.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'Two young men in red shirts are playing soccer on a green field.';
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/multi30k-en-de.safetensors');
 
 it('collapses pruned candidates, lays out the beam first and scrolls to the followed path', async () => {
-  const s = model.translate(SENTENCE, { strategy: 'beam', beamSize: 4, nbest: 4 });
+  const s = t.model.translate(SENTENCE, { strategy: 'beam', beamSize: 4, nbest: 4 });
   s.run();
   const tree = s.beamTree();
   const pruned = tree.filter((n) => n.status === 'pruned');
   const kept = tree.filter((n) => n.status !== 'pruned');
   expect(s.steps).toBeGreaterThanOrEqual(12);
-  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: SENTENCE, mode: 'beam', beam: 4, step: 'end', view: 'beam' })}`);
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: SENTENCE, mode: 'beam', beam: 4, step: 'end', view: 'beam' })}`);
   expect(await page.isChecked('#pruned')).toBe(false);
   // Every candidate is in the document; only the kept ones are drawn.
   expect(await page.locator('#view-body .node').count()).toBe(tree.length);

@@ -5,34 +5,23 @@
 // fill-mask probabilities (and switched back on restores them), lives in the URL, and the
 // Analyses card (rollout, ‖α·f(x)‖, q·kᵀ before the softmax, pattern classes) shows the engine's
 // numbers. Reference numbers come from the same engine run in this Node process (web/attnscope.js).
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { hoverCell, root, startBrowser, watchErrors } from './browser.js';
+import { hoverCell, watchErrors } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const MLM = 'multi30k-en-mlm';
 const TEXT = 'a man is riding a [MASK] .';
-let env;
-let mlm;
-
-beforeAll(async () => {
-  env = await startBrowser();
-  mlm = await loadModel(join(root, 'models/multi30k-en-mlm.safetensors'));
-});
-afterAll(async () => {
-  mlm?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/multi30k-en-mlm.safetensors');
 
 const pathFor = (changes) => `/web/index.html${formatState({ ...parseState(''), ...changes })}`;
 const params = (page) => new URL(page.url()).searchParams;
 const settle = (page) => page.evaluate(() => window.attnscope.idle());
 
 async function open(path, waitFor = '#encoder[data-renders]') {
-  const page = await env.browser.newPage({ viewport: { width: 1280, height: 1000 }, serviceWorkers: 'block' });
+  const page = await t.env.browser.newPage({ viewport: { width: 1280, height: 1000 }, serviceWorkers: 'block' });
   const errors = watchErrors(page);
-  await page.goto(env.url(path));
+  await page.goto(t.env.url(path));
   await page.waitForSelector(waitFor, { timeout: 60_000 });
   await settle(page);
   return { page, errors };
@@ -42,7 +31,7 @@ async function open(path, waitFor = '#encoder[data-renders]') {
 const shownGuesses = (page) => page.locator('.enc-mask').evaluateAll((figs) => figs.map((f) => [...f.querySelectorAll('li')]
   .map((li) => ({ token: li.dataset.token, prob: Number(li.dataset.prob) }))));
 /** The engine's, in Node. */
-const engineGuesses = (interventions = {}) => mlm.fillMask(TEXT, { topK: 5, interventions }).masks
+const engineGuesses = (interventions = {}) => t.model.fillMask(TEXT, { topK: 5, interventions }).masks
   .map((m) => m.topK.map((c) => ({ token: c.token, prob: c.prob })));
 
 /** Waits for the encoder page's next drawing after `act`. */
@@ -146,8 +135,8 @@ async function cellValue(page, scope, r, c) {
 it('the Analyses card of the masked LM: rollout, ‖α·f(x)‖, q·kᵀ and pattern classes are the engine\'s, head switched off too', async () => {
   const { page, errors } = await open(`${pathFor({ model: MLM, s: TEXT })}&mask=self.0.1`);
   const interventions = { maskHeads: [{ site: 'self', layer: 0, head: 1 }] };
-  const a = mlm.textAnalysis(TEXT, { interventions });
-  const plain = mlm.textAnalysis(TEXT);
+  const a = t.model.textAnalysis(TEXT, { interventions });
+  const plain = t.model.textAnalysis(TEXT);
   expect(Array.from(a.valueWeighted.self.data)).not.toEqual(Array.from(plain.valueWeighted.self.data));
   const T = a.tokens.length;
   expect(await page.isVisible('#enc-analyses')).toBe(true);
@@ -165,7 +154,7 @@ it('the Analyses card of the masked LM: rollout, ‖α·f(x)‖, q·kᵀ and pat
   for (const [r, c] of [[6, 0], [1, 5]]) {
     expect(await cellValue(page, '#ea-vnorm', r, c)).toBeCloseTo(vw[((1 * 4 + 2) * T + r) * T + c], 6);
   }
-  const { logits, weights } = mlm.textAttentionLogits(TEXT, { site: 'self', layer: 1, head: 2, query: 6, interventions });
+  const { logits, weights } = t.model.textAttentionLogits(TEXT, { site: 'self', layer: 1, head: 2, query: 6, interventions });
   const rows = await page.locator('#ea-factor tbody tr').evaluateAll((trs) => trs.map((tr) => [Number(tr.dataset.logit), Number(tr.dataset.weight)]));
   expect(rows).toEqual(Array.from(logits, (l, i) => [l, weights[i]]));
   const patterns = await page.locator('#ea-patterns td[data-pattern]').evaluateAll((tds) => tds.map((td) => td.dataset.pattern));

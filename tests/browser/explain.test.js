@@ -1,23 +1,13 @@
 // What looks broken is explained: a translation that ends at once or runs to the length limit is
 // said in words; subword pieces show as whole words (a switch shows the pieces, with a hint that
 // ▁ starts a word); while another model loads, the old model's views are greyed out.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { findModel } from '../../web/models.js';
-import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const EXAMPLE = findModel('multi30k-en-de').example;
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/multi30k-en-de.safetensors');
 
 const labels = (page, sel) => page.evaluate(`import('/web/app/views/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector(${JSON.stringify(sel)})).spec; return [s.rowLabels, s.colLabels]; })`);
 
@@ -27,18 +17,18 @@ const ENDS_AT_ONCE = [['layerNorm'], ['decoderSelfAttention', 'layerNorm'], ['cr
 
 it('says in words what a broken model did: ended at once, or ran to the length limit', async () => {
   const skip = ENDS_AT_ONCE.find((sk) => {
-    const s = model.translate(EXAMPLE, { interventions: { skip: sk } });
+    const s = t.model.translate(EXAMPLE, { interventions: { skip: sk } });
     s.run();
     const atOnce = s.steps === 1 && s.translation === '';
     s.dispose();
     return atOnce;
   });
   expect(skip, `none of ${JSON.stringify(ENDS_AT_ONCE)} makes the shipped en-de end at once on “${EXAMPLE}”: add one that does`).toBeDefined();
-  const { page, errors } = await openPage(env, `/web/index.html?model=multi30k-en-de&step=end&${skip.map((k) => `skip=${k}`).join('&')}`);
+  const { page, errors } = await openPage(t.env, `/web/index.html?model=multi30k-en-de&step=end&${skip.map((k) => `skip=${k}`).join('&')}`);
   expect(await page.textContent('#translation')).toBe('');
   expect(await page.textContent('#outcome-note')).toBe('The model ended at once: the first token it chose was “</s>” (end of sentence), so the translation is empty.');
 
-  const only = model.translate(EXAMPLE, { interventions: { skip: ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn'] } });
+  const only = t.model.translate(EXAMPLE, { interventions: { skip: ['encoderSelfAttention', 'decoderSelfAttention', 'crossAttention', 'ffn'] } });
   only.run();
   const st = only.state();
   expect(st.hitMaxLength).toBe(true);
@@ -62,9 +52,9 @@ it('says in words what a broken model did: ended at once, or ran to the length l
 });
 
 it('shows whole words by default, subword pieces on request, and says that ▁ starts a word', async () => {
-  const { page, errors } = await openPage(env, '/web/index.html?model=multi30k-en-de&step=4');
+  const { page, errors } = await openPage(t.env, '/web/index.html?model=multi30k-en-de&step=4');
   const pieces = await page.evaluate(() => window.attnscope.snapshot.source.pieces);
-  expect(pieces.slice(0, -1)).toEqual(model.tokenize(EXAMPLE).pieces);
+  expect(pieces.slice(0, -1)).toEqual(t.model.tokenize(EXAMPLE).pieces);
   expect(pieces.some((p) => p.startsWith('▁'))).toBe(true);
   expect(await page.isVisible('#pieces-line')).toBe(true);
   expect(await page.textContent('#pieces-line')).toContain('▁ starts a word');
@@ -89,7 +79,7 @@ it('shows whole words by default, subword pieces on request, and says that ▁ s
 });
 
 it('greys out the old model\'s views and hides its word hints while another model loads', async () => {
-  const { page, errors } = await openPage(env, '/web/index.html?step=3');
+  const { page, errors } = await openPage(t.env, '/web/index.html?step=3');
   expect(await page.isVisible('#vocab-hint')).toBe(true);
   let release;
   const held = new Promise((ok) => { release = ok; });

@@ -1,31 +1,21 @@
 // "Force any token": a type-ahead over the whole target vocabulary forces a token that is not
 // among the ten bars, as clicking a bar does; the engine in Node, forced the same way, agrees.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { matchTokens } from '../../web/app/panels/force-any.js';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'i can eat apple';
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/toy-en-de.safetensors');
 
 const outputs = (page) => page.locator('#lines li .out').allTextContents();
 
 it('forces a token from outside the top 10, found by typing, with the mouse or the keyboard', async () => {
-  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 2 })}`);
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 2 })}`);
   const bars = await page.locator('#bars button.bar').evaluateAll((bs) => bs.map((b) => b.dataset.token));
   expect(bars).toHaveLength(10);
-  const vocab = model.vocab('target');
+  const vocab = t.model.vocab('target');
   const outside = vocab.filter((t) => !bars.includes(t) && !/^<.*>$/.test(t));
   expect(outside.length).toBeGreaterThan(0);
   const token = outside[0];
@@ -38,7 +28,7 @@ it('forces a token from outside the top 10, found by typing, with the mouse or t
   await idle(page);
   expect((await outputs(page))[1]).toBe(token);
   expect(await page.locator('#lines li.current .badge').textContent()).toBe('forced');
-  const s = model.translate(SENTENCE);
+  const s = t.model.translate(SENTENCE);
   s.step();
   s.force(token);
   await page.click('#last');

@@ -3,33 +3,23 @@
 // re-translate with the engine's interventions (and its refusals are shown); the page says the model is modified and shows the unmodified translation beside
 // it; the interventions live in the URL. Reference numbers come from the same engine run in this
 // Node process through web/attnscope.js, independently of the page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { describe, expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, startBrowser } from './browser.js';
+import { FROZEN_TOY, hoverCell, idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'i can eat apple';
 const TRAINED = 'ich konnen apfel essen';
-let env;
-let model;
-
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(FROZEN_TOY);
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel(FROZEN_TOY);
 
 /** The engine in Node, greedy, run to the end under `interventions`. */
 function engineRun(interventions) {
-  const s = model.translate(SENTENCE, { interventions });
+  const s = t.model.translate(SENTENCE, { interventions });
   s.run();
   return s;
 }
 
-const open = (path) => openPage(env, path);
+const open = (path) => openPage(t.env, path);
 
 
 const steps = async (page) => Number(await page.locator('#app').getAttribute('data-steps'));
@@ -301,7 +291,7 @@ describe('the "Break the model" panel', () => {
 
   it('does not offer "last state only" to a transformer: shown disabled with the page\'s reason, and a link with it is carried over without it', async () => {
     let refusal = '';
-    try { model.translate(SENTENCE, { interventions: { lastSourceState: true } }); } catch (e) { refusal = e.message; }
+    try { t.model.translate(SENTENCE, { interventions: { lastSourceState: true } }); } catch (e) { refusal = e.message; }
     expect(refusal).toMatch(/copySourceEncoding/); // the engine's words, which the page must not show
     const { page, errors } = await open(`/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 'end' })}&lastsrc=1`);
     expect(params(page).get('lastsrc')).toBeNull();

@@ -1,27 +1,17 @@
 // Pin a head to compare two chosen heads side by side at full size: the pinned map stays while
 // the pickers move to another head (or another site), each map titled, the pin in the URL.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { hoverCell, idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
+import { hoverCell, idle, openPage, screenshot, shippedConfig } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'A little girl is playing in the water.';
 const { n_decoder_layers: LAYERS, n_heads: HEADS } = shippedConfig('multi30k-en-de');
 const PINNED = `Pinned: Cross-attention · layer 2 of ${LAYERS} · head 4 of ${HEADS}`;
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/multi30k-en-de.safetensors');
 
 it('pins a head and shows it beside another at full size, with the engine\'s values', async () => {
-  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: SENTENCE, step: 5, view: 'cross', layer: 1, head: 3 })}`);
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-de', s: SENTENCE, step: 5, view: 'cross', layer: 1, head: 3 })}`);
   expect(await page.isHidden('#pinned-heatmap')).toBe(true);
   await page.click('#pin');
   expect(new URL(page.url()).searchParams.get('pin')).toBe('cross.1.3');
@@ -42,7 +32,7 @@ it('pins a head and shows it beside another at full size, with the engine\'s val
   expect([ga.rows, ga.cols]).toEqual([gb.rows, gb.cols]);
   expect(ga.cw).toBeGreaterThanOrEqual(20);
   // The pinned map's values are the engine's for layer 1, head 3 (0-based).
-  const s = model.translate(SENTENCE);
+  const s = t.model.translate(SENTENCE);
   for (let k = 0; k < 5; k++) s.step();
   const row = s.crossAttention(4, { layer: 1, head: 3 }).data;
   await hoverCell(page, page.locator('#pinned-heatmap canvas'), 4, 2);

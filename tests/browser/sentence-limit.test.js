@@ -1,31 +1,21 @@
 // The sentence box takes what the engine takes: no cut at a number of characters. The engine's one
 // limit is the model's, in tokens (max_positions, </s> included): the page states it under the box,
 // and a longer sentence gets the engine's own message.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
-import { idle, openPage, root, shippedConfig, startBrowser } from './browser.js';
+import { expect, it } from 'vitest';
+import { idle, openPage, shippedConfig } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/multi30k-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/multi30k-en-de.safetensors');
 
 it('translates a sentence of more than 500 characters whole, states the token limit, and says when a sentence exceeds it', async () => {
   const max = shippedConfig('multi30k-en-de').max_positions;
   // Long words, few pieces: over 500 characters, under the model's limit.
   const long = Array.from({ length: 40 }, () => 'bicycle playground').join(' ');
-  const pieces = model.tokenize(long).pieces;
+  const pieces = t.model.tokenize(long).pieces;
   expect(long.length).toBeGreaterThan(500);
   expect(pieces.length + 1).toBeLessThanOrEqual(max);
 
-  const { page, errors } = await openPage(env, '/web/index.html?model=multi30k-en-de');
+  const { page, errors } = await openPage(t.env, '/web/index.html?model=multi30k-en-de');
   expect(await page.textContent('#length-hint')).toBe(`This model reads at most ${max} pieces (</s> included); it refuses a longer sentence.`);
   await page.fill('#sentence', long);
   expect(await page.inputValue('#sentence')).toBe(long);

@@ -1,36 +1,26 @@
 // What the reader did to the decoding survives a reload and a shared link: forced tokens
 // (&force=STEP:TOKEN) and the followed beam hypothesis (&hyp=N, or &path=IDS for a path that is
 // not an n-best entry). Reference translations come from the engine run in Node.
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { idle, openPage, root, screenshot, startBrowser } from './browser.js';
+import { idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'i can eat apple';
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(join(root, 'models/toy-en-de.safetensors'));
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel('models/toy-en-de.safetensors');
 
 const outputs = (page) => page.locator('#lines li .out').allTextContents();
 const params = (page) => new URL(page.url()).searchParams;
 
 it('keeps a forced token in the URL: a reload and a shared link decode with it', async () => {
-  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 2 })}`);
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 2 })}`);
   expect(await outputs(page)).toEqual(['ich', 'konnen']);
   await page.locator('#bars button.bar[data-token="lesen"]').click();
   await idle(page);
   expect(params(page).getAll('force')).toEqual(['1:lesen']);
   await page.click('#last');
   await idle(page);
-  const s = model.translate(SENTENCE);
+  const s = t.model.translate(SENTENCE);
   s.step();
   s.force('lesen');
   s.run();
@@ -62,8 +52,8 @@ it('keeps a forced token in the URL: a reload and a shared link decode with it',
 });
 
 it('keeps the followed beam hypothesis in the URL across a reload', async () => {
-  const { page, errors } = await openPage(env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, mode: 'beam', beam: 3, step: 'end', view: 'beam' })}`);
-  const s = model.translate(SENTENCE, { strategy: 'beam', beamSize: 3, nbest: 3 });
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, mode: 'beam', beam: 3, step: 'end', view: 'beam' })}`);
+  const s = t.model.translate(SENTENCE, { strategy: 'beam', beamSize: 3, nbest: 3 });
   s.run();
   const nbest = s.nbest();
   expect(params(page).get('hyp')).toBeNull();

@@ -1,36 +1,27 @@
 // The <attn-scope> widget on the sample blog post (web/blog.html): two widgets inside prose,
 // each with a heatmap, sharing one worker, one WebAssembly module and one copy of the model.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadModel } from '../../web/attnscope.js';
+import { expect, it } from 'vitest';
 import { TEST_FOLDERS, serve } from '../../web/serve.mjs';
-import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, startBrowser, watchErrors } from './browser.js';
+import { FROZEN_TOY, hoverCell, idle, openPage, screenshot, watchErrors } from './browser.js';
+import { browserWithModel } from './with-model.js';
 
-let env;
-let model;
-beforeAll(async () => {
-  env = await startBrowser();
-  model = await loadModel(FROZEN_TOY);
-});
-afterAll(async () => {
-  model?.dispose();
-  await env?.close();
-});
+const t = browserWithModel(FROZEN_TOY);
 
 const finished = (page, id) => page.waitForFunction((sel) => document.querySelector(sel)?.snapshot?.done === true, `#${id}`, { timeout: 30_000 });
 
 it('renders the two widgets of the blog post, each with a heatmap, from one worker and one model copy', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
+  const page = await t.env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
   const errors = watchErrors(page);
   const fetched = [];
   page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
-  await page.goto(env.url('/web/blog.html'));
+  await page.goto(t.env.url('/web/blog.html'));
   await finished(page, 'first');
   await finished(page, 'second');
 
   const widgets = page.locator('article attn-scope');
   expect(await widgets.count()).toBe(2);
   for (const [id, sentence] of [['first', 'i can eat apple'], ['second', 'we want to read book']]) {
-    const s = model.translate(sentence);
+    const s = t.model.translate(sentence);
     s.run();
     const w = page.locator(`#${id}`);
     // The heatmap lives in the widget's shadow root (Playwright's CSS selectors pierce it).
@@ -84,15 +75,15 @@ it('renders the two widgets of the blog post, each with a heatmap, from one work
 });
 
 it('applies an interventions attribute, and shows bad JSON and engine refusals inside the widget', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 900, height: 1100 }, serviceWorkers: 'block' });
+  const page = await t.env.browser.newPage({ viewport: { width: 900, height: 1100 }, serviceWorkers: 'block' });
   const errors = watchErrors(page);
-  await page.goto(env.url('/tests/browser/fixtures/widget-interventions.html'));
+  await page.goto(t.env.url('/tests/browser/fixtures/widget-interventions.html'));
   const errorOf = (id) => page.locator(`#${id} .error`);
   await finished(page, 'copy');
   await page.waitForFunction(() => ['bad-json', 'refused'].every((id) => !document.querySelector(`#${id}`).shadowRoot.querySelector('.error').hidden), null, { timeout: 30_000 });
 
   // {"copySourceEncoding": true}: the engine's broken translation, said to be a modified model.
-  const copied = model.translate('i can eat apple', { interventions: { copySourceEncoding: true } });
+  const copied = t.model.translate('i can eat apple', { interventions: { copySourceEncoding: true } });
   copied.run();
   expect(copied.translation).toBe('ich konnen brot essen');
   expect(await page.locator('#copy .sentence b').textContent()).toBe(copied.translation);
@@ -104,7 +95,7 @@ it('applies an interventions attribute, and shows bad JSON and engine refusals i
   expect(await errorOf('bad-json').textContent()).toMatch(/^the interventions attribute is not valid JSON \(/);
   let refusal = '';
   try {
-    model.translate('i can eat apple', { interventions: { skip: ['everything'] } });
+    t.model.translate('i can eat apple', { interventions: { skip: ['everything'] } });
   } catch (e) {
     refusal = e.message;
   }
@@ -118,7 +109,7 @@ it('applies an interventions attribute, and shows bad JSON and engine refusals i
   await page.evaluate(() => document.querySelector('#refused').setAttribute('interventions', '{"attention": [{"site": "cross", "pattern": "uniform"}]}'));
   await finished(page, 'refused');
   expect(await errorOf('refused').isHidden()).toBe(true);
-  const uniform = model.translate('i can eat apple', { interventions: { attention: [{ site: 'cross', pattern: 'uniform' }] } });
+  const uniform = t.model.translate('i can eat apple', { interventions: { attention: [{ site: 'cross', pattern: 'uniform' }] } });
   uniform.run();
   expect(await page.locator('#refused .sentence b').textContent()).toBe(uniform.translation);
   const canvas = page.locator('#refused canvas');
@@ -139,13 +130,13 @@ it('applies an interventions attribute, and shows bad JSON and engine refusals i
 });
 
 it('carries its own model file to the page through the explore link: loaded there on the same origin, on another only when the reader agrees', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
+  const page = await t.env.browser.newPage({ viewport: { width: 900, height: 900 }, serviceWorkers: 'block' });
   const errors = watchErrors(page);
-  await page.goto(env.url('/web/blog.html'));
+  await page.goto(t.env.url('/web/blog.html'));
   await finished(page, 'first');
   // A model file beside the post, by a relative URL, as an author writes model="my.safetensors".
   await page.evaluate(() => document.querySelector('#first').setAttribute('model', '../tests/models/toy-en-de.frozen.safetensors'));
-  const file = env.url('/tests/models/toy-en-de.frozen.safetensors');
+  const file = t.env.url('/tests/models/toy-en-de.frozen.safetensors');
   await page.waitForFunction((u) => document.querySelector('#first').snapshot?.url === u && document.querySelector('#first').snapshot.done, file);
   const href = new URL(await page.locator('#first a.open').getAttribute('href'));
   expect(href.searchParams.get('model')).toBe(file);
@@ -153,9 +144,9 @@ it('carries its own model file to the page through the explore link: loaded ther
   await page.close();
 
   // The page opens that file (its own origin), and names it in the picker.
-  const expected = model.translate('i can eat apple');
+  const expected = t.model.translate('i can eat apple');
   expected.run();
-  const opened = await openPage(env, href.pathname + href.search);
+  const opened = await openPage(t.env, href.pathname + href.search);
   expect(await opened.page.evaluate(() => window.attnscope.snapshot.url)).toBe(file);
   expect(await opened.page.locator('#model').inputValue()).toBe(file);
   expect(await opened.page.locator('#model option:checked').textContent()).toContain('toy-en-de.frozen.safetensors');
@@ -169,7 +160,7 @@ it('carries its own model file to the page through the explore link: loaded ther
   try {
     const elsewhere = `http://127.0.0.1:${other.address().port}/tests/models/toy-en-de.frozen.safetensors`;
     const asked = [];
-    const { page: p, errors: e } = await openPage(env, `/web/index.html?model=${encodeURIComponent(elsewhere)}&s=i+can+eat+apple&step=end`);
+    const { page: p, errors: e } = await openPage(t.env, `/web/index.html?model=${encodeURIComponent(elsewhere)}&s=i+can+eat+apple&step=end`);
     p.on('request', (r) => { if (r.url().startsWith(elsewhere)) asked.push(r.url()); });
     expect(await p.evaluate(() => window.attnscope.snapshot.url)).not.toBe(elsewhere);
     expect(await p.isVisible('#notice')).toBe(true);
