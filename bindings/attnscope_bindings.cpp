@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "analysis/attention_maps.h"
 #include "analysis/bert_study.h"
 #include "analysis/bleu_by_length.h"
 #include "analysis/encoding_analysis.h"
@@ -207,6 +208,13 @@ class ModelHandle {
       out.set("int8", m.int8);
       out.set("architecture", m.config.architecture);
       out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
+      // What the text a session starts from is: a source the encoder reads, a prompt the decoder
+      // continues (its tokens open the decoder's own context: no encoder, no cross-attention), or
+      // a text an encoder-only model encodes.
+      const ModelFamily::Input input = m.family->input();
+      out.set("hasEncoder", input != ModelFamily::Input::Prompt);
+      out.set("input", std::string(input == ModelFamily::Input::Prompt ? "prompt"
+                                   : input == ModelFamily::Input::Source ? "source" : "text"));
       val sites = val::array();
       for (std::size_t i = 0; i < m.sites().size(); ++i) {
         const AttentionSiteInfo& site = m.sites()[i];
@@ -488,8 +496,10 @@ class SessionHandle {
  public:
   val start(const ModelHandle& model, const std::string& text, const std::string& options) {
     return guarded([&] {
-      model.model();  // throws if not loaded
-      session_ = std::make_unique<DecodeSession>(model.shared(), text, decode_options_from_json(options, model.model_defaults()));
+      const Model& m = model.model();  // throws if not loaded
+      DecodeOptions decoding = decode_options_from_json(options, model.model_defaults());
+      Source source = prepare_source(m, text);
+      session_ = std::make_unique<DecodeSession>(model.shared(), std::move(source), decoding);
       return status();
     });
   }
@@ -608,6 +618,24 @@ class SessionHandle {
     return guarded([&] { return to_array(attnscope::encoder_patterns(session())); });
   }
 
+  // A decoder-only session's prompt, as its first step read it: the causal self-attention over
+  // <bos> and the prompt, [layers, heads, 1 + P, 1 + P], through the analyses an encoder's
+  // self-attention gets (analysis/attention_maps.h): the rollout, and each head's pattern class.
+  val prompt_rollout() const {
+    return guarded([&] { return matrix(attention_rollout(prompt_attention())); });
+  }
+
+  val prompt_patterns() const {
+    return guarded([&] {
+      const Tensor& a = prompt_attention();
+      const int heads = a.shape[1], T = a.shape[2];
+      std::vector<std::string> out;
+      for (int i = 0; i < a.shape[0] * heads; ++i)
+        out.push_back(attention_pattern(Eigen::Map<const Matrix>(a.data.data() + static_cast<std::size_t>(i) * T * T, T, T)));
+      return to_array(out);
+    });
+  }
+
   val detokenize(const val& ids) const {
     return guarded([&] { return val(session().detokenize(emscripten::vecFromJSArray<int>(ids))); });
   }
@@ -616,6 +644,18 @@ class SessionHandle {
   const DecodeSession& session() const {
     if (!session_) throw Error("the session was not started");
     return *session_;
+  }
+  // The first step's map of the site whose queries and keys are the context (a decoder-only model's "self").
+  const Tensor& prompt_attention() const {
+    const DecodeSession& s = session();
+    if (s.model().family->input() != ModelFamily::Input::Prompt)
+      throw InputError("only a decoder-only model's session has a prompt to analyse");
+    if (s.steps_taken() == 0) throw InputError("the prompt is read by the first step: take a step first");
+    const SiteTable& sites = s.model().sites();
+    for (std::size_t i = 0; i < sites.size(); ++i)
+      if (sites[i].per_step && sites[i].queries == Side::Target && sites[i].keys == Side::Target)
+        return session_attention(s, static_cast<int>(i), 0, 0);
+    throw InputError("this model has no self-attention over its context");
   }
   DecodeSession& session() {
     if (!session_) throw Error("the session was not started");
@@ -858,5 +898,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("attentionLogits", &SessionHandle::attention_logits)
       .function("valueWeighted", &SessionHandle::value_weighted)
       .function("encoderPatterns", &SessionHandle::encoder_patterns)
+      .function("promptRollout", &SessionHandle::prompt_rollout)
+      .function("promptPatterns", &SessionHandle::prompt_patterns)
       .function("detokenize", &SessionHandle::detokenize);
 }

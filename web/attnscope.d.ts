@@ -91,6 +91,14 @@ export interface ModelInfo {
   architecture: string;
   /** false for an encoder-only model (BERT): translate() throws; encode(), fillMask(), headStudy() apply. */
   hasDecoder: boolean;
+  /** false for a decoder-only model (GPT): no encoder, no cross-attention, no source encoding. */
+  hasEncoder: boolean;
+  /**
+   * What translate() starts from: 'source' (an encoder-decoder translates it), 'prompt' (a
+   * decoder-only model continues it: <bos> and the prompt open its own context, one attention
+   * site 'self' over that context), 'text' (encoder-only: encode() and fillMask() read it).
+   */
+  input: 'source' | 'prompt' | 'text';
   /** The model's attention sites, from its family's table, in table order. */
   sites: readonly AttentionSiteInfo[];
   /**
@@ -260,6 +268,11 @@ export class Model {
   /** Encoder-only models: masked-token accuracy on `sentences` with each head switched off in turn. */
   headAblation(sentences: string[], options?: { onProgress?: (done: number, total: number) => void }): HeadAblation;
   translate(text: string, options?: DecodeOptions): Session;
+  /**
+   * Decoder-only models (info.input 'prompt'): continues `prompt`, as translate() does. The first
+   * step's attention has a row per position of <bos> and the prompt: [layers, heads, 1 + P, 1 + P].
+   */
+  generate(prompt: string, options?: DecodeOptions): Session;
   score(source: string, target: string, options?: { interventions?: Interventions }):
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };
   embeddingPca(side?: 'source' | 'target'): AttentionTensor;
@@ -337,7 +350,7 @@ export class Session {
   history(step: number): StepRecord;
   /**
    * One site's attention. Per-step site: at `step` for `hypothesis`, [layers, heads, keys] (one
-   * head: [keys]). Once-per-source site: `step` ignored, [layers, heads, queries, keys].
+   * head: [keys]); a decoder-only model's first step, [layers, heads, 1 + prompt, 1 + prompt]. Once-per-source site: `step` ignored, [layers, heads, queries, keys].
    * An unknown site is an AttnscopeError listing the model's sites.
    */
   attention(site: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
@@ -353,6 +366,10 @@ export class Session {
   attentionLogits(kind: AttentionSite, select?: { layer?: number; head?: number; query?: number; step?: number; hypothesis?: number }): Float32Array;
   valueWeightedAttention(kind: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
   encoderPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
+  /** Decoder-only models, after the first step: the rollout through the prompt's causal self-attention, [1 + P, 1 + P]. */
+  promptRollout(): AttentionTensor;
+  /** Decoder-only models, after the first step: the pattern class of every head on the prompt's map, [layer * heads + head]. */
+  promptPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
   detokenize(ids: ArrayLike<number>): string;
   dispose(): void;
   [Symbol.dispose](): void;

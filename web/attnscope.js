@@ -295,6 +295,12 @@ export class Model {
       architecture: info.architecture,
       // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
       hasDecoder: info.hasDecoder,
+      // false for a decoder-only model (GPT): no encoder and no cross-attention; its text is a prompt.
+      hasEncoder: info.hasEncoder,
+      // What translate() starts from: 'source' (an encoder-decoder translates it), 'prompt' (a
+      // decoder-only model continues it: the prompt opens its own context), 'text' (encoder-only:
+      // encode() / fillMask() read it).
+      input: info.input,
       // The model's attention sites, from its family's table: everything that shows attention
       // iterates over this list rather than naming sites.
       sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),
@@ -489,6 +495,14 @@ export class Model {
     return new Session(this, handle, state);
   }
 
+  /**
+   * A decoder-only model (info.input === 'prompt'): continues `prompt`, the same as translate().
+   * The first step runs the causal stack over <bos> and the prompt at once: its attention holds
+   * a row for each of those positions, [layers, heads, 1 + prompt, 1 + prompt]; each later step
+   * adds one row over the whole context.
+   */
+  generate(prompt, options = {}) { return this.translate(prompt, options); }
+
   /** Frees the model's WASM memory (sessions still running keep what they need). */
   dispose() { release(this); }
 
@@ -659,6 +673,14 @@ export class Session {
 
   /** The pattern class (Kovaleva et al. 2019) of every encoder head, [layer * heads + head]. */
   encoderPatterns() { return check(this.#live().encoderPatterns()); }
+
+  /**
+   * Decoder-only models, after the first step: the rollout (Abnar & Zuidema 2020) through the
+   * causal self-attention the first step computed over <bos> and the prompt, {shape: [1 + P,
+   * 1 + P], data}, and the pattern class of every head on that map, [layer * heads + head].
+   */
+  promptRollout() { return check(this.#live().promptRollout()); }
+  promptPatterns() { return check(this.#live().promptPatterns()); }
 
   /** Every candidate the search looked at: [{id, parent, step, tokenId, token, logProb, score, status}]. */
   beamTree() { return check(this.#live().tree()); }

@@ -22,6 +22,8 @@ export const models = [
   { id: 'toy-rnn-none', file: '../models/toy-rnn-none.safetensors', label: 'Toy en→de RNN · no attention (final state only)', example: 'i can eat apple', group: 'RNN encoder-decoder' },
   { id: 'multi30k-en-mlm', file: '../models/multi30k-en-mlm.safetensors', label: 'Multi30k English masked LM · 4 layers, 4 heads, WordPiece', example: 'a man is riding a [MASK] .',
     group: 'Encoder-only (BERT)', ablation: '../models/analysis/multi30k-en-mlm.ablation.json' },
+  { id: 'multi30k-en-gpt', file: '../models/multi30k-en-gpt.safetensors', label: 'Multi30k English caption writer · GPT, 4 layers, 4 heads, BPE', example: 'A man in a blue shirt is',
+    group: 'Decoder-only (GPT)' },
   { id: 'toy-en-de-epoch000', file: '../models/snapshots/toy-en-de.epoch000.safetensors', label: 'Toy en→de, before training (epoch 0)', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch001', file: '../models/snapshots/toy-en-de.epoch001.safetensors', label: 'Toy en→de, epoch 1', example: 'i can eat apple', group: 'Toy model during training' },
   { id: 'toy-en-de-epoch003', file: '../models/snapshots/toy-en-de.epoch003.safetensors', label: 'Toy en→de, epoch 3', example: 'i can eat apple', group: 'Toy model during training' },

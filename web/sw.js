@@ -5,7 +5,7 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v17';
+const CACHE = 'attnscope-v18';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',
@@ -20,6 +20,7 @@ const SHELL = [
   'app/panels/force-any.js', 'app/panels/training.js', 'app/panels/architecture-panel.js',
   'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js',
   'app/panels/encoder-analyses.js', 'app/panels/bleu-by-length.js', 'app/panels/open-model.js', 'app/panels/model-card.js',
+  'app/panels/prompt-mode.js',
   'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',
   'app/worker/worker-session.js', 'app/worker/worker-training.js', 'app/worker/worker-analyses.js',
   'app/worker/worker-encoder.js',

@@ -19,7 +19,7 @@ export interface AttnScopeRenderDetail { steps: number; done: boolean }
 /**
  * `<attn-scope>`: an attention heatmap of a live translation. Attributes (all strings): model
  * (a model id, an http(s) URL or a relative URL of a .safetensors model), src (the sentence),
- * view (an attention site: cross | encoder | self for the transformers), layer, head (0-based, or
+ * prompt (a decoder-only model's prompt, which it continues; the same as src), view (an attention site: cross | encoder | self for the transformers), layer, head (0-based, or
  * "mean"), mode (greedy | beam | sample), step (a number or "end"), beam-size, seed,
  * interventions (JSON, the JS API's `interventions` option).
  */

@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 CONVERTERS = {
     "bert": "hf_bert",
+    "gpt2": "hf_gpt2",
     "marian": "hf_marian",
 }
 

@@ -11,7 +11,7 @@ tests/data/hf/ (run with /usr/bin/python3; deterministic):
                                        pytorch_model.bin, LayerNorm gamma/beta, the pooler and the
                                        next-sentence head, the decoder weight without a decoder bias
 
-Each has config.json (the real bert-base-* fields, scaled down to 2 layers x 4 heads x d 64),
+Each has config.json (the real bert-base-* fields, scaled down to 2 layers x 4 heads x d 64: TINY),
 vocab.txt, tokenizer_config.json and tokenizer.json as those snapshots have them. The weights are
 random, scaled so that attention is peaked and the logits spread. The goldens are made from these
 folders by make_hf_bert_goldens.py.
@@ -51,24 +51,33 @@ def vocabulary(words):
     return SPECIALS_HEAD + PUNCTUATION + words + CONTINUATIONS
 
 
-def hf_config(vocab_size, multilingual=False):
-    """bert-base-*'s config.json, scaled down (the real fields, in their order)."""
+# The tiny snapshots' dimensions; make_hf_real_size.py passes bert-base's own.
+TINY = {"hidden_size": 64, "intermediate_size": 256, "max_position_embeddings": 128, "num_attention_heads": 4,
+        "num_hidden_layers": 2}
+
+
+def hf_config(vocab_size, multilingual=False, sizes=TINY):
+    """bert-base-*'s config.json at `sizes` (the real fields, in their order)."""
     c = {
         "architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": False,
-        "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 64, "initializer_range": 0.02,
-        "intermediate_size": 256, "layer_norm_eps": 1e-12, "max_position_embeddings": 128, "model_type": "bert",
-        "num_attention_heads": 4, "num_hidden_layers": 2, "pad_token_id": 0, "position_embedding_type": "absolute",
+        "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": sizes["hidden_size"],
+        "initializer_range": 0.02, "intermediate_size": sizes["intermediate_size"], "layer_norm_eps": 1e-12,
+        "max_position_embeddings": sizes["max_position_embeddings"], "model_type": "bert",
+        "num_attention_heads": sizes["num_attention_heads"], "num_hidden_layers": sizes["num_hidden_layers"],
+        "pad_token_id": 0, "position_embedding_type": "absolute",
         "transformers_version": "4.6.0.dev0", "type_vocab_size": 2, "use_cache": True, "vocab_size": vocab_size,
     }
     if multilingual:  # bert-base-multilingual-cased's config has the original BERT's pooler fields besides
         del c["gradient_checkpointing"], c["position_embedding_type"], c["transformers_version"], c["use_cache"]
-        c.update({"directionality": "bidi", "pooler_fc_size": 64, "pooler_num_attention_heads": 4,
-                  "pooler_num_fc_layers": 3, "pooler_size_per_head": 16, "pooler_type": "first_token_transform"})
+        d, heads = sizes["hidden_size"], sizes["num_attention_heads"]
+        c.update({"directionality": "bidi", "pooler_fc_size": d, "pooler_num_attention_heads": heads,
+                  "pooler_num_fc_layers": 3, "pooler_size_per_head": d // heads,
+                  "pooler_type": "first_token_transform"})
     return c
 
 
-def tokenizer_config(lowercase):
-    return {"do_lower_case": lowercase, "model_max_length": 128}
+def tokenizer_config(lowercase, model_max_length):
+    return {"do_lower_case": lowercase, "model_max_length": model_max_length}
 
 
 def tokenizer_json(vocab, lowercase):
@@ -173,12 +182,12 @@ def save_safetensors(path, state):
         f.write(len(hbytes).to_bytes(8, "little") + hbytes + bytes(data))
 
 
-def write_snapshot(name, folder):
-    """Writes snapshot `name` of SNAPSHOTS into `folder`; returns (config, state, vocab)."""
-    spec = SNAPSHOTS[name]
+def write_snapshot(name, folder, spec=None, sizes=TINY):
+    """Writes snapshot `name` of SNAPSHOTS (or `spec`, at `sizes`) into `folder`; returns (config, state, vocab)."""
+    spec = spec or SNAPSHOTS[name]
     vocab = vocabulary(spec["words"])
     assert len(set(vocab)) == len(vocab), name
-    config = hf_config(len(vocab), spec.get("multilingual", False))
+    config = hf_config(len(vocab), spec.get("multilingual", False), sizes)
     state = hf_state(config, spec["seed"], pretraining=spec.get("pretraining", False),
                      old_names=spec.get("old_names", False), decoder=spec.get("decoder", False),
                      position_ids=spec.get("position_ids", False))
@@ -192,7 +201,7 @@ def write_snapshot(name, folder):
             f.write("\n")
 
     dump("config.json", config)
-    dump("tokenizer_config.json", tokenizer_config(spec["lowercase"]))
+    dump("tokenizer_config.json", tokenizer_config(spec["lowercase"], config["max_position_embeddings"]))
     dump("tokenizer.json", tokenizer_json(vocab, spec["lowercase"]))
     with open(os.path.join(folder, "vocab.txt"), "w", encoding="utf-8") as f:
         f.write("".join(p + "\n" for p in vocab))

@@ -8,7 +8,7 @@ tests/data/hf/ (deterministic; run with /usr/bin/python3, which has torch and se
 Each folder holds what `MarianMTModel.save_pretrained` + `MarianTokenizer.save_pretrained` give
 (config.json, generation_config.json, model.safetensors, source.spm, target.spm, vocab.json,
 tokenizer_config.json, special_tokens_map.json). The config carries the field set of
-Helsinki-NLP/opus-mt-en-de's config.json, scaled down (2 + 2 layers, d_model 64, FFN 256); the
+Helsinki-NLP/opus-mt-en-de's config.json, scaled down (2 + 2 layers, d_model 64, FFN 256: TINY); the
 generation config is that of the current opus-mt snapshots (num_beams 4, max_length 512,
 bad_words_ids [[pad]], forced_eos_token_id 0, renormalize_logits true).
 
@@ -151,7 +151,8 @@ SPECS = {
 }
 LINES = 300
 SPM_VOCAB = 260
-D_MODEL, FFN, LAYERS, MAX_POSITIONS = 64, 256, 2, 512
+# The tiny snapshots' dimensions; make_hf_real_size.py passes opus-mt-en-de's own.
+TINY = {"d_model": 64, "ffn": 256, "layers": 2, "max_positions": 512}
 
 
 def make_vocab(src_model, tgt_model, language_codes, left_out):
@@ -163,8 +164,8 @@ def make_vocab(src_model, tgt_model, language_codes, left_out):
     return {piece: i for i, piece in enumerate(pieces)}
 
 
-def config_json(name, vocab_size, heads, pad):
-    """The field set of Helsinki-NLP/opus-mt-en-de's config.json, scaled down."""
+def config_json(name, vocab_size, heads, pad, sizes=TINY):
+    """The field set of Helsinki-NLP/opus-mt-en-de's config.json, at `sizes`."""
     return {
         "_name_or_path": "Helsinki-NLP/" + name.removesuffix("-tiny"),
         "_num_labels": 3,
@@ -178,18 +179,18 @@ def config_json(name, vocab_size, heads, pad):
         "bos_token_id": 0,
         "classif_dropout": 0.0,
         "classifier_dropout": 0.0,
-        "d_model": D_MODEL,
+        "d_model": sizes["d_model"],
         "decoder_attention_heads": heads,
-        "decoder_ffn_dim": FFN,
+        "decoder_ffn_dim": sizes["ffn"],
         "decoder_layerdrop": 0.0,
-        "decoder_layers": LAYERS,
+        "decoder_layers": sizes["layers"],
         "decoder_start_token_id": pad,
         "decoder_vocab_size": vocab_size,
         "dropout": 0.1,
         "encoder_attention_heads": heads,
-        "encoder_ffn_dim": FFN,
+        "encoder_ffn_dim": sizes["ffn"],
         "encoder_layerdrop": 0.0,
-        "encoder_layers": LAYERS,
+        "encoder_layers": sizes["layers"],
         "eos_token_id": 0,
         "forced_eos_token_id": 0,
         "gradient_checkpointing": False,
@@ -198,12 +199,12 @@ def config_json(name, vocab_size, heads, pad):
         "is_encoder_decoder": True,
         "label2id": {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2},
         "max_length": 512,
-        "max_position_embeddings": MAX_POSITIONS,
+        "max_position_embeddings": sizes["max_positions"],
         "model_type": "marian",
         "normalize_before": False,
         "normalize_embedding": False,
         "num_beams": 4,
-        "num_hidden_layers": LAYERS,
+        "num_hidden_layers": sizes["layers"],
         "pad_token_id": pad,
         "scale_embedding": True,
         "share_encoder_decoder_embeddings": True,
@@ -242,8 +243,9 @@ def sinusoidal_table(n_pos, dim):
     return table.float()
 
 
-def random_state_dict(vocab_size, pad, eos, spec):
+def random_state_dict(vocab_size, pad, eos, spec, sizes=TINY):
     g = torch.Generator().manual_seed(spec["seed"])
+    d_model, ffn_dim, layers = sizes["d_model"], sizes["ffn"], sizes["layers"]
 
     def normal(*shape, std):
         return torch.randn(*shape, generator=g) * std
@@ -252,27 +254,27 @@ def random_state_dict(vocab_size, pad, eos, spec):
         return {f"{prefix}.weight": normal(n_out, n_in, std=std), f"{prefix}.bias": normal(n_out, std=0.05)}
 
     def layer_norm(prefix):
-        return {f"{prefix}.weight": 1.0 + normal(D_MODEL, std=0.1), f"{prefix}.bias": normal(D_MODEL, std=0.05)}
+        return {f"{prefix}.weight": 1.0 + normal(d_model, std=0.1), f"{prefix}.bias": normal(d_model, std=0.05)}
 
     def attention(prefix):
         tensors = {}
         for name, kind in (("q_proj", "query_key"), ("k_proj", "query_key"), ("v_proj", "value_output"),
                            ("out_proj", "value_output")):
             std = spec["std"][kind]
-            tensors.update(linear(f"{prefix}.{name}", D_MODEL, D_MODEL, std))
+            tensors.update(linear(f"{prefix}.{name}", d_model, d_model, std))
         return tensors
 
     def ffn(prefix):
-        return {**linear(f"{prefix}.fc1", FFN, D_MODEL, spec["std"]["fc1"]),
-                **linear(f"{prefix}.fc2", D_MODEL, FFN, spec["std"]["fc2"])}
+        return {**linear(f"{prefix}.fc1", ffn_dim, d_model, spec["std"]["fc1"]),
+                **linear(f"{prefix}.fc2", d_model, ffn_dim, spec["std"]["fc2"])}
 
-    shared = normal(vocab_size, D_MODEL, std=spec["std"]["embedding"])
+    shared = normal(vocab_size, d_model, std=spec["std"]["embedding"])
     shared[pad] = 0.0
     tensors = {"model.shared.weight": shared}
-    positions = sinusoidal_table(MAX_POSITIONS, D_MODEL)
+    positions = sinusoidal_table(sizes["max_positions"], d_model)
     for stack in ("encoder", "decoder"):
         tensors[f"model.{stack}.embed_positions.weight"] = positions.clone()
-        for n in range(LAYERS):
+        for n in range(layers):
             prefix = f"model.{stack}.layers.{n}"
             tensors.update(attention(f"{prefix}.self_attn"))
             tensors.update(layer_norm(f"{prefix}.self_attn_layer_norm"))
@@ -283,12 +285,14 @@ def random_state_dict(vocab_size, pad, eos, spec):
             tensors.update(layer_norm(f"{prefix}.final_layer_norm"))
     # The last decoder LayerNorm's gain sets the scale of the logits (lm_head is the small shared
     # embedding): large enough that the output depends on the source, not only on the bias.
-    last = f"model.decoder.layers.{LAYERS - 1}.final_layer_norm"
+    last = f"model.decoder.layers.{layers - 1}.final_layer_norm"
     tensors[last + ".weight"] *= spec["logit_gain"]
     tensors[last + ".bias"] *= spec["logit_gain"]
     bias = normal(1, vocab_size, std=0.5)
     bias[0, eos] = spec["eos_bias"]
     bias[0, pad] = spec["pad_bias"]
+    if "filler_ids" in spec:  # pieces no tokenizer produces (a padded vocabulary's): rarely generated
+        bias[0, spec["filler_ids"]] = spec["filler_bias"]
     tensors["final_logits_bias"] = bias
     return tensors
 
@@ -300,8 +304,6 @@ def write_json(path, obj):
 
 
 def write_snapshot(name, spec):
-    folder = os.path.join(OUT, name)
-    os.makedirs(folder, exist_ok=True)
     sources = spec["source"] if isinstance(spec["source"][0], tuple) else (spec["source"],)
     src_lines = [line for grammar, offset in sources for line in captions(grammar, LINES, offset)]
     tgt_lines = captions(spec["target"][0], LINES, spec["target"][1])
@@ -310,13 +312,19 @@ def write_snapshot(name, spec):
     src_model = train_sentencepiece(src_lines, SPM_VOCAB)
     tgt_model = train_sentencepiece(tgt_lines, SPM_VOCAB)
     vocab = make_vocab(src_model, tgt_model, spec["language_codes"], spec["left_out"])
-    pad, eos = vocab["<pad>"], vocab["</s>"]
+    write_folder(os.path.join(OUT, name), name, spec, src_model, tgt_model, vocab)
+    print(f"{name}: {len(vocab)} ids, {len(src_lines)} + {len(tgt_lines)} training lines")
 
+
+def write_folder(folder, name, spec, src_model, tgt_model, vocab, sizes=TINY):
+    """The snapshot's files, as save_pretrained writes them, in `folder` (config.json names `name`)."""
+    os.makedirs(folder, exist_ok=True)
+    pad, eos = vocab["<pad>"], vocab["</s>"]
     for file_name, data in (("source.spm", src_model), ("target.spm", tgt_model)):
         with open(os.path.join(folder, file_name), "wb") as f:
             f.write(data)
     write_json(os.path.join(folder, "vocab.json"), vocab)
-    write_json(os.path.join(folder, "config.json"), config_json(name, len(vocab), spec["heads"], pad))
+    write_json(os.path.join(folder, "config.json"), config_json(name, len(vocab), spec["heads"], pad, sizes))
     write_json(os.path.join(folder, "generation_config.json"), generation_config_json(pad))
     write_json(os.path.join(folder, "tokenizer_config.json"), {
         "clean_up_tokenization_spaces": False,
@@ -333,8 +341,7 @@ def write_snapshot(name, spec):
     write_json(os.path.join(folder, "special_tokens_map.json"),
                {"eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>"})
     safetensors_io.save(os.path.join(folder, "model.safetensors"),
-                        random_state_dict(len(vocab), pad, eos, spec), metadata={"format": "pt"})
-    print(f"{name}: {len(vocab)} ids, {len(src_lines)} + {len(tgt_lines)} training lines")
+                        random_state_dict(len(vocab), pad, eos, spec, sizes), metadata={"format": "pt"})
 
 
 def main():

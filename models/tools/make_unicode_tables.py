@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Write src/text/unicode_tables.inc: the Unicode properties BERT's basic tokenizer needs, from
-Python's unicodedata (the database the WordPiece goldens are made with), so the C++ engine needs
-no ICU. Stdlib only; run with any python3 and commit the output. Records the Unicode version.
+"""Write src/text/unicode_tables.inc: the Unicode properties BERT's basic tokenizer and GPT-2's
+pre-tokenisation regex need, from Python's unicodedata (the database the WordPiece goldens are
+made with), so the C++ engine needs no ICU. Stdlib only; run with any python3 and commit the
+output. Records the Unicode version.
 
 Tables (sorted, for binary search):
   ranges of categories P* (punctuation), Zs (space separators), Cc + Cf (control, format),
-  Mn (non-spacing marks), and of "cased" characters (str.lower() or str.upper() changes them:
-  the final-sigma rule of str.lower() asks for one);
+  Mn (non-spacing marks), L* (letters: the regex's \\p{L}), N* (numbers: \\p{N}), of White_Space
+  characters (the regex's \\s, see white_space below), and of "cased" characters (str.lower() or
+  str.upper() changes them: the final-sigma rule of str.lower() asks for one);
   kLower: code point -> str.lower() of it, where that differs (up to 2 code points);
   kStrip: code point -> its NFD with the Mn marks dropped, where that differs from the code point
   and it is not a Hangul syllable (those decompose arithmetically, text/unicode.cpp).
@@ -41,6 +43,13 @@ def hangul(o):
     return 0xAC00 <= o <= 0xD7A3
 
 
+# The White_Space property (PropList.txt), which the `regex` module's \s matches. unicodedata has
+# no property lists; str.isspace() is Zs plus the bidirectional classes WS, B and S, which is
+# White_Space plus the information separators U+001C..U+001F (bidirectional B and S, not White_Space).
+def white_space(o):
+    return chr(o).isspace() and not 0x1C <= o <= 0x1F
+
+
 def strip(o):
     return "".join(c for c in unicodedata.normalize("NFD", chr(o)) if unicodedata.category(c) != "Mn")
 
@@ -72,6 +81,9 @@ def main():
         + range_table("kSpaceSeparator", ranges(lambda o: cat(o) == "Zs"))
         + range_table("kControl", ranges(lambda o: cat(o) in ("Cc", "Cf")))
         + range_table("kNonspacingMark", ranges(lambda o: cat(o) == "Mn"))
+        + range_table("kLetter", ranges(lambda o: cat(o).startswith("L")))
+        + range_table("kNumber", ranges(lambda o: cat(o).startswith("N")))
+        + range_table("kWhiteSpace", ranges(white_space))
         + range_table("kCased", cased)
         + map_table("kLower", lower, 2)
         + map_table("kStrip", stripped, 4)

@@ -5,6 +5,7 @@
     /usr/bin/python3 models/train/train.py multi30k --src en --tgt de  # multi30k-en-de
     /usr/bin/python3 models/train/train.py multi30k --src de --tgt en  # multi30k-de-en
     /usr/bin/python3 models/train/train.py mlm                         # multi30k-en-mlm: a small BERT
+    /usr/bin/python3 models/train/train.py lm                          # multi30k-en-gpt: a caption writer
 
 The RNN encoder-decoder family (models/FORMAT.md, "The RNN family") trains through the same
 two paths with `--family rnn` and its options (--cell, --hidden, --embed, --encoder-hidden,
@@ -41,10 +42,11 @@ sys.path[:0] = [str(ROOT / "models" / "train"), str(ROOT / "models" / "reference
 from attnscope_ref import safetensors_io  # noqa: E402
 from attnscope_ref.export import export  # noqa: E402
 from attnscope_ref import bert  # noqa: E402
+from attnscope_ref import gpt  # noqa: E402
 from attnscope_ref.model import Transformer  # noqa: E402
 from attnscope_ref.rnn import RNNSeq2Seq, complete_config as complete_rnn_config  # noqa: E402
 from attnscope_ref.wordpiece import DEFAULT_SPEC as WORDPIECE_SPEC, WordPiece, basic_tokenize  # noqa: E402
-from attnscope_ref.tokenizer import BOS, EOS, PAD, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
+from attnscope_ref.tokenizer import BOS, EOS, PAD, UNK, Tokenizer, build_bpe_vocab, build_word_vocab, train_bpe  # noqa: E402
 import shared_data  # noqa: E402
 import training_state  # noqa: E402
 from training_state import inverse_sqrt, linear_decay  # noqa: E402
@@ -395,6 +397,33 @@ def train_multi30k(args):
         f"build/{name}.avg.safetensors (F16): copy the better one (on val) to models/ deliberately")
 
 
+# ------------------------------------------------- the checkpoint of the single-model runs (mlm, lm)
+
+def resume_run(args, name, model, opt, sched, rng, best, log, what):
+    """-> (epoch, best): after the last epoch of build/<name>.ckpt.pt with --resume, else (0, best)."""
+    ckpt = ROOT / "build" / f"{name}.ckpt.pt"
+    if not (args.resume and ckpt.exists()):
+        return 0, best
+    state = torch.load(ckpt, map_location=args.device)
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    rng.setstate(state["rng"])
+    log(f"resumed after epoch {state['epoch']}, best val {what} {state['best']:.4f}")
+    return state["epoch"], state["best"]
+
+
+def save_run(name, model, opt, sched, rng, epoch, best):
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                "epoch": epoch, "best": best, "rng": rng.getstate()}, ROOT / "build" / f"{name}.ckpt.pt")
+
+
+def run_deadline(args):
+    """The clock a run's budget counts on, and when the budget ends."""
+    clock = time.process_time if args.cpu_minutes else time.time
+    return clock, clock() + 60 * (args.cpu_minutes or args.minutes)
+
+
 # ----------------------------------------------------------------------- masked LM (BERT family)
 
 def build_wordpiece_vocab(sentences, min_count):
@@ -528,18 +557,8 @@ def train_mlm(args):
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: linear_decay(st, args.warmup, total))
     else:
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: inverse_sqrt(st, args.warmup))
-    ckpt = ROOT / "build" / f"{name}.ckpt.pt"
-    epoch, best = 0, -1.0
-    if args.resume and ckpt.exists():
-        state = torch.load(ckpt, map_location=args.device)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
-        epoch, best = state["epoch"], state["best"]
-        rng.setstate(state["rng"])
-        log(f"resumed after epoch {epoch}, best val accuracy {best:.4f}")
-    clock = time.process_time if args.cpu_minutes else time.time
-    deadline = clock() + 60 * (args.cpu_minutes or args.minutes)
+    epoch, best = resume_run(args, name, model, opt, sched, rng, -1.0, log, "accuracy")
+    clock, deadline = run_deadline(args)
     model.train()
     while epoch < args.epochs and clock() < deadline:
         epoch += 1
@@ -569,11 +588,116 @@ def train_mlm(args):
                                      f"{n_params / 1e6:.2f}M parameters; epoch {epoch}, val masked-piece accuracy "
                                      f"{val_acc:.4f}."))
             model.train()
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                    "epoch": epoch, "best": best, "rng": rng.getstate()}, ckpt)
+        save_run(name, model, opt, sched, rng, epoch, best)
     log(f"best val masked-piece accuracy {best:.4f}: build/{name}.best.safetensors (F16); copy it to models/ "
         "deliberately, with this log")
 
+
+
+# ------------------------------------------------------------------- language model (decoder-only)
+
+def train_lm(args):
+    """A small GPT on the English side of Multi30k: each caption is "<s> pieces </s>", the loss is
+    next-piece cross-entropy, the figure val perplexity per piece (</s> included, <s> not).
+    Writes build/<name>.log and build/<name>.best.safetensors (F16, the best val loss)."""
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    name = args.name
+    mdir = shared_data.folder(args.data, "multi30k/train.en.gz", "multi30k/val.en.gz") / "multi30k"
+    log = Log(name, append=args.resume, folder=ROOT / "build")
+    train, val = read_lines(mdir / "train.en.gz"), read_lines(mdir / "val.en.gz")
+    # An English-only BPE: a joint one would spend the vocabulary on German pieces never seen.
+    bpe_cache = ROOT / "models" / "logs" / f"bpe-multi30k-en-{args.merges}.json"
+    if bpe_cache.exists():
+        merges = json.loads(bpe_cache.read_text())
+    else:
+        t0 = time.time()
+        merges = train_bpe(train, args.merges)
+        bpe_cache.write_text(json.dumps(merges, ensure_ascii=False))
+        log(f"trained {len(merges)} English BPE merges in {time.time() - t0:.0f}s")
+    spec = {"type": "bpe", "lowercase": False, "merges": merges}
+    vocab = build_bpe_vocab(train, merges)
+    tok = Tokenizer(spec, vocab)
+
+    def encode(lines):
+        out = []
+        for line in lines:
+            ids = [BOS] + tok.encode(line)[1] + [EOS]
+            if 2 < len(ids) <= args.max_positions:
+                out.append((ids, ids))  # batches() pads pairs; the LM reads the second
+        return out
+
+    train_ex, val_ex = encode(train), encode(val)
+    config = gpt.complete_config({"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
+                                  "n_layers": args.layers, "max_positions": args.max_positions,
+                                  "special_tokens": {"pad": PAD, "unk": UNK, "bos": BOS, "eos": EOS}})
+    model = gpt.DecoderOnly(config, len(vocab), dropout=args.dropout)
+    for n, p in model.named_parameters():  # GPT-2's initialisation: N(0, 0.02), LayerNorm 1 / 0
+        if p.dim() > 1:
+            torch.nn.init.normal_(p, std=0.02)
+        elif n.endswith("norm.weight"):
+            torch.nn.init.ones_(p)
+        else:
+            torch.nn.init.zeros_(p)
+    model.to(args.device)
+    n_params = sum(p.numel() for p in model.parameters())
+    log(f"{name}: {len(train_ex)} train / {len(val_ex)} val captions, vocabulary {len(vocab)} pieces, "
+        f"{args.layers} layers x {args.heads} heads x {args.d_model}, FFN {args.d_ff}, {n_params / 1e6:.2f}M parameters")
+
+    def loss_of(ids):
+        ids = ids.to(args.device)
+        pad = ids == PAD
+        logits = model.batch_logits(ids[:, :-1], pad[:, :-1])
+        gold = ids[:, 1:]
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), gold.reshape(-1), ignore_index=PAD,
+                               reduction="sum"), int((gold != PAD).sum())
+
+    @torch.no_grad()
+    def val_loss():
+        model.eval()
+        total, count = 0.0, 0
+        for _, ids in batches(val_ex, args.batch_tokens, False, None):
+            loss, n = loss_of(ids)
+            total, count = total + float(loss), count + n
+        model.train()
+        return total / count
+
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=0.01)
+    total_steps = args.epochs * sum(1 for _ in batches(train_ex, args.batch_tokens, False, None))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda st: linear_decay(st, args.warmup, total_steps))
+    epoch, best = resume_run(args, name, model, opt, sched, rng, float("inf"), log, "loss")
+    clock, deadline = run_deadline(args)
+    model.train()
+    while epoch < args.epochs and clock() < deadline:
+        epoch += 1
+        t0, total, count, steps = time.time(), 0.0, 0, 0
+        for _, ids in batches(train_ex, args.batch_tokens, True, rng):
+            loss, n = loss_of(ids)
+            opt.zero_grad()
+            (loss / n).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            total, count, steps = total + float(loss), count + n, steps + 1
+            if clock() > deadline:
+                break
+        vl = val_loss()
+        log(f"epoch {epoch}: {steps} steps, train loss {total / count:.3f}; val loss {vl:.4f} "
+            f"perplexity per piece {math.exp(vl):.2f} lr {sched.get_last_lr()[0]:.2e} ({time.time() - t0:.0f}s)")
+        if vl < best:
+            best = vl
+            model.eval()
+            gpt.export(model, config, spec, vocab, ROOT / "build" / f"{name}.best.safetensors", dtype="F16",
+                       name="multi30k-en-gpt",
+                       description=(f"Caption writer: a decoder-only LM on Multi30k English, {args.layers} layers x "
+                                    f"{args.heads} heads x {args.d_model}, FFN {args.d_ff}, English BPE "
+                                    f"({len(vocab)} pieces), {n_params / 1e6:.2f}M parameters; epoch {epoch}, "
+                                    f"val perplexity per piece {math.exp(vl):.2f}."),
+                       generation={"strategy": "sample", "max_length": args.max_positions - 1})
+            model.train()
+        save_run(name, model, opt, sched, rng, epoch, best)
+    log(f"best val loss {best:.4f} (perplexity per piece {math.exp(best):.2f}): build/{name}.best.safetensors "
+        "(F16); copy it to models/ deliberately, with this log")
 
 
 def save_model(model, config, spec, vocab, name, args, n_params, epoch, val_loss, kind, what=None):
@@ -628,6 +752,25 @@ def add_family_options(parser, hidden, embed):
     parser.add_argument("--local-window", type=int, default=0, help="Luong's local-p window D (0: global)")
 
 
+def add_single_model_options(parser, name, lr, warmup, batch_tokens, epochs):
+    """The shape, recipe and run options the one-stack models (mlm, lm) share."""
+    parser.add_argument("--d-model", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--d-ff", type=int, default=1024)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--max-positions", type=int, default=64)
+    parser.add_argument("--dropout", type=float, default=0.1)
+    parser.add_argument("--lr", type=float, default=lr)
+    parser.add_argument("--warmup", type=int, default=warmup)
+    parser.add_argument("--batch-tokens", type=int, default=batch_tokens)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    add_compute_options(parser, threads=1)
+    parser.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--name", default=name)
+    shared_data.add_option(parser)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="task", required=True)
@@ -670,31 +813,20 @@ def main():
     m.add_argument("--average", type=int, default=10, help="average the last N epochs' weights (candidate .avg)")
     shared_data.add_option(m)
     b = sub.add_parser("mlm", help="a small BERT: masked LM on Multi30k English (build/<name>.*)")
-    b.add_argument("--d-model", type=int, default=256)
-    b.add_argument("--heads", type=int, default=4)
-    b.add_argument("--d-ff", type=int, default=1024)
-    b.add_argument("--layers", type=int, default=4)
-    b.add_argument("--max-positions", type=int, default=64)
+    add_single_model_options(b, name="multi30k-en-mlm", lr=5e-4, warmup=1000, batch_tokens=4000, epochs=100)
     b.add_argument("--min-count", type=int, default=2, help="a word needs this many occurrences to be one piece")
-    b.add_argument("--dropout", type=float, default=0.1)
-    b.add_argument("--lr", type=float, default=5e-4)
-    b.add_argument("--warmup", type=int, default=1000)
-    b.add_argument("--batch-tokens", type=int, default=4000)
-    b.add_argument("--epochs", type=int, default=100)
     b.add_argument("--schedule", choices=("inverse_sqrt", "linear"), default="inverse_sqrt",
                    help="after the warm-up: 1/sqrt(step), or BERT's linear decay to 0 at the end of --epochs")
-    add_compute_options(b, threads=1)
-    b.add_argument("--resume", action="store_true", help="continue from build/<name>.ckpt.pt if present")
-    b.add_argument("--seed", type=int, default=1)
-    b.add_argument("--name", default="multi30k-en-mlm")
     b.add_argument("--pairs", type=float, default=0.5, help="share of training captions fed as pairs A [SEP] B")
     b.add_argument("--init-from", help="start from the weights of this .safetensors masked LM (same vocabulary)")
-    shared_data.add_option(b)
+    g = sub.add_parser("lm", help="a small GPT: next-piece LM on Multi30k English (build/<name>.*)")
+    add_single_model_options(g, name="multi30k-en-gpt", lr=1e-3, warmup=500, batch_tokens=2000, epochs=30)
+    g.add_argument("--merges", type=int, default=4000, help="English BPE merges")
     args = ap.parse_args()
     torch.set_num_threads(getattr(args, "threads", 2))
     (ROOT / "build").mkdir(exist_ok=True)
     (ROOT / "models" / "snapshots").mkdir(exist_ok=True)
-    {"toy": train_toy, "multi30k": train_multi30k, "mlm": train_mlm}[args.task](args)
+    {"toy": train_toy, "multi30k": train_multi30k, "mlm": train_mlm, "lm": train_lm}[args.task](args)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,10 @@ SiteInputs site_inputs(const DecodeSession& s, int site, int layer, int step, in
                      "per-head projections): value-weighted attention and attention logits do not apply to it");
   const std::string p = "layers." + std::to_string(layer) + "." + info.vectors;
   SiteInputs in;
-  in.q = captured_vector(s.expansion(step, hypothesis).trace.vectors, p + "q").row(0);
+  // The query of the position the step predicts from: its last (a step may feed several
+  // positions at once, as a decoder-only model's first step feeds <bos> and the prompt).
+  const Matrix& q = captured_vector(s.expansion(step, hypothesis).trace.vectors, p + "q");
+  in.q = q.bottomRows(1);
   if (info.keys == Side::Source) {
     // Keys and values are this layer's projections of the encoder output.
     const Matrix& memory = captured_vector(s.encoder_trace().vectors, "output");
@@ -32,12 +35,15 @@ SiteInputs site_inputs(const DecodeSession& s, int site, int layer, int step, in
   }
   // Attention over the target reads every position so far, from this hypothesis' own steps.
   const auto chain = s.lineage(step, hypothesis);
-  const Eigen::Index d = in.q.cols();
-  in.k.resize(step + 1, d);
-  in.v.resize(step + 1, d);
-  for (int k = 0; k <= step; ++k) {
-    in.k.row(k) = captured_vector(chain[k]->trace.vectors, p + "k").row(0);
-    in.v.row(k) = captured_vector(chain[k]->trace.vectors, p + "v").row(0);
+  Eigen::Index positions = 0;
+  for (int k = 0; k <= step; ++k) positions += captured_vector(chain[k]->trace.vectors, p + "k").rows();
+  in.k.resize(positions, in.q.cols());
+  in.v.resize(positions, in.q.cols());
+  for (Eigen::Index k = 0, row = 0; k <= step; ++k) {
+    const Matrix& keys = captured_vector(chain[k]->trace.vectors, p + "k");
+    in.k.middleRows(row, keys.rows()) = keys;
+    in.v.middleRows(row, keys.rows()) = captured_vector(chain[k]->trace.vectors, p + "v");
+    row += keys.rows();
   }
   return in;
 }

@@ -10,6 +10,7 @@
 #include "cli/bert_study_command.h"
 #include "cli/bleu_by_length_command.h"
 #include "cli/fill_mask_command.h"
+#include "cli/generate.h"
 #include "cli/json_output.h"
 #include "cli/train_command.h"
 #include "core/json.h"
@@ -24,6 +25,9 @@ const char* kUsage =
     "usage:\n"
     "  attnscope-cli translate --model FILE [options] SENTENCE...\n"
     "  attnscope-cli translate --model FILE --input FILE [options]   (one sentence a line, one translation a line)\n"
+    "  attnscope-cli generate --model FILE [options] PROMPT...\n"
+    "      continue each prompt with a decoder-only language model; the options and --json are translate's\n"
+    "      (a continuation stops at </s> or where the model's context is full)\n"
     "  attnscope-cli info --model FILE\n"
     "  attnscope-cli heads --model FILE --input SOURCES --refs REFERENCES [--limit N] [--bleu]\n"
     "      head-importance sweep: mask each head alone, print the change in log-likelihood per token (JSON);\n"
@@ -145,7 +149,8 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
     else a.sentences.push_back(arg);
   }
   if (!a.length_norm_given && !model_defaults.length_penalty) a.decode.length_penalty = a.decode.alpha > 0 ? LengthPenalty::GNMT : LengthPenalty::None;
-  if (a.command != "translate" && a.command != "info" && a.command != "heads" && a.command != "bleu-by-length")
+  const bool generates = a.command == "translate" || a.command == "generate";
+  if (!generates && a.command != "info" && a.command != "heads" && a.command != "bleu-by-length")
     throw Error("unknown command '" + a.command + "'");
   if (a.command == "heads" && (a.input.empty() || a.refs.empty())) throw Error("heads needs --input and --refs");
   if (a.command == "bleu-by-length") {
@@ -154,8 +159,9 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
   } else if (a.model.empty()) {
     throw Error("--model FILE is required");
   }
-  if (a.command == "translate" && a.input.empty() && a.sentences.empty())
-    throw Error("give a sentence to translate, or --input FILE");
+  if (generates && a.input.empty() && a.sentences.empty())
+    throw Error(a.command == "generate" ? "give a prompt to continue, or --input FILE"
+                                        : "give a sentence to translate, or --input FILE");
   a.decode.validate();
   return a;
 }
@@ -183,7 +189,8 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
       if (!prefix.unknown.empty()) throw InputError("--prefix has words the target vocabulary lacks: " + prefix.unknown[0]);
       options.prefix = prefix.ids;
     }
-    DecodeSession session(model, sentence, options);
+    Source source = prepare_source(*model, sentence);
+    DecodeSession session(model, std::move(source), options);
     session.run();
     if (args.json) {
       nlohmann::json j = cli::session_to_json(session, args.tree);
@@ -262,6 +269,7 @@ int run(Args args, int argc, char** argv) {
     print_head_sweep(*model, args);
     return 0;
   }
+  cli::check_command_fits_model(args.command, *model);
   bool all_ok = true;
   for (const std::string& s : args.sentences) all_ok &= translate_one(model, args, s);
   if (!args.input.empty()) {

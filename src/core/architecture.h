@@ -4,7 +4,8 @@
 
 namespace attnscope {
 
-enum class Activation { ReLU, GELU, Swish };  // Swish: x·σ(x) (HF's "swish"/"silu")
+// Swish: x·σ(x) (HF's "swish"/"silu"); GELUTanh: GELU's tanh approximation (GPT-2's "gelu_new")
+enum class Activation { ReLU, GELU, Swish, GELUTanh };
 enum class NormPosition { Post, Pre };  // LN(x + f(x))  vs  x + f(LN(x))
 
 }  // namespace attnscope

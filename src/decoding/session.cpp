@@ -48,7 +48,7 @@ DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, 
   if (options_.strategy != Strategy::Beam) options_.beam_size = options_.nbest = 1;
   const ModelConfig& c = model_->config;
 
-  limit_ = c.max_positions - 1;
+  limit_ = model_->family->generation_room(c.max_positions, static_cast<int>(source_.ids.size()));
   if (options_.max_length > 0) limit_ = std::min(limit_, options_.max_length);
   if (options_.max_length_a > 0.0) {
     const double relative = std::floor(options_.max_length_a * source_.ids.size() + options_.max_length_b);

@@ -5,7 +5,10 @@ namespace attnscope {
 Source prepare_source(const Model& model, const std::string& text) {
   const ModelConfig& c = model.config;
   Encoded encoded = encode(*model.tokenizer, model.src_vocab, text, c.special.unk);
-  if (encoded.ids.empty()) throw InputError("the sentence is empty: type some words to translate");
+  if (encoded.ids.empty())
+    throw InputError(model.family->input() == ModelFamily::Input::Prompt
+                         ? "the prompt is empty: type a few words for the model to continue"
+                         : "the sentence is empty: type some words to translate");
   Source source{std::move(encoded.pieces), std::move(encoded.ids), std::move(encoded.unknown)};
   if (c.src_append_eos) {
     source.pieces.push_back(model.src_vocab.token(c.special.eos));

@@ -4,6 +4,7 @@
 
 #include "core/quote.h"
 #include "families/bert/bert.h"
+#include "families/decoder_only/decoder_only.h"
 #include "families/rnn/rnn.h"
 #include "families/transformer/transformer.h"
 
@@ -19,6 +20,7 @@ const Registration kFamilies[] = {
     {"transformer", &transformer::load},
     {"rnn", &rnn::load},
     {"bert", &bert::load},
+    {"decoder_only", &decoder_only::load},
 };
 
 }  // namespace

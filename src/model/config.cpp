@@ -57,6 +57,14 @@ std::string choice_field(const json& j, const char* name, const char* a, const c
   return v.get<std::string>();
 }
 
+Width width_and_heads(const json& j) {
+  const Width w{int_field(j, "d_model", 1, kMaxWidth), int_field(j, "n_heads", 1, kMaxWidth)};
+  if (w.d_model % w.n_heads != 0)
+    throw ModelFileError("config d_model = " + std::to_string(w.d_model) + " is not divisible by n_heads = " +
+                         std::to_string(w.n_heads));
+  return w;
+}
+
 }  // namespace config_fields
 
 namespace {
@@ -109,19 +117,19 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   }
   if (c.architecture != "transformer") {
     // Another family reads its own fields from family_json; these four every family has.
+    // The two booleans may be absent (false): a family with one vocabulary and no source to
+    // end (a decoder-only model's prompt) has nothing to say with them.
     c.family_json = j.dump();
     c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
-    c.shared_embeddings = bool_field(j, "shared_embeddings");
-    c.src_append_eos = bool_field(j, "src_append_eos");
+    c.shared_embeddings = j.contains("shared_embeddings") && bool_field(j, "shared_embeddings");
+    c.src_append_eos = j.contains("src_append_eos") && bool_field(j, "src_append_eos");
     parse_special_tokens(j, c.special);
     c.suppress_tokens = parse_suppress_tokens(j);
     return c;
   }
-  c.d_model = int_field(j, "d_model", 1, kMaxWidth);
-  c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
-  if (c.d_model % c.n_heads != 0)
-    throw ModelFileError("config d_model = " + std::to_string(c.d_model) +
-                         " is not divisible by n_heads = " + std::to_string(c.n_heads));
+  const Width width = width_and_heads(j);
+  c.d_model = width.d_model;
+  c.n_heads = width.n_heads;
   c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
   c.n_encoder_layers = int_field(j, "n_encoder_layers", 1, kMaxLayers);
   c.n_decoder_layers = int_field(j, "n_decoder_layers", 1, kMaxLayers);

@@ -15,6 +15,11 @@ double float_field(const json& j, const char* name);
 bool bool_field(const json& j, const char* name);
 std::string choice_field(const json& j, const char* name, const char* a, const char* b);
 std::string one_of(const json& j, const char* name, const std::vector<std::string>& choices);
+// d_model and n_heads, whose heads must divide the width.
+struct Width {
+  int d_model, n_heads;
+};
+Width width_and_heads(const json& j);
 
 // Bounds that no model meant for a browser exceeds; they turn absurd values from a corrupted
 // file into a clear error instead of a multi-gigabyte allocation.

@@ -6,8 +6,10 @@
 // truncated (back()). An encoder-only family has no decoder. Each family lives in its own
 // folder under src/families/ and registers itself in src/families/registry.cpp.
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/tensor.h"
 #include "layers/attention.h"
 #include "model/interventions.h"
@@ -36,6 +38,25 @@ class Decoder {
   // the model's positions.
   virtual Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
                       const std::vector<StepTrace*>& traces, const Interventions& interventions) const = 0;
+
+ protected:
+  // For step(): throws Error unless there is one token and one trace per state.
+  static void check_batch(std::size_t states, std::size_t tokens, std::size_t traces) {
+    if (tokens != states || traces != states)
+      throw Error("decoder step: " + std::to_string(states) + " states, " + std::to_string(tokens) + " tokens, " +
+                  std::to_string(traces) + " traces");
+  }
+  // step() of each hypothesis alone, the rows stacked: a batch a family cannot run at once.
+  Matrix step_each(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
+                   const std::vector<StepTrace*>& traces, const Interventions& interventions) const {
+    Matrix logits;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const Matrix row = step({states[i]}, {tokens[i]}, capture, {traces[i]}, interventions);
+      if (i == 0) logits.resize(static_cast<Eigen::Index>(states.size()), row.cols());
+      logits.row(static_cast<Eigen::Index>(i)) = row;
+    }
+    return logits;
+  }
 };
 
 class ModelFamily {
@@ -52,6 +73,19 @@ class ModelFamily {
 
   // Null for an encoder-only family.
   virtual const Decoder* decoder() const = 0;
+
+  // What the text a session starts from is: a source the encoder reads, a prompt whose tokens
+  // open the decoder's own context (no encoder), or a text an encoder-only model encodes.
+  enum class Input { Source, Prompt, Text };
+  virtual Input input() const { return decoder() ? Input::Source : Input::Text; }
+
+  // The most tokens a session may generate from `source_length` source tokens in a model of
+  // `max_positions` positions: the target side's own positions (<bos> takes one) by default; a
+  // family whose context also holds the source leaves what that takes.
+  virtual int generation_room(int max_positions, int source_length) const {
+    (void)source_length;
+    return max_positions - 1;
+  }
 
   // For the embedding views: the token embeddings of one side, [V, d] (empty where the family
   // has none), and the positions the encoder adds, [max positions, d] (empty if none).

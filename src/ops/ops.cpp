@@ -95,6 +95,11 @@ void activate(Matrix& x, Activation activation) {
     x = x.cwiseMax(0.0f);
   } else if (activation == Activation::Swish) {
     x = x.unaryExpr([](float v) { return v / (1.0f + std::exp(-v)); });
+  } else if (activation == Activation::GELUTanh) {
+    const float sqrt_2_over_pi = 0.79788456080286536f;
+    x = x.unaryExpr([sqrt_2_over_pi](float v) {
+      return 0.5f * v * (1.0f + std::tanh(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+    });
   } else {
     const float inv_sqrt2 = 0.70710678118654752f;
     x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });

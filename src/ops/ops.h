@@ -53,7 +53,8 @@ struct LogSoftmax {
 };
 LogSoftmax log_softmax_of_row(const MatrixRef& row);  // row: [1, n]
 
-// ReLU, GELU in its exact erf form, or Swish x·σ(x).
+// ReLU, GELU in its exact erf form, Swish x·σ(x), or GELU's tanh approximation
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks & Gimpel 2016; GPT-2's gelu_new).
 void activate(Matrix& x, Activation activation);
 
 }  // namespace attnscope::ops

@@ -7,6 +7,7 @@
 #include "core/json.h"
 #include "core/quote.h"
 #include "text/bpe_tokenizer.h"
+#include "text/byte_bpe_tokenizer.h"
 #include "text/sentencepiece_tokenizer.h"
 #include "text/word_tokenizer.h"
 #include "text/wordpiece_tokenizer.h"
@@ -88,16 +89,18 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
     throw ModelFileError("tokenizer metadata needs a string field 'type'");
   const std::string type = j["type"];
   if (type == "word") return std::make_unique<WordTokenizer>(flag("lowercase", false), flag("split_punctuation", false));
-  if (type == "bpe") {
+  auto merges = [&](const char* what) {
     if (!j.contains("merges") || !j["merges"].is_array())
-      throw ModelFileError("BPE tokenizer metadata needs an array field 'merges'");
-    std::vector<std::string> merges;
+      throw ModelFileError(std::string(what) + " tokenizer metadata needs an array field 'merges'");
+    std::vector<std::string> out;
     for (const json& m : j["merges"]) {
-      if (!m.is_string()) throw ModelFileError("BPE merges must be strings");
-      merges.push_back(m.get<std::string>());
+      if (!m.is_string()) throw ModelFileError(std::string(what) + " merges must be strings");
+      out.push_back(m.get<std::string>());
     }
-    return std::make_unique<BpeTokenizer>(std::move(merges), flag("lowercase", false));
-  }
+    return out;
+  };
+  if (type == "bpe") return std::make_unique<BpeTokenizer>(merges("BPE"), flag("lowercase", false));
+  if (type == "byte_bpe") return std::make_unique<ByteBpeTokenizer>(merges("byte_bpe"), vocab);
   if (type == "wordpiece") {
     WordPieceTokenizer::Options o;
     o.lowercase = flag("lowercase", true);
@@ -146,7 +149,7 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
     return std::make_unique<VocabularySentencePiece>(bytes, flag("language_codes", false), std::move(unk));
   }
   throw ModelFileError("tokenizer type " + quote(type) +
-                       " is not supported (use \"word\", \"bpe\", \"wordpiece\" or \"sentencepiece\")");
+                       " is not supported (use \"word\", \"bpe\", \"byte_bpe\", \"wordpiece\" or \"sentencepiece\")");
 }
 
 Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {

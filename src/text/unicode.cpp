@@ -57,6 +57,9 @@ bool is_punctuation(char32_t c) { return in(kPunctuation, c); }
 bool is_space_separator(char32_t c) { return in(kSpaceSeparator, c); }
 bool is_control(char32_t c) { return in(kControl, c); }
 bool is_nonspacing_mark(char32_t c) { return in(kNonspacingMark, c); }
+bool is_letter(char32_t c) { return in(kLetter, c); }
+bool is_number(char32_t c) { return in(kNumber, c); }
+bool is_white_space(char32_t c) { return in(kWhiteSpace, c); }
 
 std::u32string lower(const std::u32string& word) {
   std::u32string out;

@@ -7,6 +7,10 @@
 //       [--max-length 64] [--memory-sentences 20] [--bleu-sentences 1000] [--no-publish] [--docs]
 //   node tests/bench/bench.mjs --from build/bench/results.json [--docs]   # only re-render
 //   node tests/bench/bench.mjs --rnn-only [--rnn-model FILE]   # only the RNN comparison
+//   node tests/bench/bench.mjs --real-size [--real-size-sentences 12] [--real-size-max-length 32]
+//   node tests/bench/bench.mjs --real-size-only [--docs]   # only the real-size section (below)
+//   node tests/bench/bench.mjs --gpt2 [--gpt2-new-tokens 32] [--gpt2-generations 2]   # GPT-2 small too
+//   node tests/bench/bench.mjs --gpt2-only [--docs]   # only GPT-2 small at real size (below)
 //
 // The RNN encoder-decoder family is compared with the PyTorch reference the same way:
 // greedy decode time per token of attnscope's WASM build against models/reference/attnscope_ref/rnn.py on
@@ -21,6 +25,15 @@
 // sentences of Multi30k's test_2016_flickr with each of the four and scores them with
 // models/evaluation/bleu.py (tests/bench/quality.mjs).
 //
+// --real-size adds the comparison at real size (tests/bench/real_size.mjs: an opus-mt-en-de-sized
+// Marian against onnxruntime-web, per token with every attention map captured, load to first
+// token, peak memory, and where they go); --real-size-only runs that alone, writes
+// build/bench/real-size.json and puts it into the last full run's results (tests/bench/results.json)
+// before they are published again, so RESULTS.md and docs/benchmarks.md show both. --gpt2 adds
+// GPT-2 small at real size (tests/bench/real_size_gpt2.mjs: per token at a 128- and a 512-token
+// context capturing every attention map, against onnxruntime-web; load and memory) to a full or a
+// --real-size-only run; --gpt2-only runs it alone the same way (build/bench/gpt2-size.json).
+//
 // Writes build/bench/results.json and build/bench/RESULTS.md, and (unless --no-publish)
 // tests/bench/RESULTS.md and tests/bench/results.json (committed together); --docs (or its old name --readme) also replaces the block between the
 // bench markers in docs/benchmarks.md. What each figure measures is written into RESULTS.md (see render.mjs).
@@ -32,8 +45,12 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { dataPath } from '../js/helpers.js';
+import { median, summarize, timedOrt, timedTranslation, totals, watchWasmMemories } from './measure.mjs';
 import { agreement, bleuScores, readTestSet } from './quality.mjs';
+import { REAL_SIZE_DEFAULTS, realSizeBench } from './real_size.mjs';
 import { decoderFlops, encoderFlops, pairedRatio, renderMarkdown, renderReadmeBlock } from './render.mjs';
+import { GPT2_DEFAULTS, gpt2Bench } from './real_size_gpt2.mjs';
+import { renderGpt2, renderGpt2Block, renderRealSize, renderRealSizeBlock } from './render_real_size.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const here = (p) => resolve(root, p);
@@ -60,6 +77,20 @@ const { values: args } = parseArgs({
     readme: { type: 'boolean', default: false },  // the old name of --docs
     'rnn-model': { type: 'string', multiple: true, default: [] },
     'rnn-only': { type: 'boolean', default: false },
+    // The real-size section (tests/bench/real_size.mjs): added to the run, or run alone.
+    'real-size': { type: 'boolean', default: false },
+    'real-size-only': { type: 'boolean', default: false },
+    'real-size-sentences': { type: 'string', default: '12' },
+    'real-size-max-length': { type: 'string', default: '32' },
+    'real-size-model': { type: 'string', default: REAL_SIZE_DEFAULTS.model },
+    'real-size-onnx': { type: 'string', default: REAL_SIZE_DEFAULTS.onnx },
+    // GPT-2 small at real size (tests/bench/real_size_gpt2.mjs): added to the run, or run alone.
+    gpt2: { type: 'boolean', default: false },
+    'gpt2-only': { type: 'boolean', default: false },
+    'gpt2-new-tokens': { type: 'string', default: '32' },
+    'gpt2-generations': { type: 'string', default: '2' },
+    'gpt2-model': { type: 'string', default: GPT2_DEFAULTS.model },
+    'gpt2-onnx': { type: 'string', default: GPT2_DEFAULTS.onnx },
     from: { type: 'string' },  // re-render the Markdown from an earlier results.json, run nothing
     cold: { type: 'string' },  // internal: one cold start in a child process ('attnscope' | 'ort')
   },
@@ -105,59 +136,9 @@ const variants = {
   beam8: { ...OFF, strategy: 'beam', beamSize: 8 },
 };
 
-/**
- * One attnscope translation: translate() = tokenize + encoder + cross K/V; then the first
- * step() (for the time to the first token) and run() for the rest.
- */
-function ours(model, text, variant) {
-  const t0 = now();
-  const session = model.translate(text, { maxLength, alternatives: 0, ...variants[variant] });
-  const t1 = now();
-  session.step();
-  const t2 = now();
-  session.run();
-  const t3 = now();
-  const ids = session.nbest()[0]?.ids ?? [];
-  const steps = session.steps;
-  session.dispose();
-  return { encodeMs: t1 - t0, decodeMs: t3 - t1, firstTokenMs: t2 - t0, ids, steps };
-}
-
-async function ortRun(ort, ids) {
-  const r = await ort.greedy(ids, maxLength);
-  return { encodeMs: r.encodeMs, decodeMs: r.decodeMs, firstTokenMs: r.firstTokenMs, ids: r.ids, steps: r.ids.length };
-}
-
-/** Catches every WebAssembly memory created or exported (to read the engines' linear memory). */
-function watchWasmMemories() {
-  const memories = new Set();
-  const note = (instance) => {
-    for (const v of Object.values(instance?.exports ?? {})) if (v instanceof WebAssembly.Memory) memories.add(v);
-  };
-  const OriginalMemory = WebAssembly.Memory;
-  WebAssembly.Memory = new Proxy(OriginalMemory, {
-    construct(target, a) { const m = new target(...a); memories.add(m); return m; },
-  });
-  const instantiate = WebAssembly.instantiate;
-  WebAssembly.instantiate = async function (...a) {
-    const r = await instantiate.apply(this, a);
-    note(r.instance ?? r);
-    return r;
-  };
-  if (WebAssembly.instantiateStreaming) {
-    const streaming = WebAssembly.instantiateStreaming;
-    WebAssembly.instantiateStreaming = async function (...a) {
-      const r = await streaming.apply(this, a);
-      note(r.instance);
-      return r;
-    };
-  }
-  const OriginalInstance = WebAssembly.Instance;
-  WebAssembly.Instance = new Proxy(OriginalInstance, {
-    construct(target, a) { const i = new target(...a); note(i); return i; },
-  });
-  return () => [...memories].reduce((sum, m) => sum + m.buffer.byteLength, 0);
-}
+/** One attnscope translation with one of `variants` (measure.mjs: timedTranslation). */
+const ours = (model, text, variant) => timedTranslation(model, text, { maxLength, alternatives: 0, ...variants[variant] });
+const ortRun = (ort, ids) => timedOrt(ort, ids, maxLength);
 
 // ------------------------------------------------------------------- cold start (child process)
 
@@ -261,44 +242,6 @@ const fromWorker = (reply) => reply.encode_ms.map((encodeMs, i) => ({
 }));
 
 // ---------------------------------------------------------------------------------- figures
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-/** Totals of one pass over sentences [0, n). */
-function totals(runs, n = runs.length) {
-  const t = { sentences: n, encodeMs: 0, decodeMs: 0, firstTokenMs: 0, tokens: 0, steps: 0 };
-  for (const r of runs.slice(0, n)) {
-    t.encodeMs += r.encodeMs;
-    t.firstTokenMs += r.firstTokenMs;
-    t.decodeMs += r.decodeMs;
-    t.tokens += r.ids.length;
-    t.steps += r.steps;
-  }
-  t.encodePerSentenceMs = t.encodeMs / n;
-  t.firstTokenPerSentenceMs = t.firstTokenMs / n;
-  t.decodePerTokenMs = t.decodeMs / t.tokens;
-  t.decodePerStepMs = t.decodeMs / t.steps;
-  t.perSentenceMs = (t.encodeMs + t.decodeMs) / n;
-  t.sentencesPerSecond = 1000 * n / (t.encodeMs + t.decodeMs);
-  return t;
-}
-
-/** Median over repeats of each figure of totals(); also the per-repeat values. */
-function summarize(passes, n) {
-  const per = passes.map((runs) => totals(runs, n));
-  const out = { repeats: per };
-  for (const key of ['encodePerSentenceMs', 'firstTokenPerSentenceMs', 'decodePerTokenMs', 'decodePerStepMs', 'perSentenceMs', 'sentencesPerSecond']) {
-    out[key] = median(per.map((t) => t[key]));
-  }
-  out.tokens = per[0].tokens;
-  out.steps = per[0].steps;
-  out.sentences = n;
-  return out;
-}
 
 function machine() {
   let cpu = cpus()[0]?.model ?? 'unknown';
@@ -635,6 +578,8 @@ async function main() {
     roofline,
     rnn,
     page: pageResults(),
+    realSize: args['real-size'] ? await runRealSize() : null,
+    realSizeGpt2: args.gpt2 ? await runGpt2() : null,
   };
   writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(`wrote ${join(outDir, 'results.json')}`);
@@ -652,9 +597,33 @@ function pageResults() {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
+/** A real-size section, `run()`'s figures, with when, where and how it ran. */
+async function withMeta(run) {
+  const startedAt = new Date();
+  const load0 = loadavg();
+  const section = await run();
+  section.meta = { date: startedAt.toISOString(), finished: new Date().toISOString(), machine: machine(),
+    loadAverage: { start: load0, end: loadavg() }, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), git: gitRevision(),
+    onnxruntimeWeb: JSON.parse(readFileSync(here('node_modules/onnxruntime-web/package.json'), 'utf8')).version };
+  return section;
+}
+
+const runRealSize = () => withMeta(() => realSizeBench({ model: args['real-size-model'], onnx: args['real-size-onnx'],
+  sentences: count('real-size-sentences'), repeats: R, maxLength: count('real-size-max-length'), memorySentences: 3, outDir,
+  roofline: here(args.roofline) }));
+
+const runGpt2 = () => withMeta(() => gpt2Bench({ model: args['gpt2-model'], onnx: args['gpt2-onnx'], newTokens: count('gpt2-new-tokens'),
+  generations: count('gpt2-generations'), repeats: R, outDir, roofline: here(args.roofline) }));
+
+/** The results' real-size sections, in RESULTS.md's form and in docs/benchmarks.md's block's. */
+const realSizeMarkdown = (results) => [results.realSize && renderRealSize(results.realSize).join('\n'),
+  results.realSizeGpt2 && renderGpt2(results.realSizeGpt2).join('\n')].filter(Boolean).map((x) => '\n' + x).join('');
+const realSizeBlock = (results) => [results.realSize && renderRealSizeBlock(results.realSize),
+  results.realSizeGpt2?.contexts && renderGpt2Block(results.realSizeGpt2)].filter(Boolean).map((x) => '\n' + x).join('');
+
 function publish(results) {
   mkdirSync(outDir, { recursive: true });
-  const markdown = renderMarkdown(results);
+  const markdown = renderMarkdown(results) + realSizeMarkdown(results);
   writeFileSync(join(outDir, 'RESULTS.md'), markdown);
   console.log('\n' + markdown);
   console.log(`wrote ${join(outDir, 'RESULTS.md')}`);
@@ -671,7 +640,8 @@ function publish(results) {
     const a = text.indexOf(begin);
     const b = text.indexOf(end);
     if (a < 0 || b < a) throw new Error(`docs/benchmarks.md has no ${begin} ... ${end} block`);
-    writeFileSync(page, text.slice(0, a + begin.length) + '\n' + renderReadmeBlock(results) + text.slice(b));
+    const block = renderReadmeBlock(results) + realSizeBlock(results);
+    writeFileSync(page, text.slice(0, a + begin.length) + '\n' + block + text.slice(b));
     console.log('updated the benchmark block of docs/benchmarks.md');
   }
 }
@@ -712,6 +682,20 @@ if (args.cold) {
   writeFileSync(join(outDir, 'rnn-results.json'), JSON.stringify({ meta: { machine: machine(), git: gitRevision() }, rnn }, null, 2) + '\n');
   console.log('\n' + renderRnn(rnn).join('\n'));
   console.log(`wrote ${join(outDir, 'rnn-results.json')}`);
+} else if (args['real-size-only'] || args['gpt2-only']) {
+  // Only the real-size sections asked for, put into the last full run's results (when there is one) and published with them.
+  mkdirSync(outDir, { recursive: true });
+  const sections = {};
+  if (args['real-size-only']) sections.realSize = await runRealSize();
+  if (args['gpt2-only'] || args.gpt2) sections.realSizeGpt2 = await runGpt2();
+  for (const [key, file] of [['realSize', 'real-size.json'], ['realSizeGpt2', 'gpt2-size.json']]) {
+    if (!sections[key]) continue;
+    writeFileSync(join(outDir, file), JSON.stringify(sections[key], null, 2) + '\n');
+    console.log(`wrote ${join(outDir, file)}`);
+  }
+  const last = here('tests/bench/results.json');
+  if (existsSync(last)) publish({ ...JSON.parse(readFileSync(last, 'utf8')), ...sections });
+  else console.log(realSizeMarkdown(sections));
 } else if (args.from) {
   publish(JSON.parse(readFileSync(here(args.from), 'utf8')));
 } else {

@@ -12,7 +12,7 @@
 //     difference|, writes q8_check.json, and exits 1 when a check fails.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OrtTranslator } from './ort_engine.mjs';
+import { OrtTranslator, createOrt } from './ort_engine.mjs';
 import { agreement, readLines } from './quality.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -28,10 +28,10 @@ const Q8_MIN_TOKEN_AGREEMENT = 0.75;
 
 async function checkFp32() {
   const reference = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
-  const ort = await OrtTranslator.create(dir, config);
+  const ort = await createOrt(dir, config);
   const cases = [];
   for (const c of reference.cases) {
-    const { ids, logits } = await ort.greedy(c.source_ids, reference.max_steps, { keepLogits: true });
+    const { ids, logits } = await ort.greedy(c.source_ids, reference.max_steps, { keepLogits: true, minLength: reference.min_length ?? 0 });
     cases.push({ output_ids: ids, logits });
   }
   await ort.release();

@@ -29,12 +29,12 @@ export function encoderFlops({ d, dff, encLayers, decLayers }, S) {
   return encLayers * (S * (8 * d * d + 4 * d * dff) + 4 * S * S * d) + decLayers * 4 * S * d * d;
 }
 
-const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(digits));
+export const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(digits));
 const mb = (bytes) => f(bytes / 2 ** 20, 1);
 const pct = (x) => `${f(100 * x, 1)}%`;
 
 /** "1.85× faster" for a time ratio ours/theirs (lower is better), or for a rate (higher is better). */
-function verdict(ratio, lowerIsBetter, words = ['faster', 'slower']) {
+export function verdict(ratio, lowerIsBetter, words = ['faster', 'slower']) {
   if (!Number.isFinite(ratio)) return 'n/a';
   const better = lowerIsBetter ? ratio < 1 : ratio > 1;
   const factor = ratio >= 1 ? ratio : 1 / ratio;
@@ -64,7 +64,7 @@ function row(cells) {
   return `| ${cells.join(' | ')} |`;
 }
 
-function table(header, rows) {
+export function table(header, rows) {
   return [row(header), row(header.map(() => '---')), ...rows.map(row)].join('\n');
 }
 

@@ -7,8 +7,26 @@
 # natively and in PyTorch, as ratios; build/bench/train.json). Options go to bench.mjs, e.g.
 #   npm run bench -- --sentences 20 --repeats 1     # a quick run
 #   npm run bench -- --docs                         # also refresh the table in docs/benchmarks.md
+#   npm run bench -- --real-size                    # also the opus-mt-en-de-sized Marian (10-15 minutes more on 2 cores)
+#   npm run bench -- --real-size-only [--docs]      # only that (the WASM build, the model, its graphs, bench.mjs)
+#   npm run bench -- --gpt2 | --gpt2-only [--docs]  # also, or only, GPT-2 small at real size (about 10 minutes more)
+# At real size the model is models/goldens/make_hf_real_size.py's (build/hf-real/, made when
+# missing), exported by export_onnx.py --hf and quantized into build/bench/onnx-opus-mt-en-de-size.
+# GPT-2 small is make_hf_gpt2_checkpoints.py --size small's (build/hf-real/gpt2-size/), converted
+# by convert_hf.py --f16 and exported into build/bench/onnx-gpt2-size.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+real_size=none
+gpt2=none
+for arg in "$@"; do
+  case "$arg" in
+    --real-size) real_size=also ;;
+    --real-size-only) real_size=only ;;
+    --gpt2) gpt2=also ;;
+    --gpt2-only) gpt2=only ;;
+  esac
+done
 
 jobs=$(nproc 2>/dev/null || echo 2)
 bash tests/ensure_deps.sh native wasm node
@@ -25,6 +43,18 @@ if ! "$python" -c 'import torch' >/dev/null 2>&1; then
   fi
 fi
 
+ensure_onnx() {
+  # quantize_onnx.py rewrites the graphs with Debian's python3-onnx (onnxruntime's Python package is not packaged).
+  if ! "$python" -c 'import onnx' >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ] && [ "$python" = /usr/bin/python3 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-onnx
+    else
+      echo "$python cannot import onnx: install Debian's python3-onnx (sudo apt-get install python3-onnx)" >&2
+      exit 1
+    fi
+  fi
+}
+
 echo "== npm packages (onnxruntime-web)"
 if [ ! -d node_modules/onnxruntime-web ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
@@ -32,16 +62,6 @@ fi
 
 echo "== WebAssembly build (web/wasm)"
 bash web/build-wasm.sh
-
-echo "== native build for the benchmark (build/bench-native: g++ -O3 -march=native; the CLI for the training benchmark)"
-cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-O3 -march=native" \
-  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=ON >/dev/null
-cmake --build build/bench-native -j "$jobs" --target attnscope attnscope-cli
-bench=build/bench-native/attnscope-bench
-if [ ! -x $bench ] || [ tests/bench/native/bench_native.cpp -nt $bench ] || [ build/bench-native/libattnscope.a -nt $bench ]; then
-  g++ -std=c++17 -O3 -march=native -DNDEBUG -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY -Isrc -isystem /usr/include/eigen3 \
-    -isystem build/bench-native/third_party_include tests/bench/native/bench_native.cpp build/bench-native/libattnscope.a -o $bench
-fi
 
 echo "== WASM SIMD roofline microbenchmark (emcc -O3 -msimd128)"
 roofline=build/bench/roofline/simd_peak.js
@@ -51,6 +71,64 @@ if [ ! -f $roofline ] || [ tests/bench/roofline/simd_peak.cpp -nt $roofline ]; t
   NODE_PATH=${NODE_PATH:-/usr/share/nodejs} emcc -O3 -msimd128 -std=c++17 -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 \
     -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=createRoofline -sINVOKE_RUN=0 -sEXPORTED_RUNTIME_METHODS=callMain \
     -sEXPORTED_FUNCTIONS=_main,_setup,_decoder_step_gflops tests/bench/roofline/simd_peak.cpp -o $roofline
+fi
+
+if [ "$real_size" != none ]; then
+  ensure_onnx
+  echo "== real size: an opus-mt-en-de-sized Marian (build/hf-real), its ONNX graphs checked against models/reference/hf_marian.py, q8"
+  real=build/hf-real
+  real_model=$real/opus-mt-en-de-size.safetensors
+  real_onnx=build/bench/onnx-opus-mt-en-de-size
+  if [ ! -f $real_model ] || [ models/goldens/make_hf_real_size.py -nt $real_model ]; then
+    "$python" models/goldens/make_hf_real_size.py $real --which marian
+  fi
+  if [ ! -f $real_onnx/check.json ] || [ $real_model -nt $real_onnx/check.json ] || [ tests/bench/export_onnx.py -nt $real_onnx/check.json ] \
+     || [ tests/bench/hf_marian_onnx.py -nt $real_onnx/check.json ] || [ models/reference/hf_marian.py -nt $real_onnx/check.json ] \
+     || [ tests/bench/ort_engine.mjs -nt $real_onnx/check.json ] || [ package-lock.json -nt $real_onnx/check.json ]; then
+    rm -f $real_onnx/check.json
+    "$python" tests/bench/export_onnx.py --hf $real/opus-mt-en-de-size --model $real_model --out $real_onnx --check-steps 16
+  fi
+  if [ ! -f $real_onnx/quantize.json ] || [ $real_onnx/check.json -nt $real_onnx/quantize.json ] || [ tests/bench/quantize_onnx.py -nt $real_onnx/quantize.json ]; then
+    "$python" tests/bench/quantize_onnx.py --onnx $real_onnx
+  fi
+fi
+
+gpt2_page_check() {
+  echo "== GPT-2 small opened by URL in the page (Chromium), one step against the engine in Node"
+  ATTNSCOPE_GPT2_SIZE=1 npx vitest run --config tests/js/vitest.config.js tests/browser/gpt2-size.test.js
+}
+
+if [ "$gpt2" != none ]; then
+  echo "== GPT-2 small at real size (build/hf-real/gpt2-size), its ONNX graphs checked against models/reference/hf_gpt2.py"
+  gpt2_model=build/hf-real/gpt2-size.safetensors
+  gpt2_onnx=build/bench/onnx-gpt2-size
+  if [ ! -f $gpt2_model ] || [ models/goldens/make_hf_gpt2_checkpoints.py -nt $gpt2_model ]; then
+    "$python" models/goldens/make_hf_gpt2_checkpoints.py --size small build/hf-real
+    "$python" models/convert/convert_hf.py build/hf-real/gpt2-size $gpt2_model --f16
+  fi
+  if [ ! -f $gpt2_onnx/check.json ] || [ $gpt2_model -nt $gpt2_onnx/check.json ] || [ tests/bench/export_onnx.py -nt $gpt2_onnx/check.json ] \
+     || [ tests/bench/hf_gpt2_onnx.py -nt $gpt2_onnx/check.json ] || [ models/reference/hf_gpt2.py -nt $gpt2_onnx/check.json ] \
+     || [ tests/bench/ort_engine.mjs -nt $gpt2_onnx/check.json ] || [ package-lock.json -nt $gpt2_onnx/check.json ]; then
+    rm -f $gpt2_onnx/check.json
+    "$python" tests/bench/export_onnx.py --hf build/hf-real/gpt2-size --model $gpt2_model --out $gpt2_onnx --check-steps 8
+  fi
+fi
+
+if [ "$real_size" = only ] || [ "$gpt2" = only ]; then
+  echo "== benchmark, real size only"
+  node tests/bench/bench.mjs "$@"
+  [ "$gpt2" = none ] || gpt2_page_check
+  exit 0
+fi
+
+echo "== native build for the benchmark (build/bench-native: g++ -O3 -march=native; the CLI for the training benchmark)"
+cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-O3 -march=native" \
+  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_CLI=ON >/dev/null
+cmake --build build/bench-native -j "$jobs" --target attnscope attnscope-cli
+bench=build/bench-native/attnscope-bench
+if [ ! -x $bench ] || [ tests/bench/native/bench_native.cpp -nt $bench ] || [ build/bench-native/libattnscope.a -nt $bench ]; then
+  g++ -std=c++17 -O3 -march=native -DNDEBUG -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY -Isrc -isystem /usr/include/eigen3 \
+    -isystem build/bench-native/third_party_include tests/bench/native/bench_native.cpp build/bench-native/libattnscope.a -o $bench
 fi
 
 echo "== ONNX export (build/bench/onnx), checked against PyTorch"
@@ -63,15 +141,7 @@ if [ ! -f $onnx/check.json ] || [ $model -nt $onnx/check.json ] || [ tests/bench
 fi
 
 echo "== ONNX q8 graphs (build/bench/onnx/*.q8.onnx, as onnxruntime's dynamic quantization), checked against fp32"
-if ! "$python" -c 'import onnx' >/dev/null 2>&1; then
-  # quantize_onnx.py rewrites the graphs with Debian's python3-onnx (onnxruntime's Python package is not packaged).
-  if [ "$(id -u)" -eq 0 ] && [ "$python" = /usr/bin/python3 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-onnx
-  else
-    echo "$python cannot import onnx: install Debian's python3-onnx (sudo apt-get install python3-onnx)" >&2
-    exit 1
-  fi
-fi
+ensure_onnx
 if [ ! -f $onnx/q8_check.json ] || [ $onnx/check.json -nt $onnx/q8_check.json ] || [ tests/bench/quantize_onnx.py -nt $onnx/q8_check.json ] \
    || [ tests/bench/check_onnx.mjs -nt $onnx/q8_check.json ] || [ tests/bench/ort_engine.mjs -nt $onnx/q8_check.json ]; then
   rm -f $onnx/q8_check.json
@@ -86,6 +156,8 @@ node tests/bench/page_latency.mjs
 
 echo "== benchmark"
 node tests/bench/bench.mjs "$@"
+
+[ "$gpt2" = none ] || gpt2_page_check
 
 echo "== training benchmark (time per toy epoch, WASM vs native vs PyTorch)"
 node tests/bench/train_bench.mjs --cli build/bench-native/attnscope-cli --python "$python"

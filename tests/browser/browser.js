@@ -151,3 +151,21 @@ export async function openPage(env, path, { viewport = { width: 1280, height: 90
   if (wait) await idle(page); // (wait: false for a page that waits on the reader first)
   return { page, errors };
 }
+
+/**
+ * Opens the page on a model file of another origin (`?model-url=URL`, after `query`, e.g.
+ * `s=…&`), agrees to load it and waits until it is the page's model. `init` runs in the page
+ * before its scripts. Returns { page, errors, loadSeconds } (from the reader's click to loaded).
+ */
+export async function openModelUrl(env, url, { query = '', init, timeout = 180_000 } = {}) {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = watchErrors(page);
+  if (init) await page.addInitScript(init);
+  await page.goto(env.url(`/web/index.html?${query}model-url=${encodeURIComponent(url)}`));
+  await idle(page);
+  const start = Date.now();
+  await page.click('#notice button'); // the reader agrees to load a file of another origin
+  await page.waitForFunction((want) => window.attnscope.state.model === want && window.attnscope.snapshot?.url === want, url, { timeout });
+  await idle(page);
+  return { page, errors, loadSeconds: (Date.now() - start) / 1000 };
+}

@@ -1,7 +1,9 @@
 // libFuzzer target: any bytes as a sentence, through UTF-8 decoding, normalisation, the word
 // tokenizer (every flag combination), the BPE tokenizer (the golden merges, and merges taken
-// from the input itself: "merge\nmerge\n...\0text") and the WordPiece tokenizer (the golden
-// vocabulary, uncased and cased: every piece is in the vocabulary, non-empty, without white space).
+// from the input itself: "merge\nmerge\n...\0text"), the WordPiece tokenizer (the golden
+// vocabulary, uncased and cased: every piece is in the vocabulary, non-empty, without white space)
+// and GPT-2's byte-level BPE (the byte alphabet plus a few merges: the pieces' bytes are the
+// text's bytes, in order, and joining them gives the text back, ill-formed UTF-8 replaced).
 //
 // Checked for every input: decoded code points are Unicode scalar values and re-encode to valid
 // UTF-8; pieces are non-empty and free of whitespace; word pieces and BPE pieces glue back to the
@@ -19,6 +21,9 @@
 #include "core/error.h"
 #include "fuzz_check.h"
 #include "text/bpe_tokenizer.h"
+#include "text/byte_bpe_alphabet.h"
+#include "text/byte_bpe_decode.h"
+#include "text/byte_bpe_tokenizer.h"
 #include "text/normalize.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
@@ -144,6 +149,36 @@ void check_wordpiece(const std::string& text) {
   }
 }
 
+// The 256 byte symbols plus merges of GPT-2's first ranks (and longer words built on them), so
+// that merging happens on the fuzzed text.
+const ByteBpeTokenizer& byte_bpe() {
+  static const ByteBpeTokenizer t = [] {
+    std::vector<std::string> pieces;
+    for (char32_t c : bytes_to_unicode()) pieces.push_back(encode_utf8(c));
+    const std::vector<std::string> merges = {"\u0120 t", "\u0120 a", "h e", "i n", "r e", "o n", "\u0120t he",
+                                             "e r", "\u0120 s", "a t", "\u0120 w", "\u0120 o", "e n", "\u0120 c"};
+    for (const std::string& m : merges) pieces.push_back(m.substr(0, m.find(' ')) + m.substr(m.find(' ') + 1));
+    return ByteBpeTokenizer(merges, Vocabulary(pieces));
+  }();
+  return t;
+}
+
+void check_byte_bpe(const std::string& text) {
+  const ByteBpeTokenizer& t = byte_bpe();
+  const std::vector<std::string> pieces = t.split(text);
+  std::string bytes;
+  for (const std::string& p : pieces) {
+    FUZZ_CHECK(!p.empty());
+    for (char32_t c : decode_utf8(p)) {
+      const int b = unicode_to_byte(c);
+      FUZZ_CHECK(b >= 0);
+      bytes += static_cast<char>(b);
+    }
+  }
+  FUZZ_CHECK(bytes == text);  // no byte dropped, added or moved
+  FUZZ_CHECK(t.join(pieces) == utf8_with_replacements(text));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -153,6 +188,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Golden& g = golden();
   check_bpe(*g.bpe, g.lowercase, input, &g.vocab);
   check_wordpiece(input);
+  check_byte_bpe(input);
 
   // "merges\0text": BPE with merges from the input.
   const std::size_t nul = input.find('\0');

@@ -213,5 +213,45 @@ TEST(CliFillMask, MatchesReferenceAndReportsErrors) {
 }
 
 
+// generate on a decoder-only model (tests/golden/decoder_only/, gpt.py's forward): the greedy
+// continuation and the first step's full causal map in --json, the beam's n-best, a prompt that
+// fills the context, and each of translate and generate refusing the other's models.
+TEST(CliGenerate, MatchesReferenceAndRefusesTheWrongFamily) {
+  const json g = testing::load_json(testing::golden_path("decoder_only/pre_learned_gelu_tanh.json"));
+  const std::string model = testing::golden_path("decoder_only/pre_learned_gelu_tanh.safetensors");
+  const json& c = g["cases"][1];
+  const Result r = run_cli("generate --json --max-length 5 --model " + model + " " + quoted(c["prompt"]));
+  ASSERT_EQ(r.status, 0);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["source_ids"], c["prompt_ids"]);
+  EXPECT_EQ(j["output_ids"], c["greedy"]["tokens"]);
+  EXPECT_TRUE(j["attention"].empty());  // no site is computed once per prompt
+  for (std::size_t step = 0; step < 2; ++step) {
+    const json& a = j["steps"][step]["expansions"][0]["attention"]["self"];
+    std::vector<float> flat;
+    std::vector<int> shape;
+    testing::flatten(a, flat, shape);
+    testing::expect_close(c["greedy"]["steps"][step]["attention"], flat.data(), flat.size(), shape,
+                          "generate --json attention, step " + std::to_string(step));
+  }
+  const Result beam = run_cli("generate --json --beam 3 --nbest 3 --max-length 4 --length-norm none --model " +
+                              model + " " + quoted(c["prompt"]));
+  ASSERT_EQ(beam.status, 0);
+  const json nbest = json::parse(beam.out)["nbest"];
+  ASSERT_EQ(nbest.size(), c["beam"]["nbest_results"].size());
+  for (std::size_t i = 0; i < nbest.size(); ++i) EXPECT_EQ(nbest[i]["ids"], c["beam"]["nbest_results"][i]["tokens"]);
+
+  // Ten prompt tokens in a context of 16 leave room for six.
+  const Result full = run_cli("generate --json --model " + model + " 'i want to eat apple and i want to eat'");
+  ASSERT_EQ(full.status, 0);
+  EXPECT_LE(json::parse(full.out)["output_ids"].size(), 6u);
+  EXPECT_EQ(run_cli("generate --model " + model + " 'i want to eat apple and i want to eat apple and i want to eat'")
+                .status,
+            3);  // 16 tokens and <bos> do not fit
+  EXPECT_EQ(run_cli("translate --model " + model + " 'i want'").status, 2);
+  EXPECT_EQ(run_cli("generate --model " + testing::frozen_toy_path() + " 'i want'").status, 2);
+  EXPECT_EQ(run_cli("generate --model " + model).status, 2);  // no prompt
+}
+
 }  // namespace
 }  // namespace attnscope

@@ -230,7 +230,7 @@ TEST(ModelFile, ArchitectureSelectsTheFamily) {
   for (const AttentionSiteInfo& site : absent->sites()) names.push_back(site.name);
   EXPECT_EQ(names, (std::vector<std::string>{"encoder", "self", "cross"}));
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["architecture"] = "rnn-bahdanau"; }),
-                    "config architecture 'rnn-bahdanau' is not supported (this engine reads transformer, rnn, bert)");
+                    "config architecture 'rnn-bahdanau' is not supported (this engine reads transformer, rnn, bert, decoder_only)");
   EXPECT_LOAD_ERROR(with_config([](json& c) { c["architecture"] = 7; }), "'architecture' must be a non-empty string");
 }
 

@@ -26,6 +26,7 @@ import { labelOf } from './util/pieces.js';
 import { renderLogitsPanel } from './panels/logits-panel.js';
 import { renderModified } from './panels/modified-banner.js';
 import { renderOutput } from './panels/output-panel.js';
+import { renderInputKind } from './panels/prompt-mode.js';
 import { createRequests } from './worker/requests.js';
 import { formatState, hasInterventions, noInterventions, parseState } from './state/state.js';
 import { createPlayer, renderStepper, trackStepperHeight } from './panels/stepper.js';
@@ -193,6 +194,7 @@ store.subscribe((state, changed, before) => {
     startWithGeneration(state.info, findModel(state.st.model));
   }
   if (changed.has('snap')) encoder.hide(); // a translation arrived: the translation panels return
+  if (changed.has('info') || changed.has('snap')) renderInputKind(state.info); // prompt or translation words
   if (changed.has('snap') || before.st.compare !== state.st.compare) compare.sync();
   if (!state.snap) return;
   if (changed.has('snap')) render(state);

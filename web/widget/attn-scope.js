@@ -3,7 +3,8 @@
 //   <script type="module" src="/web/widget/attn-scope.js"></script>
 //   <attn-scope model="toy-en-de" src="i can eat apple" view="cross" layer="0" head="0" mode="greedy"></attn-scope>
 //
-// Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), view
+// Attributes: model (an id of web/models.js, or a model file URL), src (the sentence), prompt (a
+// decoder-only model's prompt, which it continues; the same as src), view
 // (the name of one of the model's attention sites, model.info.sites: for the transformers
 // cross | encoder | self; the model's main site when absent or unknown), layer, head (0-based as in
 // the JS API, or head="mean"; the title shows them 1-based), mode (greedy | beam | sample),
@@ -127,7 +128,7 @@ function styleSheet() {
 const Base = globalThis.HTMLElement ?? class {};
 
 export class AttnScope extends Base {
-  static observedAttributes = ['model', 'src', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
+  static observedAttributes = ['model', 'src', 'prompt', 'view', 'layer', 'head', 'mode', 'step', 'beam-size', 'seed', 'interventions'];
 
   #root;
   #map = null;
@@ -241,6 +242,9 @@ export class AttnScope extends Base {
     }
   }
 
+  /** The text the session starts from: a decoder-only model's prompt, or the sentence to translate. */
+  #text() { return this.getAttribute('prompt') ?? this.getAttribute('src') ?? ''; }
+
   #step() {
     const s = this.getAttribute('step');
     return s === null || s === 'end' ? 'end' : Math.max(0, Number.parseInt(s, 10) || 0);
@@ -272,7 +276,7 @@ export class AttnScope extends Base {
 
   #open() {
     const entry = this.#entry();
-    const text = this.getAttribute('src') ?? '';
+    const text = this.#text();
     const options = this.#options();
     const iv = this.#interventions();
     const key = JSON.stringify([entry.url ?? entry.id, text, options, this.getAttribute('interventions')]);
@@ -362,7 +366,7 @@ export class AttnScope extends Base {
     // A manifest model by its id; the widget's own model file by its absolute URL (the page loads
     // one on its own origin, one elsewhere when the reader agrees: web/models.js findModel).
     link.search = formatState({
-      s: this.getAttribute('src') ?? '', model: findModel(entry.id) ? entry.id : entry.url, mode, step: snap.steps, view, layer, head, kind: view,
+      s: this.#text(), model: findModel(entry.id) ? entry.id : entry.url, mode, step: snap.steps, view, layer, head, kind: view,
       beam: snap.options.beamSize ?? 4, lp: 'none', alpha: 0.6, temp: 1, topk: 0, topp: 1, seed: snap.options.seed ?? 1, iv,
     });
     open.href = link.href;
@@ -381,7 +385,8 @@ export class AttnScope extends Base {
 
   #drawSentence(snap) {
     const sentence = this.#root.querySelector('.sentence');
-    sentence.innerHTML = '<span class="s"></span> → <b class="t"></b>';
+    sentence.innerHTML = '<span class="s"></span><span class="a"> → </span><b class="t"></b>';
+    if (snap.input === 'prompt') sentence.querySelector('.a').textContent = ' '; // a prompt runs on into its continuation
     sentence.querySelector('.s').textContent = shownText(snap.source.pieces.filter((p) => p !== '</s>'), { subwords: snap.subwords });
     sentence.querySelector('.t').textContent = snap.path.text || '…';
   }

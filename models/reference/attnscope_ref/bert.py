@@ -21,14 +21,13 @@ Segments: a sentence pair is "[CLS] A [SEP] B [SEP]"; every position up to and i
 first [SEP] is segment 0, every later one segment 1 (segments_of).
 """
 
-import json
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import safetensors_io
+from .export import load_one_vocabulary_file, save_model_file
 from .wordpiece import DEFAULT_SPEC
 
 CONFIG_FIELDS = [
@@ -188,26 +187,10 @@ class Bert(nn.Module):
 
 
 def export(model, config, vocab, path, tokenizer_spec=None, dtype="F32", name=None, description=None):
-    def dumps(o):
-        return json.dumps(o, ensure_ascii=False, separators=(",", ":"))
-
-    metadata = {
-        "format": "attnscope", "format_version": "1", "config": dumps(config),
-        "tokenizer": dumps(tokenizer_spec or DEFAULT_SPEC), "src_vocab": dumps(list(vocab)),
-        "tgt_vocab": dumps(list(vocab)),
-    }
-    if name is not None:
-        metadata["name"] = str(name)
-    if description is not None:
-        metadata["description"] = str(description)
-    safetensors_io.save(path, dict(model.state_dict()), metadata, dtype=dtype)
+    save_model_file(path, dict(model.state_dict()), config, tokenizer_spec or DEFAULT_SPEC, vocab, vocab, dtype,
+                    name, description)
 
 
 def load(path):
     """-> (model [float32, eval], config, tokenizer_spec, vocab)"""
-    tensors, meta = safetensors_io.load(path)
-    config = json.loads(meta["config"])
-    vocab = json.loads(meta["src_vocab"])
-    model = Bert(config, len(vocab))
-    model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()}, strict=True)
-    return model.eval(), config, json.loads(meta["tokenizer"]), vocab
+    return load_one_vocabulary_file(path, Bert)

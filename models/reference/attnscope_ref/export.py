@@ -32,6 +32,12 @@ def export(model, config, tokenizer_spec, src_vocab, tgt_vocab, path, dtype="F32
         assert "output.weight" not in tensors
     assert tensors["src_embed.weight"].shape[0] == len(src_vocab)
     assert tensors["output.bias"].shape[0] == len(tgt_vocab)
+    save_model_file(path, tensors, config, tokenizer_spec, src_vocab, tgt_vocab, dtype, name, description)
+
+
+def save_model_file(path, tensors, config, tokenizer_spec, src_vocab, tgt_vocab, dtype="F32", name=None,
+                    description=None, generation=None):
+    """One attnscope file, any family: the tensors plus the metadata of models/FORMAT.md."""
     metadata = {
         "format": "attnscope",
         "format_version": "1",
@@ -40,10 +46,11 @@ def export(model, config, tokenizer_spec, src_vocab, tgt_vocab, path, dtype="F32
         "src_vocab": _dumps(list(src_vocab)),
         "tgt_vocab": _dumps(list(tgt_vocab)),
     }
-    if name is not None:
-        metadata["name"] = str(name)
-    if description is not None:
-        metadata["description"] = str(description)
+    for key, value in (("name", name), ("description", description)):
+        if value is not None:
+            metadata[key] = str(value)
+    if generation is not None:
+        metadata["generation"] = _dumps(generation)
     safetensors_io.save(path, tensors, metadata, dtype=dtype)
 
 
@@ -69,3 +76,14 @@ def load_model(path):
     model.load_state_dict(state, strict=True)
     model.eval()
     return model, config, tokenizer_spec, src_vocab, tgt_vocab
+
+
+def load_one_vocabulary_file(path, model_class):
+    """-> (model [float32, eval], config, tokenizer_spec, vocab) of a family with one vocabulary
+    (BERT, decoder-only), `model_class(config, vocab_size)` its module."""
+    tensors, meta = safetensors_io.load(path)
+    config = json.loads(meta["config"])
+    vocab = json.loads(meta["src_vocab"])
+    model = model_class(config, len(vocab))
+    model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()}, strict=True)
+    return model.eval(), config, json.loads(meta["tokenizer"]), vocab

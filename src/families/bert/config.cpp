@@ -10,11 +10,9 @@ using namespace config_fields;
 Config Config::from_json(const std::string& text) {
   const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   Config c;
-  c.d_model = int_field(j, "d_model", 1, kMaxWidth);
-  c.n_heads = int_field(j, "n_heads", 1, kMaxWidth);
-  if (c.d_model % c.n_heads != 0)
-    throw ModelFileError("config d_model = " + std::to_string(c.d_model) + " is not divisible by n_heads = " +
-                         std::to_string(c.n_heads));
+  const Width width = width_and_heads(j);
+  c.d_model = width.d_model;
+  c.n_heads = width.n_heads;
   c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
   c.n_layers = int_field(j, "n_layers", 1, kMaxLayers);
   c.n_segments = int_field(j, "n_segments", 1, 16);

@@ -175,9 +175,7 @@ RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* 
 Matrix Rnn::step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
                  const std::vector<StepTrace*>& traces, const Interventions& interventions) const {
   const std::size_t n = states.size();
-  if (tokens.size() != n || traces.size() != n)
-    throw Error("decoder step: " + std::to_string(n) + " states, " + std::to_string(tokens.size()) + " tokens, " +
-                std::to_string(traces.size()) + " traces");
+  check_batch(n, tokens.size(), traces.size());
   Matrix logits;
   for (std::size_t i = 0; i < n; ++i) {
     const bool observe = traces[i] != nullptr && capture.any();

@@ -17,19 +17,10 @@ Matrix Transformer::step(const std::vector<DecoderState*>& base_states, const st
                          const Capture& capture, const std::vector<StepTrace*>& traces,
                          const Interventions& interventions) const {
   const std::size_t n = base_states.size();
-  if (tokens.size() != n || traces.size() != n)
-    throw Error("decoder step: " + std::to_string(n) + " states, " + std::to_string(tokens.size()) + " tokens, " +
-                std::to_string(traces.size()) + " traces");
+  check_batch(n, tokens.size(), traces.size());
   // Named vectors are recorded per hypothesis, so a batch that wants them runs one at a time.
-  if (n > 1 && capture.vectors && std::any_of(traces.begin(), traces.end(), [](StepTrace* t) { return t; })) {
-    Matrix logits;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Matrix row = step({base_states[i]}, {tokens[i]}, capture, {traces[i]}, interventions);
-      if (i == 0) logits.resize(static_cast<Eigen::Index>(n), row.cols());
-      logits.row(static_cast<Eigen::Index>(i)) = row;
-    }
-    return logits;
-  }
+  if (n > 1 && capture.vectors && std::any_of(traces.begin(), traces.end(), [](StepTrace* t) { return t; }))
+    return step_each(base_states, tokens, capture, traces, interventions);
   const ModelConfig& c = config_;
   const Weights& w = weights_;
   // Every state of this decoder was made by start(): the cast is the seam's contract.

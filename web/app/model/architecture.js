@@ -98,6 +98,24 @@ function bert(info) {
   };
 }
 
+function decoderOnly(info) {
+  const c = info.config;
+  const heads = plural(c.n_heads, 'head');
+  const act = c.activation === 'gelu_tanh' ? 'GELU, tanh' : String(c.activation ?? 'gelu').toUpperCase();
+  const ffn = c.d_ff ? `FFN ${c.d_ff} (${act})` : 'no FFN';
+  const blocks = [
+    { id: 'emb', column: 'Decoder', label: 'Token + position', detail: `d_model ${c.d_model}, ${c.positions ?? 'learned'} positions (${c.max_positions})` },
+    { id: 'dec', column: 'Decoder', label: `Decoder layer × ${c.n_layers}`, detail: `causal self-attention (${heads}) · ${ffn}` },
+    { id: 'out', column: 'Decoder', label: 'Linear + softmax', detail: `${c.tied_output === false ? '' : 'tied: '}${info.tgtVocabSize} ${info.tokenizer?.type === 'word' ? 'words' : 'pieces'}` },
+  ];
+  return {
+    family: 'Decoder-only (GPT)',
+    words: `Decoder-only language model (GPT): ${plural(c.n_layers, 'layer')}, ${heads} each, d_model ${c.d_model}, ${ffn}, ${c.norm ?? 'pre'}-LayerNorm, `
+      + `${c.positions ?? 'learned'} positions (${c.max_positions}: <s>, the prompt and the continuation), no encoder; vocabulary ${info.tgtVocabSize} ${info.tokenizer?.type === 'word' ? 'words' : 'pieces'}.`,
+    blocks, links: [],
+  };
+}
+
 /** A family without a describer: what its site table says. */
 function generic(info) {
   const sites = info.sites ?? [];
@@ -110,7 +128,7 @@ function generic(info) {
 }
 
 /** config.architecture -> describer (absent architecture = transformer, as in models/FORMAT.md). */
-export const FAMILIES = { transformer, rnn, bert };
+export const FAMILIES = { transformer, rnn, bert, decoder_only: decoderOnly };
 
 /**
  * `info` (the worker's model description: config, sites, vocabulary sizes, tokenizer) as

@@ -50,3 +50,18 @@ export const hasQueryKeyValues = (site) => site?.queryKeyValues === true;
 
 /** The site whose heads the engine classifies by pattern (Session.encoderPatterns). */
 export const patternSite = (sites) => siteWith(sites, { perStep: false, queries: 'source', keys: 'source' });
+
+/**
+ * The site whose heads the engine classifies by pattern on this snapshot: the encoder's
+ * self-attention (Session.encoderPatterns), or a prompt's context map (Session.promptPatterns:
+ * a decoder-only model, snap.input 'prompt').
+ */
+export const classifiedSite = (sites, input) => patternSite(sites)
+  ?? (input === 'prompt' ? siteWith(sites, { perStep: true, queries: 'target', keys: 'target' }) : undefined);
+
+/**
+ * Whether the page offers ‖α·f(x)‖ and the Q·Kᵀ row of `site` in a session whose text is `input`
+ * (info.input): the site's q, k and v (hasQueryKeyValues), and not a prompt's context, whose
+ * first step holds a row per prompt position where these views draw one query a step.
+ */
+export const vectorsOffered = (site, input) => hasQueryKeyValues(site) && input !== 'prompt';

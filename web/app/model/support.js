@@ -10,3 +10,6 @@ export const takes = (info, option) => !(info?.refusedInterventions ?? []).inclu
 
 /** Whether the model has a decoder (an encoder-only model has nothing to translate). */
 export const hasDecoder = (info) => info?.hasDecoder !== false;
+
+/** Whether the model has an encoder (a decoder-only model has none, and no source encoding to replace). */
+export const hasEncoder = (info) => info?.hasEncoder !== false;

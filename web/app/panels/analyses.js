@@ -6,7 +6,7 @@
 import { Heatmap } from '../views/heatmap.js';
 import { ImportanceTab } from './importance-tab.js';
 import { largest, rolloutSpec } from '../views/views.js';
-import { hasQueryKeyValues, shortLabel, siteNamed } from '../model/sites.js';
+import { shortLabel, siteNamed, vectorsOffered } from '../model/sites.js';
 import { findModel, modelUrl, models } from '../../models.js';
 import { esc } from '../util/html.js';
 import { labelOf, piecesShown } from '../util/pieces.js';
@@ -98,7 +98,9 @@ export class AnalysesPanel {
     const body = this.$('#rollout-body');
     if (!this.#snap.rollout) {
       this.#maps.rollout = null;
-      body.innerHTML = '<p class="placeholder not-applicable">Not for this model: it has no self-attention over the source (its encoder does not attend), so there is nothing to roll out.</p>';
+      // A prompt is read by the first step: its map (and its rollout) exists once that step is taken.
+      if (this.#snap.input === 'prompt') body.innerHTML = '<p class="placeholder">The prompt is read by the first step: press Next (or →) to roll out its self-attention.</p>';
+      else body.innerHTML = '<p class="placeholder not-applicable">Not for this model: it has no self-attention over the source (its encoder does not attend), so there is nothing to roll out.</p>';
       return;
     }
     // The rollout is fixed by the session's source: drawn again only for another session (a press
@@ -239,11 +241,12 @@ export class AnalysesPanel {
     const $ = this.$;
     const picker = $('#fq-kind');
     // Only the sites whose queries and keys the engine records (not an RNN's score).
-    const sites = snap.sites.filter(hasQueryKeyValues);
+    const sites = snap.sites.filter((x) => vectorsOffered(x, snap.input));
     const body = $('#factor-body');
     $('#fq-tools').hidden = !sites.length;
     if (!sites.length) {
-      body.innerHTML = '<p class="placeholder not-applicable">Not for this model: its attention has no query and key vectors (no per-head projections to take q·kᵀ of).</p>';
+      if (snap.input === 'prompt') body.innerHTML = '<p class="placeholder not-applicable">Not for this model: its first step reads the whole prompt, and this view draws one query a step.</p>';
+      else body.innerHTML = '<p class="placeholder not-applicable">Not for this model: its attention has no query and key vectors (no per-head projections to take q·kᵀ of).</p>';
       return;
     }
     const names = sites.map((x) => x.name).join(',');

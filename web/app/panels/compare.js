@@ -20,6 +20,9 @@ const el = (tag, props = {}, ...children) => {
   return e;
 };
 
+/** What a model does with the page's text, by its info.input (web/attnscope.js). */
+const DOES = { source: 'translates a source sentence', prompt: 'continues a prompt', text: 'encodes a text' };
+
 /** One side of the compare view: a model's words, translation and its main site's map. */
 class Pane {
   #heatmap;
@@ -153,6 +156,10 @@ export class CompareView {
       this.#key = key;
       this.#run(async () => {
         this.#info = await this.#engine.request('load', { url });
+        const [mine, theirs] = [info?.input, this.#info.input];
+        if (mine !== theirs && [mine, theirs].includes('prompt')) {
+          throw new Error(`it ${DOES[theirs]}, the page's model ${DOES[mine]}: nothing to compare step by step (compare two translators, or two decoder-only models on the same prompt)`);
+        }
         const answer = await this.#engine.request('open', { url, text: st.s, options, step: target(), forced, replace: this.#snap?.sid });
         if (answer.encoderOnly) throw new Error('an encoder-only model does not translate: there is nothing to compare');
         return answer;

@@ -133,7 +133,11 @@ export function renderLengthHint(info) {
   const hint = $('length-hint');
   const max = info?.hasDecoder ? info.config?.max_positions : null;
   hint.hidden = !max;
-  hint.textContent = max ? `This model reads at most ${max} ${cutsWords(info.tokenizer) ? 'pieces' : 'tokens'} (</s> included); it refuses a longer sentence.` : '';
+  const unit = cutsWords(info?.tokenizer) ? 'pieces' : 'tokens';
+  // A decoder-only model's context holds <s>, the prompt and the continuation (info.input 'prompt').
+  hint.textContent = !max ? '' : info.input === 'prompt'
+    ? `<s>, the prompt and its continuation share this model's ${max} positions; it refuses a prompt that leaves none.`
+    : `This model reads at most ${max} ${unit} (</s> included); it refuses a longer sentence.`;
 }
 
 /** The words a small word-level model knows, as chips that add themselves to the sentence. */

@@ -8,7 +8,7 @@
 import { SKIPS, hasInterventions, isMatrix, normalizeInterventions, noInterventions } from '../state/state.js';
 import { customWeightsEditor } from './custom-weights.js';
 import { copiedBySourceEncoding, growsWithSteps, mainSite, shortLabel, siteNamed, siteWith, skipOf } from '../model/sites.js';
-import { hasDecoder, takes } from '../model/support.js';
+import { hasDecoder, hasEncoder, takes } from '../model/support.js';
 
 /** How the page names a site in a sentence: "cross-attention", "encoder self-attention". */
 const siteLabel = (sites, name) => siteNamed(sites, name)?.label.toLowerCase() ?? name;
@@ -258,7 +258,7 @@ export class InterventionsPanel {
    * what the model refuses, which is not offered.
    */
   render(iv, sites, sourcePieces = [], info = this.#info) {
-    const key = JSON.stringify([iv, sites, sourcePieces, info?.refusedInterventions, info?.hasDecoder]);
+    const key = JSON.stringify([iv, sites, sourcePieces, info?.refusedInterventions, info?.hasDecoder, info?.hasEncoder]);
     if (key === this.#key) return;
     this.#key = key;
     this.#iv = normalizeInterventions(iv, sites);
@@ -290,29 +290,32 @@ export class InterventionsPanel {
   #renderOffer() {
     const info = this.#info;
     const decoder = hasDecoder(info);
+    // A model with one stack (encoder-only, or decoder-only) names its sub-layers by its sites' own labels.
+    const oneStack = !decoder || !hasEncoder(info);
     const words = this.#root.querySelector('summary .muted');
-    if (words) words.textContent = decoder ? 'switch parts of the network off, or decide where it looks, and watch the translation change'
-      : 'switch heads or sub-layers off, or decide where it looks, and watch the guesses for [MASK] change';
+    if (words) words.textContent = !decoder ? 'switch heads or sub-layers off, or decide where it looks, and watch the guesses for [MASK] change'
+      : `switch parts of the network off, or decide where it looks, and watch the ${hasEncoder(info) ? 'translation' : 'continuation'} change`;
     for (const b of this.presets.querySelectorAll('[data-preset]')) {
       b.hidden = !presetApplies(PRESETS.find((p) => p.id === b.dataset.preset), this.#sites ?? [], info);
     }
     for (const box of this.skips.querySelectorAll('input')) {
       const label = box.closest('label');
       label.hidden = !takes(info, box.value);
-      // An encoder-only model's one attention is the site that carries this skip: its own name.
-      const site = !decoder && (this.#sites ?? []).find((s) => skipOf(s) === box.value);
+      // An encoder-only or decoder-only model's one attention is the site that carries this skip: its own name.
+      const site = oneStack && (this.#sites ?? []).find((s) => skipOf(s) === box.value);
       label.querySelector('span').textContent = site ? site.label : SKIP_LABEL[box.value];
     }
-    // Replacing cross-attention needs a decoder; a model with one may still refuse an option.
+    // Replacing cross-attention needs an encoder and a decoder; a model with both may still refuse an option.
+    const crossing = !oneStack;
     const replace = this.copySource.closest('fieldset')?.querySelector('h3');
-    if (replace) replace.hidden = !decoder;
+    if (replace) replace.hidden = !crossing;
     for (const [box, option, help] of [[this.copySource, 'copySourceEncoding', COPY_SOURCE_HELP], [this.lastState, 'lastSourceState', LAST_STATE_HELP]]) {
       const ok = takes(info, option);
-      box.closest('label').hidden = !decoder;
+      box.closest('label').hidden = !crossing;
       box.disabled = !ok;
       box.closest('label').classList.toggle('unavailable', !ok);
       const hint = this.#root.querySelector(`#${box.getAttribute('aria-describedby')}`);
-      hint.hidden = !decoder;
+      hint.hidden = !crossing;
       hint.textContent = ok ? help : NOT_HERE[option];
     }
     this.masks.closest('.break-section').hidden = !takes(info, 'maskHeads');

@@ -12,7 +12,9 @@ export function renderLogitsPanel(snap, { scale, onForce }) {
   if (!row) {
     cap.textContent = 'The scores of the next token appear here once a step has run.';
   } else {
-    const prefix = shownText([snap.bos, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
+    // A decoder-only model's context starts with the prompt (snap.input 'prompt').
+    const opening = snap.input === 'prompt' ? [snap.bos, ...snap.source.pieces] : [snap.bos];
+    const prefix = shownText([...opening, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
     cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${row.top.length} candidates. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there.`;
     cap.querySelector('.mono').textContent = prefix;
   }

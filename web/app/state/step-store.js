@@ -27,6 +27,8 @@ export class StepStore {
       this.#steps = [];
     } else if (answer.sid !== this.#opened?.sid) {
       return null;
+    } else if ('rollout' in answer) { // a prompt's analyses, with its first step
+      this.#opened = { ...this.#opened, rollout: answer.rollout, patterns: answer.patterns };
     }
     if (answer.keep > this.#steps.length) throw new Error(`the worker kept ${answer.keep} steps, the page has ${this.#steps.length}`);
     this.#steps.length = answer.keep;
@@ -69,7 +71,7 @@ function snapshotOf(opened, steps, update) {
     sid: opened.sid, url: opened.url, options: opened.options,
     steps: state.steps, done: state.done, hitMaxLength: state.hitMaxLength, maxLength: state.maxLength,
     live: state.live, finished: state.finished, nbest: state.nbest,
-    source: opened.source, bos: opened.bos, eos: opened.eos, sites: opened.sites, subwords: opened.subwords,
+    source: opened.source, input: opened.input, bos: opened.bos, eos: opened.eos, sites: opened.sites, subwords: opened.subwords,
     path, rows, forcedSteps: update.forcedSteps, forced: update.forced ?? [],
     tree: update.tree ?? null, // only when asked for (the beam view): null until then
     rollout: opened.rollout, patterns: opened.patterns, vectors: opened.vectors,
@@ -95,13 +97,35 @@ function snapshotOf(opened, steps, update) {
         ? { labels: inputs, text: (i) => `position ${i} “${inputs[i]}”` }
         : { labels: tokens, text: (i) => `“${tokens[i]}”` },
     };
+    const traces = rows.map((r) => r.trace[field]?.[name]);
+    if (opened.input === 'prompt' && site.perStep) return causalMap(site, [label(opened.bos), ...source], outputs, traces);
     const queries = site.perStep
       ? { labels: outputs.map((o, k) => `${k + 1}) ${o}`), text: (i) => `step ${i + 1}, producing “${outputs[i]}”,` }
       : side[site.queries];
     return {
       site, queries, keys: side[site.keys], highlightRow: site.perStep ? rows.length - 1 : -1,
-      ...(site.perStep ? { rows: rows.map((r) => r.trace[field]?.[name]) } : { tensor: opened[field]?.[name] }),
+      ...(site.perStep ? { rows: traces } : { tensor: opened[field]?.[name] }),
     };
   };
   return snap;
+}
+
+/**
+ * A decoder-only model's map of its context (<bos>, the prompt, then what it generated): the
+ * first step's tensor holds a row per position of <bos> and the prompt, each later step one row
+ * more, so the rows stacked are the lower triangle of a context × context map (web/app/views/views.js
+ * headRows lays a first step's rows out). `opening`: <bos> and the prompt as shown; `outputs`:
+ * the tokens generated along the path; `traces`: each step's tensor.
+ */
+function causalMap(site, opening, outputs, traces) {
+  const context = [...opening, ...outputs.slice(0, -1)];
+  const made = (i) => outputs[i - opening.length + 1];
+  return {
+    site, highlightRow: context.length - 1, rows: traces,
+    queries: {
+      labels: context,
+      text: (i) => `position ${i} “${context[i]}”${made(i) === undefined ? '' : `, choosing “${made(i)}”,`}`,
+    },
+    keys: { labels: context, text: (i) => `position ${i} “${context[i]}”` },
+  };
 }

@@ -9,7 +9,7 @@ import { byId as $ } from '../util/html.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
 import { piecesShown } from '../util/pieces.js';
 import { ModelView } from './model-view.js';
-import { hasQueryKeyValues, mainSite, patternSite, siteNamed, tabOrder } from '../model/sites.js';
+import { classifiedSite, mainSite, siteNamed, tabOrder, vectorsOffered } from '../model/sites.js';
 import { PANES, hasInterventions, noInterventions } from '../state/state.js';
 import { attentionSpec } from './views.js';
 import { mapsData } from '../util/data-export.js';
@@ -24,7 +24,10 @@ const PANE_CAPTIONS = {
   model: 'Every layer × head at once. Hover a thumbnail for exact values; click one (or focus it and press Enter) to open it.',
   beam: 'Every candidate the search looked at, by step. Scores are cumulative log-probabilities (closer to 0 is better). Click a node or a hypothesis to follow its path in the other views.',
 };
-const captionOf = (site) => CAPTIONS[`${site.queries}>${site.keys}`] ?? `${site.label}. Rows: ${site.queries} tokens (queries). Columns: ${site.keys} tokens (keys).`;
+/** A decoder-only model's one map: its context is the prompt and what it wrote (snap.input 'prompt'). */
+const CONTEXT_CAPTION = 'Rows and columns: the context, <s>, the prompt, then each token generated. The first step reads the whole prompt at once (its rows); each step after it adds one row. A position can only look back: the grey triangle is the masked future. The orange row is the current step.';
+const captionOf = (site, snap) => (snap.input === 'prompt' && site.perStep ? CONTEXT_CAPTION : null)
+  ?? CAPTIONS[`${site.queries}>${site.keys}`] ?? `${site.label}. Rows: ${site.queries} tokens (queries). Columns: ${site.keys} tokens (keys).`;
 const VNORM_CAPTION = ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weight times the norm of what that token sends through the head (W_O·v); rows no longer sum to 1.';
 
 /** How a tab names a site: "Cross-attention", "Encoder self", "Decoder self". */
@@ -156,13 +159,14 @@ export class AttentionView {
     $('kind-field').hidden = view !== 'model' || !snap.sites.length;
     $('pruned-field').hidden = view !== 'beam';
     // ‖α·f(x)‖ needs the site's values: hidden where the engine records none (an RNN's score).
-    $('vnorm-field').hidden = !hasQueryKeyValues(site);
+    $('vnorm-field').hidden = !vectorsOffered(site, snap.input);
     $('vnorm').value = st.vnorm ? '1' : '0';
-    const vnorm = hasQueryKeyValues(site) && st.vnorm && snap.vectors;
-    $('view-caption').textContent = (site ? captionOf(site) : PANE_CAPTIONS[view]) + (vnorm ? VNORM_CAPTION : '');
+    const vnorm = vectorsOffered(site, snap.input) && st.vnorm && snap.vectors;
+    $('view-caption').textContent = (site ? captionOf(site, snap) : PANE_CAPTIONS[view]) + (vnorm ? VNORM_CAPTION : '');
     const kind = siteNamed(snap.sites, st.kind);
-    $('pattern-help').hidden = !(view === 'model' && kind && kind === patternSite(snap.sites));
-    $('pattern-help').textContent = `Badges: the pattern class of each encoder head on this sentence (Kovaleva et al. 2019). ${PATTERN_RULES}`;
+    $('pattern-help').hidden = !(view === 'model' && kind && kind === classifiedSite(snap.sites, snap.input) && snap.patterns);
+    const classified = snap.input === 'prompt' ? 'head on the prompt (the rows of the first step)' : 'encoder head on this sentence';
+    $('pattern-help').textContent = `Badges: the pattern class of each ${classified} (Kovaleva et al. 2019). ${PATTERN_RULES}`;
     this.#renderNote(site);
     const body = $('view-body');
     body.dataset.view = view;
@@ -213,10 +217,11 @@ export class AttentionView {
     }
   }
 
-  /** A row clicked on a per-step map: go to that step. */
+  /** A row clicked on a per-step map: go to that step (a context map's prompt rows are all the first step's). */
   #select(r) {
     const { st, snap } = this.#store.get();
-    if (siteNamed(snap.sites, st.view)?.perStep && r >= 0 && r < snap.rows.length - 1) this.#onGoto(r + 1);
+    const k = snap.input === 'prompt' ? Math.max(0, r - snap.source.pieces.length) : r;
+    if (siteNamed(snap.sites, st.view)?.perStep && k >= 0 && k < snap.rows.length - 1) this.#onGoto(k + 1);
   }
 
   #renderPickers(site) {

@@ -4,6 +4,12 @@
 // cell), the same numbers as a visually hidden <table> for screen readers, and an SVG twin for
 // export.
 //
+// Long inputs: a labelled map's cells are never smaller than MIN_CELL, where its labels stay
+// readable; a map wider than its box scrolls sideways, and one taller than TALL_MAP scrolls
+// inside a box of the window's height. The canvas is only the box's size and shows the part
+// scrolled to, the row labels and column labels kept in view (sticky); the cells are one
+// drawImage of a bitmap of a pixel per cell, so a 512 × 512 map costs what a small one does.
+//
 //   const map = new Heatmap(container, { onSelect: (row, col) => … });
 //   map.set({ values: [Float32Array, …], rowLabels, colLabels, highlightRow, rowTitle, colTitle });
 //   mapSVG(map)  // the same picture as an SVG document (string)
@@ -18,7 +24,8 @@ import { esc, setText } from '../util/html.js';
 export const HEATMAP_CSS = `
 .hm { position: relative; max-width: 100%; }
 .hm-scroll { overflow: auto hidden; max-width: 100%; position: relative; }
-.hm canvas { display: block; }
+.hm-scroll.hm-tall { overflow: auto; }
+.hm canvas { display: block; position: sticky; left: 0; top: 0; }
 /* The canvas is as wide as its box; the focus ring goes around the map (its cells) only. */
 .hm canvas:focus-visible { outline: none; }
 .hm-ring { position: absolute; pointer-events: none; box-sizing: border-box; border: 3px solid #1f6feb; border-radius: 3px; display: none; }
@@ -50,20 +57,38 @@ const TEXT = '#1f2328';
 const STOPS = ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'];
 // ColorBrewer "RdBu" (11 classes), red for negative, white for 0, blue for positive.
 const DIVERGING = ['#67001f', '#b2182b', '#d6604d', '#f4a582', '#fddbc7', '#f7f7f7', '#d1e5f0', '#92c5de', '#4393c3', '#2166ac', '#053061'];
+/**
+ * The 256 colours as CSS, and as `pixels`: opaque RGBA, a 32-bit word each in the machine's byte
+ * order (the cells' bitmap).
+ */
 function lutOf(stops) {
   const rgb = stops.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
   const out = [];
+  const bytes = new Uint8Array(4 * 256);
   for (let i = 0; i < 256; i++) {
     const x = (i / 255) * (rgb.length - 1);
     const j = Math.min(Math.floor(x), rgb.length - 2);
     const f = x - j;
     const c = rgb[j].map((a, k) => Math.round(a + (rgb[j + 1][k] - a) * f));
     out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
+    bytes.set([...c, 255], 4 * i);
   }
+  out.pixels = new Uint32Array(bytes.buffer);
   return out;
 }
 const LUT = lutOf(STOPS);
 const DIVERGING_LUT = lutOf(DIVERGING);
+
+/**
+ * The smallest cell of a labelled map, in CSS pixels: its column labels (12 px text rotated 45°)
+ * then stand 18 · sin 45° ≈ 12.7 px apart, a line of text each. A map that needs more room scrolls.
+ */
+export const MIN_CELL = 18;
+/** A map taller than this (CSS pixels) scrolls inside a box as high as most of the window. */
+const TALL_MAP = 2400;
+const tallBoxHeight = () => Math.max(420, Math.round(0.75 * window.innerHeight));
+/** The visually hidden table holds maps of up to this many cells; larger ones are read by keyboard. */
+const TABLE_CELLS = 2500;
 
 const tick = (v) => {
   if (v === 0) return '0';
@@ -96,10 +121,13 @@ const inkOn = (scale, v) => {
   return (scale.diverging ? t < 0.15 || t > 0.85 : t > 0.68) ? '#fff' : TEXT;
 };
 
+const newCanvas = (w, h) => (typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(w, h) : Object.assign(document.createElement('canvas'), { width: w, height: h }));
+
 let measureCtx = null;
+let measureFont = null; // (set only when it changes: a map of 512 labels measures them all)
 function measure(text, font = FONT) {
-  measureCtx ??= (typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1) : document.createElement('canvas')).getContext('2d');
-  measureCtx.font = font;
+  measureCtx ??= newCanvas(1, 1).getContext('2d');
+  if (measureFont !== font) measureCtx.font = measureFont = font;
   return measureCtx.measureText(text).width;
 }
 
@@ -111,8 +139,9 @@ function layout(spec, width) {
   const cols = spec.colLabels?.length ?? Math.max(0, ...spec.values.map((r) => r.length));
   if (spec.compact) {
     const box = spec.size ?? 96;
-    const cw = Math.max(1, Math.min(box / Math.max(cols, 1), 24));
-    const ch = Math.max(1, Math.min(box / Math.max(rows, 1), 24));
+    // (Cells may be under a pixel: the thumbnail of a long input is drawn scaled down.)
+    const cw = Math.min(box / Math.max(cols, 1), 24);
+    const ch = Math.min(box / Math.max(rows, 1), 24);
     return { compact: true, rows, cols, x: 0, y: 0, cw, ch, width: Math.ceil(cw * cols), height: Math.ceil(ch * rows) };
   }
   const rowLabelW = Math.ceil(Math.max(24, ...spec.rowLabels.map((t) => measure(t, BOLD)))) + 14;
@@ -120,7 +149,7 @@ function layout(spec, width) {
   const maxCell = spec.maxCell ?? 52;
   // Room on the right for the last rotated column label.
   const padRight = Math.ceil(Math.max(8, colW * Math.SQRT1_2 - 8));
-  let cw = Math.floor(clamp((width - rowLabelW - padRight) / Math.max(cols, 1), 6, maxCell));
+  const cw = Math.floor(clamp((width - rowLabelW - padRight) / Math.max(cols, 1), Math.min(MIN_CELL, maxCell), maxCell));
   const rotate = colW > cw - 6;
   const colLabelH = rotate ? Math.ceil(colW * Math.SQRT1_2 + 16) : 22;
   const ch = cw;
@@ -155,21 +184,72 @@ function themeOf(el) {
   return { text: style.color || TEXT, empty: prop('--hm-empty', EMPTY), highlight: prop('--hm-highlight-ink', HIGHLIGHT_TEXT) };
 }
 
-function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHLIGHT_TEXT }) {
+/** The map's cells as a bitmap of one pixel per cell, in the scale's colours (transparent: no value). */
+function cellBitmap(spec, L) {
   const scale = scaleOf(spec);
-  ctx.clearRect(0, 0, L.width, ctx.canvas.height); // to the bitmap's bottom: a kept one holds the last map below this one
-  const showText = !L.compact && L.cw >= 34;
-  ctx.textBaseline = 'middle';
+  const lut = scale.lut.pixels;
+  const cols = Math.max(1, L.cols);
+  const image = new ImageData(cols, Math.max(1, L.rows));
+  const px = new Uint32Array(image.data.buffer);
   for (let r = 0; r < L.rows; r++) {
-    for (let c = 0; c < L.cols; c++) {
-      const v = valueAt(spec, r, c);
-      ctx.fillStyle = v === undefined ? theme.empty : colourIn(scale, v);
-      ctx.fillRect(L.x + c * L.cw, L.y + r * L.ch, L.cw, L.ch);
-      if (showText && v !== undefined) {
+    const row = spec.values[r];
+    const at = r * cols;
+    for (let c = 0; c < Math.min(row.length, L.cols); c++) px[at + c] = lut[Math.round(scale.t(row[c]) * 255)];
+  }
+  const bitmap = newCanvas(image.width, image.height);
+  bitmap.getContext('2d').putImageData(image, 0, 0);
+  return bitmap;
+}
+
+/**
+ * The rows and columns of a map in a view `w` × `h` CSS pixels scrolled to (sx, sy): [r0, r1)
+ * and [c0, c1), clamped to the map.
+ */
+function visibleCells(L, { sx, sy, w, h }) {
+  return {
+    r0: clamp(Math.floor(sy / L.ch), 0, L.rows), r1: clamp(Math.ceil((sy + h - L.y) / L.ch), 0, L.rows),
+    c0: clamp(Math.floor(sx / L.cw), 0, L.cols), c1: clamp(Math.ceil((sx + w - L.x) / L.cw), 0, L.cols),
+  };
+}
+
+/**
+ * Draws the part of the map a view shows: `view` = {sx, sy, w, h, cells} (the scroll offset, the
+ * view's size in CSS pixels, the cells' bitmap). Row labels stay at the left and column labels at
+ * the top whatever the scroll; the legend stays at the left under the map.
+ */
+function draw(ctx, spec, L, theme, view) {
+  const { sx, sy, w, h } = view;
+  const scale = scaleOf(spec);
+  ctx.clearRect(0, 0, w, ctx.canvas.height); // to the bitmap's bottom: a kept one holds the last map below this one
+  const { r0, r1, c0, c1 } = visibleCells(L, view);
+  const gx = L.x - sx; // where cell (0, 0) is on the canvas
+  const gy = L.y - sy;
+  const clipTo = (x, y, cw, ch) => {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x, y, cw, ch);
+    ctx.clip();
+  };
+  clipTo(L.x, L.y, w - L.x, h - L.y);
+  if (r1 > r0 && c1 > c0) {
+    // Empty cells (no value) show the colour under the bitmap. Scaled up, each cell is a block of
+    // its colour; scaled down (a thumbnail), cells are averaged.
+    ctx.fillStyle = theme.empty;
+    ctx.fillRect(gx + c0 * L.cw, gy + r0 * L.ch, (c1 - c0) * L.cw, (r1 - r0) * L.ch);
+    ctx.imageSmoothingEnabled = L.cw < 1 || L.ch < 1;
+    ctx.imageSmoothingQuality = 'high';
+    ctx.drawImage(view.cells, c0, r0, c1 - c0, r1 - r0, gx + c0 * L.cw, gy + r0 * L.ch, (c1 - c0) * L.cw, (r1 - r0) * L.ch);
+  }
+  if (!L.compact && L.cw >= 34) {
+    ctx.textBaseline = 'middle';
+    ctx.font = `11px ${FONT_FAMILY}`;
+    ctx.textAlign = 'center';
+    for (let r = r0; r < r1; r++) {
+      for (let c = c0; c < c1; c++) {
+        const v = valueAt(spec, r, c);
+        if (v === undefined) continue;
         ctx.fillStyle = inkOn(scale, v);
-        ctx.font = `11px ${FONT_FAMILY}`;
-        ctx.textAlign = 'center';
-        ctx.fillText(fmt(v), L.x + (c + 0.5) * L.cw, L.y + (r + 0.5) * L.ch);
+        ctx.fillText(fmt(v), gx + (c + 0.5) * L.cw, gy + (r + 0.5) * L.ch);
       }
     }
   }
@@ -177,20 +257,27 @@ function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHL
   if (hr >= 0 && hr < L.rows) {
     ctx.strokeStyle = HIGHLIGHT;
     ctx.lineWidth = L.compact ? 1.5 : 2.5;
-    ctx.strokeRect(L.x + 1, L.y + hr * L.ch + 1, L.cw * L.cols - 2, L.ch - 2);
+    ctx.strokeRect(gx + 1, gy + hr * L.ch + 1, L.cw * L.cols - 2, L.ch - 2);
   }
+  ctx.restore();
   if (L.compact) return;
-  // Row labels (right-aligned), column labels (horizontal or rotated 45°).
+  // Row labels (right-aligned), column labels (horizontal or rotated 45°), each in its strip.
+  ctx.textBaseline = 'middle';
+  clipTo(0, L.y, L.x, h - L.y);
   ctx.textAlign = 'right';
-  spec.rowLabels.forEach((t, r) => {
+  for (let r = r0; r < r1; r++) {
     ctx.font = r === hr ? BOLD : FONT;
     ctx.fillStyle = r === hr ? theme.highlight : theme.text;
-    ctx.fillText(t, L.x - 8, L.y + (r + 0.5) * L.ch);
-  });
+    ctx.fillText(spec.rowLabels[r], L.x - 8, gy + (r + 0.5) * L.ch);
+  }
+  ctx.restore();
+  clipTo(L.x, 0, w - L.x, L.y);
   ctx.font = FONT;
   ctx.fillStyle = theme.text;
-  spec.colLabels.forEach((t, c) => {
-    const cx = L.x + (c + 0.5) * L.cw;
+  // A rotated label reaches right of its column: those of columns scrolled off the left may show.
+  for (let c = Math.max(0, c0 - (L.rotate ? Math.ceil(L.colLabelH / L.cw) : 0)); c < c1; c++) {
+    const t = spec.colLabels[c];
+    const cx = gx + (c + 0.5) * L.cw;
     if (L.rotate) {
       ctx.save();
       ctx.translate(cx - 3, L.y - 7);
@@ -202,9 +289,10 @@ function draw(ctx, spec, L, theme = { text: TEXT, empty: EMPTY, highlight: HIGHL
       ctx.textAlign = 'center';
       ctx.fillText(t, cx, L.y - 11);
     }
-  });
+  }
+  ctx.restore();
   if (L.legend) {
-    const g = L.legend;
+    const g = { ...L.legend, y: L.legend.y - sy };
     const grad = ctx.createLinearGradient(g.x, 0, g.x + g.w, 0);
     scale.stops.forEach((s, i) => grad.addColorStop(i / (scale.stops.length - 1), s));
     ctx.fillStyle = grad;
@@ -335,6 +423,9 @@ export class Heatmap {
   #cursor = null; // [row, col] read by keyboard
   #boxWidth; // the box's clientWidth when the ResizeObserver last saw it (0: hidden then, read again)
   #theme = null; // themeOf(root), read where style is fresh (null: read at the next draw)
+  #cells = null; // the cells' bitmap (cellBitmap), made at the first draw of a spec
+  #view = { sx: 0, sy: 0, w: 0, h: 0 }; // the part of the map the canvas shows (CSS pixels)
+  #scrolled = [0, 0]; // the box's scrollLeft and scrollTop, as its last scroll event left them
   #opts;
 
   constructor(container, opts = {}) {
@@ -369,7 +460,10 @@ export class Heatmap {
     this.ring = document.createElement('div');
     this.ring.className = 'hm-ring';
     this.ring.setAttribute('aria-hidden', 'true');
-    this.scroll.append(this.canvas, this.ring);
+    // Gives the scroll box the map's size when the canvas shows only part of it.
+    this.sizer = document.createElement('div');
+    this.sizer.className = 'hm-sizer';
+    this.scroll.append(this.canvas, this.sizer, this.ring);
     this.root.append(this.scroll, this.box, this.tip, this.readout, this.tableBox);
     container.append(this.root);
 
@@ -381,7 +475,12 @@ export class Heatmap {
     });
     this.canvas.addEventListener('keydown', (e) => this.#key(e));
     this.canvas.addEventListener('blur', () => { this.#cursor = null; this.#hide(); });
-    this.scroll.addEventListener('scroll', () => this.#hide());
+    // (Read here, not at each draw: reading scrollLeft lays the page out.)
+    this.scroll.addEventListener('scroll', () => {
+      this.#scrolled = [this.scroll.scrollLeft, this.scroll.scrollTop];
+      this.#hide();
+      this.#paint();
+    });
     // The tooltip is position: fixed (no scroll box clips it), so any scrolling hides it.
     this.onScroll = () => { if (!this.tip.hidden) this.#hide(); };
     window.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
@@ -406,6 +505,7 @@ export class Heatmap {
   /** Draws a new map. */
   set(spec) {
     this.#spec = spec;
+    this.#cells = null;
     this.canvas.setAttribute('aria-label', spec.ariaLabel ?? 'attention heatmap');
     if (this.#cursor && (this.#cursor[0] >= spec.values.length)) this.#cursor = null;
     this.#draw();
@@ -455,6 +555,13 @@ export class Heatmap {
       return tr.cells;
     };
     setText(t.caption, `${spec.ariaLabel ?? 'attention heatmap'} (values: ${spec.legendLabel ?? 'attention weight'})`);
+    if (rows * cols > TABLE_CELLS) {
+      // Thousands of cells would be most of a page's layout, and no way to read a map.
+      t.caption.append(`: ${rows} × ${cols} values; focus the map and read them with the arrow keys`);
+      t.tHead.replaceChildren();
+      t.tBodies[0].replaceChildren();
+      return;
+    }
     const head = fit(t.tHead.rows[0] ?? t.tHead.insertRow(), cols + 1, 'td', 'th', 'col');
     for (let c = 0; c < cols; c++) setText(head[c + 1], spec.colLabels?.[c] || `column ${c + 1}`); // (some maps label every other column)
     const body = t.tBodies[0];
@@ -479,39 +586,65 @@ export class Heatmap {
   #draw() {
     const spec = this.#spec;
     if (!spec) return;
-    const L = layout(spec, this.#width());
+    const boxWidth = this.#width();
+    const L = layout(spec, boxWidth);
     this.#layout = L;
+    // The canvas is the map, or (a long input) the part of it the scroll box shows.
+    const tall = !L.compact && L.height > TALL_MAP;
+    const h = tall ? tallBoxHeight() : L.height;
+    this.scroll.classList.toggle('hm-tall', tall);
+    this.scroll.style.height = tall ? `${h}px` : '';
+    const w = !L.compact && (tall || L.width > boxWidth) ? Math.min(L.width, this.scroll.clientWidth || boxWidth) : L.width;
+    Object.assign(this.sizer.style, { width: `${L.width}px`, height: `${L.height - h}px` });
     const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(L.width * dpr));
-    const h = Math.max(1, Math.round(L.height * dpr));
+    const wpx = Math.max(1, Math.round(w * dpr));
+    const hpx = Math.max(1, Math.round(h * dpr));
     // A canvas given a new size allocates a new bitmap: 20-100 ms in Chromium without a GPU on a
     // busy machine, and a map gains a row at every press of Next. So a map that outgrows its
     // bitmap (as wide, taller) gets one a quarter and four rows taller than it needs, kept while
-    // the map fits and is as wide; the negative margin crops it to the map.
+    // the map fits and is as wide; the negative margin crops it to the map. (A tall map's box
+    // scrolls down: its canvas is the box's height, nothing below it.)
     const c = this.canvas;
     const room = 4 * L.ch * dpr;
-    if (c.width !== w || c.height < h || c.height > 2 * (h + room)) {
-      c.height = c.width === w && c.height < h ? Math.ceil(1.25 * h + room) : h;
-      c.width = w;
-      c.style.width = `${L.width}px`;
+    if (c.width !== wpx || c.height < hpx || c.height > 2 * (hpx + room) || (tall && c.height !== hpx)) {
+      c.height = !tall && c.width === wpx && c.height < hpx ? Math.ceil(1.25 * hpx + room) : hpx;
+      c.width = wpx;
+      c.style.width = `${w}px`;
       c.style.height = `${c.height / dpr}px`;
     }
-    c.style.marginBottom = `${L.height - c.height / dpr}px`;
-    const ctx = c.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    draw(ctx, spec, L, this.#theme ??= themeOf(this.root));
-    // Where the cells are, for tests and tools: CSS pixels relative to the canvas.
-    this.canvas.dataset.grid = JSON.stringify({ x: L.x, y: L.y, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols });
+    c.style.marginBottom = `${h - c.height / dpr}px`;
+    this.#view = { ...this.#view, w, h };
     Object.assign(this.ring.style, { left: `${L.x - 5}px`, top: `${L.y - 5}px`, width: `${L.cw * L.cols + 10}px`, height: `${L.ch * L.rows + 10}px` });
+    this.#paint();
+  }
+
+  /** Draws the part of the map scrolled to (the whole map when it fits). */
+  #paint() {
+    const spec = this.#spec;
+    const L = this.#layout;
+    if (!spec || !L) return;
+    const { w, h } = this.#view;
+    const sx = clamp(this.#scrolled[0], 0, Math.max(0, L.width - w));
+    const sy = clamp(this.#scrolled[1], 0, Math.max(0, L.height - h));
+    const theme = this.#theme ??= themeOf(this.root);
+    this.#cells ??= cellBitmap(spec, L);
+    this.#view = { sx, sy, w, h };
+    const ctx = this.canvas.getContext('2d');
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw(ctx, spec, L, theme, { ...this.#view, cells: this.#cells });
+    // Where the cells are, for tests and tools: CSS pixels relative to the canvas, which shows
+    // the map scrolled by (sx, sy).
+    this.canvas.dataset.grid = JSON.stringify({ x: L.x - sx, y: L.y - sy, cw: L.cw, ch: L.ch, rows: L.rows, cols: L.cols, sx, sy });
     this.#hide();
     if (this.#cursor) this.#show(...this.#cursor);
   }
 
   #cellAt(x, y) {
     const L = this.#layout;
-    if (!L) return null;
-    const c = Math.floor((x - L.x) / L.cw);
-    const r = Math.floor((y - L.y) / L.ch);
+    if (!L || x < L.x || y < L.y) return null; // (the labels' strips, which stay in view)
+    const c = Math.floor((x + this.#view.sx - L.x) / L.cw);
+    const r = Math.floor((y + this.#view.sy - L.y) / L.ch);
     if (r < 0 || c < 0 || r >= L.rows || c >= L.cols) return null;
     return [r, c];
   }
@@ -547,9 +680,24 @@ export class Heatmap {
     const r = this.#cursor ? clamp(r0 + m[0], 0, L.rows - 1) : r0;
     const c = this.#cursor ? clamp(c0 + m[1], 0, Math.max(0, this.#spec.values[r].length - 1)) : c0;
     this.#cursor = [r, c];
+    this.#reveal(r, c);
     this.#show(r, c);
     const v = valueAt(this.#spec, r, c);
     this.readout.textContent = v === undefined ? '' : `${this.#what(r, c)}: ${v.toFixed(4)}`;
+  }
+
+  /** Scrolls the map's box so that cell (r, c) is in view, beside the labels kept in view. */
+  #reveal(r, c) {
+    const L = this.#layout;
+    const { sx, sy, w, h } = this.#view;
+    const x = c * L.cw;
+    const y = r * L.ch;
+    const left = clamp(sx, x + L.cw - (w - L.x), x);
+    const top = clamp(sy, y + L.ch - (h - L.y), y);
+    if (left === sx && top === sy) return;
+    this.scroll.scrollTo(left, top);
+    this.#scrolled = [left, top];
+    this.#paint(); // now, not at the scroll event: the cursor is drawn where the map is
   }
 
   /** What cell (r, c) is, in words ("ich → i", or the spec's own description). */
@@ -580,16 +728,16 @@ export class Heatmap {
     this.tip.dataset.col = c;
     this.tip.dataset.value = String(v);
     this.canvas.title = `${what}: ${v}`;
-    const x = this.canvas.offsetLeft - this.scroll.scrollLeft + L.x + c * L.cw;
-    const y = this.canvas.offsetTop + L.y + r * L.ch;
-    Object.assign(this.box.style, { left: `${x}px`, top: `${y}px`, width: `${L.cw}px`, height: `${L.ch}px` });
+    // The cell on the screen (the canvas shows the map from (sx, sy) on).
+    const rect = this.canvas.getBoundingClientRect();
+    const cx = rect.left + L.x + c * L.cw - this.#view.sx;
+    const cy = rect.top + L.y + r * L.ch - this.#view.sy;
+    const home = this.root.getBoundingClientRect();
+    Object.assign(this.box.style, { left: `${cx - home.left}px`, top: `${cy - home.top}px`, width: `${L.cw}px`, height: `${L.ch}px` });
     this.box.hidden = false;
     this.tip.hidden = false;
     // Beside the cell (right, else left), else under it; always inside the part of the window on
     // screen (the visual viewport: a phone zoomed in shows less than the layout viewport).
-    const rect = this.canvas.getBoundingClientRect();
-    const cx = rect.left + L.x + c * L.cw;
-    const cy = rect.top + L.y + r * L.ch;
     const tw = this.tip.offsetWidth;
     const th = this.tip.offsetHeight;
     const vv = window.visualViewport;

@@ -4,7 +4,7 @@
 import { PATTERN_RULES } from '../panels/analyses.js';
 import { FONT_FAMILY, Heatmap, heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
-import { patternSite } from '../model/sites.js';
+import { classifiedSite } from '../model/sites.js';
 import { piecesShown } from '../util/pieces.js';
 import { mapsData } from '../util/data-export.js';
 import { attentionSpec } from './views.js';
@@ -62,7 +62,7 @@ export class ModelView {
       this.#thumbs = { key, grid, maps };
     }
     const map = snap.attention(site.name, { show: piecesShown() });
-    const patterns = site === patternSite(snap.sites) ? snap.patterns : null;
+    const patterns = site === classifiedSite(snap.sites, snap.input) ? snap.patterns : null;
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
         const spec = attentionSpec(map, l, h);

@@ -25,14 +25,22 @@ export function largest(rows) {
 
 /**
  * The rows of one layer and head of an attention map. `map`: {rows: [{shape: [layers, heads,
- * keys], data}] (one tensor per query)} or {tensor: {shape: [layers, heads, queries, keys], data}}.
+ * keys], data}] (one tensor per query; a step that fed several positions at once, a prompt's
+ * first step, is [layers, heads, queries, keys] and gives a row per query)} or {tensor:
+ * {shape: [layers, heads, queries, keys], data}}.
  */
 export function headRows(map, layer, head) {
-  if (map.rows) return map.rows.map((t) => pick(t.data, t.shape[1], t.shape[2], layer, head));
-  const [, heads, queries, keys] = map.tensor.shape;
+  if (map.rows) {
+    return map.rows.flatMap((t) => (t.shape.length === 4 ? tensorRows(t, layer, head) : [pick(t.data, t.shape[1], t.shape[2], layer, head)]));
+  }
+  return tensorRows(map.tensor, layer, head);
+}
+
+function tensorRows(tensor, layer, head) {
+  const [, heads, queries, keys] = tensor.shape;
   const size = queries * keys;
   return Array.from({ length: queries }, (_, q) => {
-    const row = (h) => block(map.tensor.data, heads, size, layer, h).subarray(q * keys, (q + 1) * keys);
+    const row = (h) => block(tensor.data, heads, size, layer, h).subarray(q * keys, (q + 1) * keys);
     return head === 'mean' ? meanOfHeads(Array.from({ length: heads }, (_, h) => row(h))) : row(head);
   });
 }
@@ -60,14 +68,19 @@ export function attentionSpec(map, layer, head, vnorm = false) {
   };
 }
 
-/** The encoder rollout [src × src] as a heatmap spec (tokens as the page shows them: web/app/util/pieces.js). */
+/**
+ * The rollout [T × T] as a heatmap spec (tokens as the page shows them: web/app/util/pieces.js):
+ * through the encoder, over the source; or a prompt's (snap.input 'prompt'), over <s> and the prompt.
+ */
 export function rolloutSpec(snap) {
-  const source = snap.source.pieces.map(labelOf(snap));
+  const prompt = snap.input === 'prompt';
+  const source = (prompt ? [snap.bos, ...snap.source.pieces] : snap.source.pieces).map(labelOf(snap));
   const src = source.length;
   const values = Array.from({ length: src }, (_, q) => snap.rollout.subarray(q * src, (q + 1) * src));
+  const through = prompt ? 'the layers' : 'the encoder';
   return {
     values, rowLabels: source, colLabels: source, highlightRow: -1, legendLabel: 'rollout weight',
-    describe: (r, c) => `after the encoder, “${source[r]}” draws on input “${source[c]}”`,
-    ariaLabel: `Attention rollout through the encoder: ${src} output positions over ${src} input tokens`,
+    describe: (r, c) => `after ${through}, “${source[r]}” draws on input “${source[c]}”`,
+    ariaLabel: `Attention rollout through ${prompt ? 'the prompt\'s causal self-attention' : 'the encoder'}: ${src} output positions over ${src} input tokens`,
   };
 }

@@ -4,6 +4,16 @@
 import { siteNamed } from '../model/sites.js';
 import { currentPath, greedyAttention } from './worker-session.js';
 
+/**
+ * An update of a decoder-only session (worker-session.js update) with its prompt's rollout and head
+ * patterns: with the first step, sent again whenever that step is (null before it).
+ */
+export function withPromptAnalyses(s, answer) {
+  if (answer.keep !== 0 || s.model.info.input !== 'prompt') return answer;
+  if (!s.steps.length || !s.attention) return { ...answer, rollout: null, patterns: null };
+  return { ...answer, rollout: s.session.promptRollout().data, patterns: s.session.promptPatterns() };
+}
+
 /** The handlers, given the worker's model table (`getModel`) and session lookup (`live`). */
 export function analysisHandlers(getModel, live) {
   return {

@@ -7,7 +7,7 @@
 // hypothesis}), path (the selected hypothesis, or null), steps, vocab, source, state, fixed,
 // attention, logits, vectors (what the session captures)}.
 
-import { hasQueryKeyValues, mainSite, patternSite } from '../model/sites.js';
+import { hasQueryKeyValues, mainSite, patternSite, vectorsOffered } from '../model/sites.js';
 import { cutsWords } from '../util/pieces.js';
 
 export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -18,7 +18,7 @@ export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b
  */
 function entryOf(s, record) {
   const { session, model } = s;
-  const perStep = model.info.sites.filter((site) => site.perStep && hasQueryKeyValues(site));
+  const perStep = model.info.sites.filter((site) => site.perStep && vectorsOffered(site, model.info.input));
   return {
     step: record.step, forced: record.forced, forcedToken: record.forcedToken,
     expansions: record.expansions.map((x, e) => {
@@ -128,7 +128,7 @@ export function fixedParts(s) {
   }
   s.fixed = fixed;
   return {
-    sid: s.sid, url: s.url, options: s.options, source: s.source, bos: s.vocab[model.config.special_tokens.bos],
+    sid: s.sid, url: s.url, options: s.options, source: s.source, input: model.info.input, bos: s.vocab[model.config.special_tokens.bos],
     eos: s.vocab[model.config.special_tokens.eos], sites: model.info.sites, attention: fixed,
     subwords: cutsWords(model.info.tokenizer),
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),

@@ -60,7 +60,7 @@
 import { init, loadModel } from '../../attnscope.js';
 import { TRAINED_PREFIX, trainedLabel } from '../state/trained.js';
 import { currentPath, fixedParts, forward, goto, noteChosen, same, update } from './worker-session.js';
-import { analysisHandlers } from './worker-analyses.js';
+import { analysisHandlers, withPromptAnalyses } from './worker-analyses.js';
 import { encoderHandlers } from './worker-encoder.js';
 import { trainingHandlers } from './worker-training.js';
 
@@ -71,6 +71,9 @@ import { trainingHandlers } from './worker-training.js';
 // the bundler drops these handlers and the engine calls only they use, and the widget's
 // JavaScript stays under the 30 KB gzip of its first load. The page runs this source as it is.
 const PAGE = typeof __ATTNSCOPE_PAGE_WORKER__ === 'undefined' ? true : __ATTNSCOPE_PAGE_WORKER__;
+
+// What changed in a session (worker-session.js update); the page's also carry a prompt's analyses.
+const updated = PAGE ? (s, keep, tree) => withPromptAnalyses(s, update(s, keep, tree)) : update;
 
 const models = new Map(); // url -> {promise, listeners, download (an AbortController)}
 // A model file the reader opened in the page has no URL: it is kept as `file:NAME` (web/models.js
@@ -177,7 +180,8 @@ function describe(model) {
     name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
     // The page's model card (web/app/panels/model-card.js).
     ...(PAGE && { license: model.info.license, source: model.info.source, file: model.info.file, generation: model.info.generation }),
-    hasDecoder: model.info.hasDecoder, refusedInterventions: model.info.refusedInterventions,
+    hasDecoder: model.info.hasDecoder, hasEncoder: model.info.hasEncoder, input: model.info.input,
+    refusedInterventions: model.info.refusedInterventions,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
     // Small word-level vocabularies are shown to the user as the words the model knows.
     sourceWords: tokenizer.type === 'word' && srcVocabSize <= 200 ? model.vocab('source').filter((t) => !/^<.*>$/.test(t)) : null,
@@ -239,12 +243,12 @@ const handlers = {
       const ids = select.ids ?? (s.state.done ? s.state.nbest[select.nbest]?.ids : undefined);
       if (ids) selectPath(s, ids);
     }
-    return { fresh: true, ...fixedParts(s), ...update(s, 0, tree), info: describe(model) };
+    return { fresh: true, ...fixedParts(s), ...updated(s, 0, tree), info: describe(model) };
   },
 
   goto({ sid, step, tree }) {
     const s = live(sid);
-    return update(s, goto(s, step), tree);
+    return updated(s, goto(s, step), tree);
   },
 
   // The page's own requests (a widget moves by goto only): a step on or back, the beam tree, the
@@ -253,17 +257,17 @@ const handlers = {
   ...(PAGE ? {
     step({ sid, tree }) {
       const s = live(sid);
-      return update(s, goto(s, s.steps.length + 1), tree);
+      return updated(s, goto(s, s.steps.length + 1), tree);
     },
 
     back({ sid, tree }) {
       const s = live(sid);
-      return update(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
+      return updated(s, goto(s, Math.max(0, s.steps.length - 1)), tree);
     },
 
     tree({ sid }) {
       const s = live(sid);
-      return update(s, s.steps.length, true);
+      return updated(s, s.steps.length, true);
     },
 
     async outcome({ url, text, options = {} }, progress) {
@@ -292,12 +296,12 @@ const handlers = {
       s.script.set(step, { token: id, hypothesis });
       forward(s);
       keep = Math.min(keep, step);
-      return update(s, keep, tree);
+      return updated(s, keep, tree);
     },
 
     select({ sid, path, tree }) {
       const s = live(sid);
-      return update(s, selectPath(s, path), tree);
+      return updated(s, selectPath(s, path), tree);
     },
 
     async vocab({ url, side = 'target' }, progress) {
