@@ -33,12 +33,7 @@ Matrix DecoderLayer::step(const Matrix& y, const std::vector<DecoderLayerState*>
                                       edits.self_attn, position(state));
     }
     const Matrix out = self_attn.out_proj(heads);
-    if (probe.wants_vectors()) {
-      probe.record("self_q", q);
-      probe.record("self_k", k);
-      probe.record("self_v", v);
-      probe.record("self_attn_output", out);
-    }
+    probe.record_attention("self_", q, k, v, out);
     return out;
   }, {edits.self_attn.skip, no_norm});
 

@@ -7,12 +7,7 @@ Matrix EncoderLayer::forward(const Matrix& x, const Probe& probe, const LayerEdi
   Matrix h = residual(x, self_attn_norm, norm_position, [&](const Matrix& in) {
     const Matrix q = self_attn.q_proj(in), k = self_attn.k_proj(in), v = self_attn.v_proj(in);
     const Matrix out = self_attn.out_proj(self_attn.attend(q, k, v, probe.self_attn, edits.self_attn));
-    if (probe.wants_vectors()) {
-      probe.record("q", q);
-      probe.record("k", k);
-      probe.record("v", v);
-      probe.record("attn_output", out);
-    }
+    probe.record_attention("", q, k, v, out);
     return out;
   }, {edits.self_attn.skip, no_norm});
 

@@ -21,6 +21,14 @@ struct Probe {
   void record(const std::string& name, const Matrix& value) const {
     if (vectors) (*vectors)[prefix + name] = value;
   }
+  // An attention sub-layer's q, k, v and output under `site` ("self_", "" for an encoder's).
+  void record_attention(const std::string& site, const Matrix& q, const Matrix& k, const Matrix& v,
+                        const Matrix& out) const {
+    record(site + "q", q);
+    record(site + "k", k);
+    record(site + "v", v);
+    record(site + "attn_output", out);
+  }
 };
 
 }  // namespace attnscope

@@ -39,12 +39,7 @@ Matrix Layer::causal_self_attention(const Matrix& in, const std::vector<Feed>& f
     row += feed.rows;
   }
   const Matrix out = self_attn.out_proj(heads);
-  if (probe.wants_vectors()) {
-    probe.record("self_q", q);
-    probe.record("self_k", k);
-    probe.record("self_v", v);
-    probe.record("self_attn_output", out);
-  }
+  probe.record_attention("self_", q, k, v, out);
   return out;
 }
 
