@@ -72,14 +72,14 @@ function bytesRows(p, exact) {
 
 const BYTES_HEADER = ['attnscope\'s bytes during a load (computed from the config; all held at once)', 'MiB', '× the f16 file'];
 
-/** One engine's load to first token in words: its parts, its page faults, and the same again with its memory touched. */
+/** One engine's load to first token in words: its parts, its page faults, and a second load in the same process. */
 const loadSplit = (e) => `${e.runtimeMs === null ? '' : `runtime instantiation ${f(e.runtimeMs, 0)} ms, `}` +
   `model construction ${f(e.constructMs, 0)} ms, encoder + first step ${f(e.encoderAndFirstStepMs, 0)} ms, ` +
-  `${f(e.pageFaults / 1000, 0)} k page faults; again with its memory touched: construction ${f(e.again.constructMs, 0)} ms, ` +
+  `${f(e.pageFaults / 1000, 0)} k page faults; a second load in the same process: construction ${f(e.again.constructMs, 0)} ms, ` +
   `${f(e.again.pageFaults / 1000, 0)} k page faults`;
 
 const PAGE_FAULTS = 'A page fault is the first touch of a fresh page of memory: each byte an engine holds costs one on its first use, ' +
-  'expensive on virtual machines like this one (CONTRIBUTING.md: ~12 us a page, against 0.1-0.3 us on bare metal).';
+  'expensive on virtual machines such as the one measured (CONTRIBUTING.md: ~12 us a page, against 0.1-0.3 us on bare metal).';
 
 function profile(rs) {
   const p = rs.profile;
@@ -112,7 +112,7 @@ function profile(rs) {
     ]),
     '',
     `- *Load to first token*: attnscope exact: ${loadSplit(c.attnscope)}; int8: ${loadSplit(c.attnscopeInt8)}. ` +
-      `ORT fp32: ${loadSplit(c.ort)} (its runtime is instantiated by the first session); q8: ${loadSplit(c.ortQ8)}. ${PAGE_FAULTS}`,
+      `ORT fp32: ${loadSplit(c.ort)} (its runtime starts with the first model it loads); q8: ${loadSplit(c.ortQ8)}. ${PAGE_FAULTS}`,
     `- *Per token*: capturing every attention map costs ${pct(capture)} over capture off. A step streams ${mib(p.stepWeightsBytes)} MiB ` +
       `of f32 weights (${mib(p.stepWeightsInt8Bytes)} MiB in int8), ${pct(outputShare)} of it the output projection (vocabulary ${rs.config.vocab} × d ${rs.config.d}), ` +
       `which therefore takes about that share of a step.${stream}`,
@@ -237,7 +237,7 @@ function gpt2Profile(rs) {
     table(BYTES_HEADER, bytesRows(p, rs.cold.attnscope)),
     '',
     `- *Load to first token*: attnscope: ${loadSplit(rs.cold.attnscope)}. ORT fp32: ${loadSplit(rs.cold.ort)} ` +
-      `(its runtime is instantiated by the first session; "encoder + first step" is the prompt's graph). ${PAGE_FAULTS}`,
+      `(its runtime starts with the first model it loads; "encoder + first step" is the prompt's graph). ${PAGE_FAULTS}`,
     `- *First token*: the prompt read at once is a matrix-matrix product; ` + rs.contexts.map((x) => {
       const flops = promptFlops(rs.config, x.context);
       return `at ${x.context} tokens ${f(flops / 1e9, 1)} GFLOP, attnscope (capturing) at ${f(flops / (x.capture.firstTokenMs * 1e6))} GFLOP/s, ` +
