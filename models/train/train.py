@@ -242,6 +242,30 @@ def train_toy(args):
 
 # ------------------------------------------------------------------------------------ multi30k
 
+def cached_bpe(lines, cache_name, n_merges, log):
+    """-> (the "bpe" tokenizer spec, its vocabulary): merges trained on `lines` once, then read
+    from models/logs/<cache_name>.json (the run that ships a model commits its merges)."""
+    cache = ROOT / "models" / "logs" / f"{cache_name}.json"
+    if cache.exists():
+        merges = json.loads(cache.read_text())
+    else:
+        t0 = time.time()
+        merges = train_bpe(lines, n_merges)
+        cache.write_text(json.dumps(merges, ensure_ascii=False))
+        log(f"trained {len(merges)} BPE merges in {time.time() - t0:.0f}s")
+    return {"type": "bpe", "lowercase": False, "merges": merges}, build_bpe_vocab(lines, merges)
+
+
+def english_run(args):
+    """Seeds, the run's log (build/<name>.log) and Multi30k's English train and val: what the
+    one-stack models (mlm, lm) start from. -> (rng, log, train lines, val lines)"""
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    mdir = shared_data.folder(args.data, "multi30k/train.en.gz", "multi30k/val.en.gz") / "multi30k"
+    log = Log(args.name, append=args.resume, folder=ROOT / "build")
+    return rng, log, read_lines(mdir / "train.en.gz"), read_lines(mdir / "val.en.gz")
+
+
 def train_multi30k(args):
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
@@ -253,16 +277,8 @@ def train_multi30k(args):
     val = list(zip(read_lines(mdir / f"val.{args.src}.gz"), read_lines(mdir / f"val.{args.tgt}.gz")))
 
     # One joint BPE for both languages (cached: it does not depend on the direction).
-    bpe_cache = ROOT / "models" / "logs" / f"bpe-multi30k-{args.merges}.json"
-    if bpe_cache.exists():
-        merges = json.loads(bpe_cache.read_text())
-    else:
-        t0 = time.time()
-        merges = train_bpe([s for s, _ in train] + [t for _, t in train], args.merges)
-        bpe_cache.write_text(json.dumps(merges, ensure_ascii=False))
-        log(f"trained {len(merges)} BPE merges in {time.time() - t0:.0f}s")
-    spec = {"type": "bpe", "lowercase": False, "merges": merges}
-    vocab = build_bpe_vocab([s for s, _ in train] + [t for _, t in train], merges)
+    spec, vocab = cached_bpe([s for s, _ in train] + [t for _, t in train], f"bpe-multi30k-{args.merges}",
+                             args.merges, log)
     tok = Tokenizer(spec, vocab)
     if args.family == "rnn":
         args.shared_embeddings = True  # one joint BPE vocabulary: one embedding matrix
@@ -285,7 +301,7 @@ def train_multi30k(args):
         # Continue from a shipped model (f16 weights, fresh optimiser): how training carries
         # over to a machine where build/<name>.ckpt.pt does not exist.
         tensors, meta = safetensors_io.load(args.init_from)
-        if json.loads(meta["tokenizer"])["merges"] != merges:
+        if json.loads(meta["tokenizer"])["merges"] != spec["merges"]:
             raise SystemExit(f"{args.init_from} was trained with other BPE merges")
         model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
         log(f"initialised from {relative(args.init_from)}")
@@ -293,7 +309,7 @@ def train_multi30k(args):
         # The joint BPE is shared by both directions, so the reverse model's subword embeddings
         # (input and output, tied) are a head start; its layers are not (they read the other language).
         tensors, meta = safetensors_io.load(args.init_embeddings_from)
-        if json.loads(meta["tokenizer"])["merges"] != merges:
+        if json.loads(meta["tokenizer"])["merges"] != spec["merges"]:
             raise SystemExit(f"{args.init_embeddings_from} was trained with other BPE merges")
         embeddings = {k: v.to(torch.float32) for k, v in tensors.items() if "embed" in k}
         model.load_state_dict(embeddings, strict=False)
@@ -486,12 +502,8 @@ def train_mlm(args):
     """A small BERT: masked-LM on the English side of Multi30k train, masked-piece
     accuracy on val. Writes build/<name>.log and build/<name>.best.safetensors (F16, the best val
     accuracy); shipping is a deliberate copy to models/ with the log, as for the translators."""
-    torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
     name = args.name
-    mdir = shared_data.folder(args.data, "multi30k/train.en.gz", "multi30k/val.en.gz") / "multi30k"
-    log = Log(name, append=args.resume, folder=ROOT / "build")
-    train, val = read_lines(mdir / "train.en.gz"), read_lines(mdir / "val.en.gz")
+    rng, log, train, val = english_run(args)
     vocab = build_wordpiece_vocab(train, args.min_count)
     tok = WordPiece(WORDPIECE_SPEC, vocab)
     index = {p: i for i, p in enumerate(vocab)}
@@ -600,23 +612,10 @@ def train_lm(args):
     """A small GPT on the English side of Multi30k: each caption is "<s> pieces </s>", the loss is
     next-piece cross-entropy, the figure val perplexity per piece (</s> included, <s> not).
     Writes build/<name>.log and build/<name>.best.safetensors (F16, the best val loss)."""
-    torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
     name = args.name
-    mdir = shared_data.folder(args.data, "multi30k/train.en.gz", "multi30k/val.en.gz") / "multi30k"
-    log = Log(name, append=args.resume, folder=ROOT / "build")
-    train, val = read_lines(mdir / "train.en.gz"), read_lines(mdir / "val.en.gz")
+    rng, log, train, val = english_run(args)
     # An English-only BPE: a joint one would spend the vocabulary on German pieces never seen.
-    bpe_cache = ROOT / "models" / "logs" / f"bpe-multi30k-en-{args.merges}.json"
-    if bpe_cache.exists():
-        merges = json.loads(bpe_cache.read_text())
-    else:
-        t0 = time.time()
-        merges = train_bpe(train, args.merges)
-        bpe_cache.write_text(json.dumps(merges, ensure_ascii=False))
-        log(f"trained {len(merges)} English BPE merges in {time.time() - t0:.0f}s")
-    spec = {"type": "bpe", "lowercase": False, "merges": merges}
-    vocab = build_bpe_vocab(train, merges)
+    spec, vocab = cached_bpe(train, f"bpe-multi30k-en-{args.merges}", args.merges, log)
     tok = Tokenizer(spec, vocab)
 
     def encode(lines):
