@@ -12,16 +12,20 @@
 #include <string>
 
 #include "analysis/attention_maps.h"
+#include "analysis/attribution_session.h"
 #include "analysis/bert_study.h"
 #include "analysis/bleu_by_length.h"
 #include "analysis/encoding_analysis.h"
 #include "analysis/head_importance.h"
+#include "analysis/induction.h"
+#include "analysis/logit_lens.h"
 #include "analysis/session_analysis.h"
 #include "analysis/vectors.h"
 #include "decoding/options_json.h"
 #include "decoding/session.h"
 #include "families/bert/tasks.h"
 #include "train/options_json.h"
+#include "train/repeated_sequences.h"
 #include "train/trainer.h"
 
 namespace {
@@ -111,6 +115,37 @@ val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
   return out;
 }
 
+// One explained prediction (analysis/attribution_session.h): {step, token, tokenId, sourceTokens,
+// sourceScores, targetTokens, targetScores, f, sum, fBaseline?, completenessError?, agreement?}.
+val agreement(const AttentionAgreement& a) {
+  val out = val::object();
+  out.set("site", a.site);
+  out.set("layers", a.layers);
+  out.set("heads", a.heads);
+  out.set("tau", val::global("Float64Array").new_(emscripten::typed_memory_view(a.tau.size(), a.tau.data())));
+  return out;
+}
+
+val token_attribution(const TokenAttribution& a, const Vocabulary& source, const Vocabulary& target) {
+  val out = val::object();
+  out.set("step", a.step);
+  out.set("token", target.token(a.token));
+  out.set("tokenId", a.token);
+  if (a.contrast >= 0) out.set("contrast", target.token(a.contrast));
+  out.set("sourceTokens", tokens_of(source, a.tokens.source));
+  out.set("sourceScores", float32_copy(a.scores.source.data(), a.scores.source.size()));
+  out.set("targetTokens", tokens_of(target, a.tokens.target));
+  out.set("targetScores", float32_copy(a.scores.target.data(), a.scores.target.size()));
+  out.set("f", a.scores.f);
+  out.set("sum", a.scores.sum);
+  if (a.method == AttributionMethod::IntegratedGradients) {
+    out.set("fBaseline", a.scores.f_baseline);
+    out.set("completenessError", a.scores.completeness_error);
+  }
+  if (!a.agreement.tau.empty()) out.set("agreement", agreement(a.agreement));
+  return out;
+}
+
 // The five shares of one attention distribution (analysis/bert_study.h).
 val shares(const AttentionShares& s) {
   val out = val::object();
@@ -186,8 +221,11 @@ class ModelHandle {
     return guarded([&] {
       Model::LoadOptions options;
       options.int8 = int8;
-      const std::vector<std::uint8_t> bytes = bytes_of(array);
+      std::vector<std::uint8_t> bytes = bytes_of(array);
       model_ = Model::load_bytes(bytes.data(), bytes.size(), options);
+      // Kept (moved, never copied again) for attribution's gradient pass, built on its first use.
+      bytes_ = std::move(bytes);
+      pass_.reset();
       return val::undefined();
     });
   }
@@ -208,6 +246,8 @@ class ModelHandle {
       out.set("int8", m.int8);
       out.set("architecture", m.config.architecture);
       out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
+      // The decoder layers the logit lens reads out; 0: no lens (encoder-only, or no residual stream).
+      out.set("logitLensLayers", m.family->decoder() ? m.family->decoder()->lens_layers() : 0);
       // What the text a session starts from is: a source the encoder reads, a prompt the decoder
       // continues (its tokens open the decoder's own context: no encoder, no cross-attention), or
       // a text an encoder-only model encodes.
@@ -477,8 +517,68 @@ class ModelHandle {
     });
   }
 
+  // Induction heads (analysis/induction.h) on `probes` (texts whose second half repeats the first),
+  // the copying score over `symbols` (words of the vocabulary): {layers, heads, prefixMatching
+  // [layer][head], copying [layer][head], lossFirstHalf, lossRepeatedHalf, tokens (the first
+  // probe's context, <bos> first), attention {shape [layers, heads, T, T], data}}.
+  val induction_scores(const val& probes, const val& symbols) const {
+    return guarded([&] {
+      const Model& m = model();
+      auto ids_of = [&](const std::string& text, const std::string& what) {
+        const Encoded e = encode(*m.tgt_tokenizer, m.tgt_vocab, text, m.config.special.unk);
+        if (!e.unknown.empty()) throw InputError(what + ": '" + e.unknown[0] + "' is not in the model's vocabulary");
+        return e.ids;
+      };
+      std::vector<std::vector<int>> probe_ids;
+      const auto texts = emscripten::vecFromJSArray<std::string>(probes);
+      for (std::size_t i = 0; i < texts.size(); ++i) probe_ids.push_back(ids_of(texts[i], "induction probe " + std::to_string(i + 1)));
+      std::vector<int> tokens;
+      for (const std::string& symbol : emscripten::vecFromJSArray<std::string>(symbols)) {
+        const std::vector<int> ids = ids_of(symbol, "copying-score symbol");
+        if (ids.size() != 1) throw InputError("copying-score symbol '" + symbol + "' is not one token");
+        tokens.push_back(ids[0]);
+      }
+      const InductionScores r = attnscope::induction_scores(m, probe_ids, tokens);
+      val out = val::object();
+      out.set("layers", r.layers);
+      out.set("heads", r.heads);
+      out.set("prefixMatching", nested(r.prefix_matching));
+      out.set("copying", nested(r.copying));
+      out.set("lossFirstHalf", r.loss_first_half);
+      out.set("lossRepeatedHalf", r.loss_repeated_half);
+      out.set("tokens", tokens_of(m.tgt_vocab, r.context));
+      out.set("attention", tensor(r.attention));
+      return out;
+    });
+  }
+
+  // Encoder-only models: every [MASK] of `text` explained for its best piece (analysis/attribution_session.h).
+  val mask_attribution(const std::string& text, const std::string& method, int steps, const std::string& baseline,
+                       const std::string& contrast) const {
+    return guarded([&] {
+      const Model& m = model();
+      const auto all = fill_mask_attribution(m, text, pass(), attribution_options(method, steps, baseline, contrast, m.src_vocab));
+      val out = val::array();
+      for (std::size_t i = 0; i < all.size(); ++i) out.set(i, token_attribution(all[i], m.src_vocab, m.src_vocab));
+      return out;
+    });
+  }
+
+  // The model's gradient pass (train/differentiable.h), built from the file's bytes on first use.
+  train::Differentiable& pass() const {
+    if (!pass_) {
+      if (bytes_.empty()) throw InputError("attribution needs a model loaded from a file (this one was trained here)");
+      pass_ = train::differentiable_from_bytes(bytes_.data(), bytes_.size());
+    }
+    return *pass_;
+  }
+
   // A model the engine already loaded (the trainer's weights after an epoch).
-  void adopt(std::shared_ptr<const Model> model) { model_ = std::move(model); }
+  void adopt(std::shared_ptr<const Model> model) {
+    model_ = std::move(model);
+    bytes_.clear();
+    pass_.reset();
+  }
 
   const std::shared_ptr<const Model>& shared() const { return model_; }
   const Model& model() const {
@@ -490,6 +590,8 @@ class ModelHandle {
 
  private:
   std::shared_ptr<const Model> model_;
+  std::vector<std::uint8_t> bytes_;  // the model file, for pass()
+  mutable std::unique_ptr<train::Differentiable> pass_;
 };
 
 class SessionHandle {
@@ -618,6 +720,47 @@ class SessionHandle {
     return guarded([&] { return to_array(attnscope::encoder_patterns(session())); });
   }
 
+  // {layers, steps: [{id, token, layers: [{top: [{id, piece, p}], chosen: {p, rank}}]}]} along
+  // `ids` (the tokens of a path, one per step), or the leading hypothesis when `ids` is null.
+  val logit_lens(int top_k, const val& ids) const {
+    return guarded([&] {
+      const LogitLens lens = ids.isNull() || ids.isUndefined()
+                                 ? attnscope::logit_lens(session(), top_k)
+                                 : attnscope::logit_lens(session(), top_k, emscripten::vecFromJSArray<int>(ids));
+      val steps = val::array();
+      for (std::size_t s = 0; s < lens.steps.size(); ++s) {
+        val layers = val::array();
+        for (std::size_t l = 0; l < lens.steps[s].layers.size(); ++l) {
+          const LensLayer& layer = lens.steps[s].layers[l];
+          val top = val::array();
+          for (std::size_t k = 0; k < layer.top.size(); ++k) {
+            val t = val::object();
+            t.set("id", layer.top[k].id);
+            t.set("piece", layer.top[k].piece);
+            t.set("p", layer.top[k].prob);
+            top.set(k, t);
+          }
+          val chosen = val::object();
+          chosen.set("p", layer.chosen_prob);
+          chosen.set("rank", layer.chosen_rank);
+          val x = val::object();
+          x.set("top", top);
+          x.set("chosen", chosen);
+          layers.set(l, x);
+        }
+        val step = val::object();
+        step.set("id", lens.steps[s].token);
+        step.set("token", lens.steps[s].piece);
+        step.set("layers", layers);
+        steps.set(s, step);
+      }
+      val out = val::object();
+      out.set("layers", lens.layers);
+      out.set("steps", steps);
+      return out;
+    });
+  }
+
   // A decoder-only session's prompt, as its first step read it: the causal self-attention over
   // <bos> and the prompt, [layers, heads, 1 + P, 1 + P], through the analyses an encoder's
   // self-attention gets (analysis/attention_maps.h): the rollout, and each head's pattern class.
@@ -633,6 +776,35 @@ class SessionHandle {
       for (int i = 0; i < a.shape[0] * heads; ++i)
         out.push_back(attention_pattern(Eigen::Map<const Matrix>(a.data.data() + static_cast<std::size_t>(i) * T * T, T, T)));
       return to_array(out);
+    });
+  }
+
+  // What drove the prediction of `step` for hypothesis `hypothesis` (`token` −1: the chosen one).
+  val attribution(const ModelHandle& model, int step, int hypothesis, int token, const std::string& method, int steps,
+                  const std::string& baseline, const std::string& contrast) const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      const AttributionOptions options = attribution_options(method, steps, baseline, contrast, s.model().tgt_vocab);
+      return token_attribution(session_attribution(s, model.pass(), step, hypothesis, options, token),
+                               s.model().src_vocab, s.model().tgt_vocab);
+    });
+  }
+
+  // Every step of the path to hypothesis `hypothesis` of step `last` (−1: the last) explained, and τ
+  // per head averaged over them: {steps, meanAgreement?}.
+  val sentence_attribution(const ModelHandle& model, int last, int hypothesis, const std::string& method, int steps,
+                           const std::string& baseline, const std::string& contrast) const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      const AttributionOptions options = attribution_options(method, steps, baseline, contrast, s.model().tgt_vocab);
+      const SentenceAttribution all = attnscope::sentence_attribution(s, model.pass(), options, last, hypothesis);
+      val list = val::array();
+      for (std::size_t i = 0; i < all.steps.size(); ++i)
+        list.set(i, token_attribution(all.steps[i], s.model().src_vocab, s.model().tgt_vocab));
+      val out = val::object();
+      out.set("steps", list);
+      if (!all.mean.tau.empty()) out.set("meanAgreement", agreement(all.mean));
+      return out;
     });
   }
 
@@ -754,6 +926,32 @@ val parse_pairs(const std::string& csv, int max_pairs) {
   });
 }
 
+// The induction-heads corpus (train/repeated_sequences.h): {halfLength, minHalfLength, maxPrefix,
+// symbols, sequences, seed, probes} -> {symbols: words, pairs: [[prefix and first half, first
+// half]] (a language model learns <bos> source target </s>), probes: texts}.
+val repeated_sequences(int half_length, int min_half_length, int max_prefix, int symbols, int sequences, double seed,
+                       int probes) {
+  return guarded([&] {
+    if (!(seed >= 0 && seed <= 9007199254740991.0 && seed == static_cast<double>(static_cast<std::uint64_t>(seed))))
+      throw InputError("repeated sequences: the seed must be an integer in [0, 2^53)");
+    train::RepeatedSequencesOptions options;
+    options.half_length = half_length;
+    options.min_half_length = min_half_length;
+    options.max_prefix = max_prefix;
+    options.symbols = symbols;
+    options.sequences = sequences;
+    options.seed = static_cast<std::uint64_t>(seed);
+    const train::RepeatedSequences r = train::repeated_sequences(options, probes);
+    val out = val::object();
+    out.set("symbols", to_array(r.symbols));
+    val pairs = val::array();
+    for (std::size_t i = 0; i < r.pairs.size(); ++i) pairs.set(i, to_array(std::vector<std::string>{r.pairs[i].source, r.pairs[i].target}));
+    out.set("pairs", pairs);
+    out.set("probes", to_array(r.probes));
+    return out;
+  });
+}
+
 // Training on sentence pairs, one epoch per call (src/train/trainer.h).
 class TrainerHandle {
  public:
@@ -762,7 +960,8 @@ class TrainerHandle {
     return guarded([&] {
       const train::TrainSetup setup = train::train_setup_from_json(options);
       auto pairs = pairs_of(sources, targets);
-      start(train::fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.options.seed),
+      start(train::fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.decoder_only,
+                                   setup.options.seed),
             std::move(pairs), setup);
       return val::undefined();
     });
@@ -781,7 +980,8 @@ class TrainerHandle {
     });
   }
 
-  // One epoch: {epoch, loss, exact, total, seconds}; `into` receives the weights after it.
+  // One epoch: {epoch, loss, exact, total, seconds, updates (optimiser steps so far)}; `into`
+  // receives the weights after it.
   val epoch(ModelHandle& into) {
     return guarded([&] {
       const train::EpochReport r = trainer().epoch();
@@ -792,12 +992,22 @@ class TrainerHandle {
       out.set("exact", r.exact);
       out.set("total", r.total);
       out.set("seconds", r.seconds);
+      out.set("updates", trainer().updates_done());
       return out;
     });
   }
 
   val epochs_done() const {
     return guarded([&] { return val(trainer().epochs_done()); });
+  }
+
+  // The pairs the next epochs train on (a corpus drawn afresh each epoch); the model and the
+  // optimiser carry on.
+  val set_pairs(const val& sources, const val& targets) {
+    return guarded([&] {
+      trainer().set_pairs(pairs_of(sources, targets));
+      return val::undefined();
+    });
   }
 
   // The current weights as a .safetensors file (a Uint8Array copy).
@@ -862,6 +1072,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("tokenize", &ModelHandle::tokenize)
       .function("encodeText", &ModelHandle::encode_text)
       .function("fillMask", &ModelHandle::fill_mask)
+      .function("maskAttribution", &ModelHandle::mask_attribution)
       .function("headStudy", &ModelHandle::head_study)
       .function("headAblation", &ModelHandle::head_ablation)
       .function("textAnalysis", &ModelHandle::text_analysis)
@@ -871,8 +1082,10 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("bleuByLength", &ModelHandle::bleu_by_length)
       .function("embeddingPca", &ModelHandle::embedding_pca)
       .function("positionalEncoding", &ModelHandle::positional_encoding)
-      .function("embeddingCosine", &ModelHandle::embedding_cosine);
+      .function("embeddingCosine", &ModelHandle::embedding_cosine)
+      .function("inductionScores", &ModelHandle::induction_scores);
   emscripten::function("parsePairs", &parse_pairs);
+  emscripten::function("repeatedSequences", &repeated_sequences);
   emscripten::function("bleuByLength", &bleu_by_length_of);
   class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
@@ -880,6 +1093,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("resume", &TrainerHandle::resume)
       .function("epoch", &TrainerHandle::epoch)
       .function("epochsDone", &TrainerHandle::epochs_done)
+      .function("setPairs", &TrainerHandle::set_pairs)
       .function("exportBytes", &TrainerHandle::export_bytes);
   class_<SessionHandle>("SessionHandle")
       .constructor<>()
@@ -900,5 +1114,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("encoderPatterns", &SessionHandle::encoder_patterns)
       .function("promptRollout", &SessionHandle::prompt_rollout)
       .function("promptPatterns", &SessionHandle::prompt_patterns)
+      .function("logitLens", &SessionHandle::logit_lens)
+      .function("attribution", &SessionHandle::attribution)
+      .function("sentenceAttribution", &SessionHandle::sentence_attribution)
       .function("detokenize", &SessionHandle::detokenize);
 }

@@ -1,6 +1,7 @@
 # ctest cli_train_toy: `attnscope-cli train` on the toy CSV, then `translate --input` of every
 # source with the written model must give every target (36/36). EXTRA: more train options (a
-# ;-list, e.g. the RNN family's).
+# ;-list, e.g. the RNN family's). DECODE: the command that decodes (translate, or generate for a
+# decoder-only model: its continuation of each source).
 execute_process(COMMAND ${CLI} train --pairs ${PAIRS} --epochs 200 --seed 1 --out ${OUT} ${EXTRA}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE err)
 message("${log}${err}")
@@ -17,10 +18,13 @@ foreach(line IN LISTS lines)
   endif()
 endforeach()
 file(WRITE ${OUT}.sources "${sources}")
-execute_process(COMMAND ${CLI} translate --model ${OUT} --input ${OUT}.sources
+if(NOT DECODE)
+  set(DECODE translate)
+endif()
+execute_process(COMMAND ${CLI} ${DECODE} --model ${OUT} --input ${OUT}.sources
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "attnscope-cli translate failed with ${rc}: ${err}")
+  message(FATAL_ERROR "attnscope-cli ${DECODE} failed with ${rc}: ${err}")
 endif()
 string(REGEX REPLACE "\n$" "" out "${out}")
 string(REPLACE "\n" ";" got "${out}")
@@ -39,7 +43,7 @@ foreach(i RANGE 35)
     message("differs: '${have}' != '${want}'")
   endif()
 endforeach()
-message("cli train: ${exact}/36 exact with attnscope-cli translate")
+message("cli train: ${exact}/36 exact with attnscope-cli ${DECODE}")
 if(NOT exact EQUAL 36)
   message(FATAL_ERROR "only ${exact}/36 translations are exact")
 endif()

@@ -26,7 +26,7 @@ ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
 python3 -m unittest discover -s tests/python -v
 
-echo "== PyTorch reference self-checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, check_hf_bert.py and check_hf_marian.py, models/goldens/make_hf_goldens.py and make_decoder_only_goldens.py --check, models/train/check_training_state.py)"
+echo "== PyTorch reference self-checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, check_hf_bert.py and check_hf_marian.py, models/goldens/make_hf_goldens.py, make_decoder_only_goldens.py, make_logit_lens_goldens.py and make_attribution_goldens.py --check, models/train/check_training_state.py)"
 # The goldens' own checks: the reference against an independent forward pass, and the search
 # goldens against a second reading of the spec. They need PyTorch in /usr/bin/python3 (Debian
 # python3-torch, which ensure_deps.sh installs as root); where it cannot be had they are skipped, loudly.
@@ -41,9 +41,11 @@ if [ -x "$torch_python" ] && "$torch_python" -c 'import torch' 2>/dev/null; then
   "$torch_python" models/convert/check_hf_marian.py  # about 2 CPU-seconds
   "$torch_python" models/goldens/make_hf_goldens.py --check  # about 11 CPU-seconds
   "$torch_python" models/goldens/make_decoder_only_goldens.py --check  # about 2 CPU-seconds
+  "$torch_python" models/goldens/make_logit_lens_goldens.py --check  # about 2 CPU-seconds
+  "$torch_python" models/goldens/make_attribution_goldens.py --check  # about 4 CPU-seconds
   "$torch_python" models/train/check_training_state.py
 else
-  reference_skipped="the PyTorch reference checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, check_hf_bert.py, check_hf_marian.py and check_hf_gpt2.py, models/goldens/make_hf_goldens.py and make_decoder_only_goldens.py --check, models/train/check_training_state.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
+  reference_skipped="the PyTorch reference checks (models/reference/check_reference.py and check_search.py, models/goldens/make_intervention_goldens.py --check, models/convert/check_bert_converter.py, check_hf_bert.py, check_hf_marian.py and check_hf_gpt2.py, models/goldens/make_hf_goldens.py, make_decoder_only_goldens.py, make_logit_lens_goldens.py and make_attribution_goldens.py --check, models/train/check_training_state.py) were SKIPPED: $torch_python cannot import torch (apt-get install python3-torch)"
   echo "!! $reference_skipped"
 fi
 

@@ -35,6 +35,25 @@ export function bleuByLength(sources: string[], translations: string[], referenc
 
 export interface Progress { loaded: number; total: number; url?: string }
 
+/** The induction-heads corpus (Olsson et al. 2022): symbol words, each sequence as [prefix and half, half], the probes as texts. */
+export interface RepeatedSequences { symbols: string[]; pairs: [string, string][]; probes: string[] }
+/** Made by the engine from a seed: each sequence is halfLength symbols, then the same again. */
+export function repeatedSequences(options?: {
+  halfLength?: number; minHalfLength?: number; maxPrefix?: number; symbols?: number; sequences?: number; seed?: number; probes?: number;
+}): Promise<RepeatedSequences>;
+/** Model#inductionScores: per layer and head, and the two halves' losses (nats per token). */
+export interface InductionScores {
+  layers: number; heads: number;
+  /** [layer][head]: mean attention from a repeated token to the token after its earlier occurrence. */
+  prefixMatching: number[][];
+  /** [layer][head]: Σ Re λ / Σ |λ| of the head's OV circuit over the symbols, in [-1, 1]. */
+  copying: number[][];
+  lossFirstHalf: number; lossRepeatedHalf: number;
+  /** The first probe's context, <bos> first, and its attention [layers, heads, T, T]. */
+  tokens: string[];
+  attention: AttentionTensor;
+}
+
 /**
  * Loads a model: a URL (fetched; a path in Node), a Response, or the file's bytes (an
  * ArrayBuffer or Uint8Array, e.g. `await file.arrayBuffer()` of a picked File). Before any byte
@@ -93,6 +112,8 @@ export interface ModelInfo {
   hasDecoder: boolean;
   /** false for a decoder-only model (GPT): no encoder, no cross-attention, no source encoding. */
   hasEncoder: boolean;
+  /** The decoder layers session.logitLens() reads out; 0 where the model has no lens (an RNN, an encoder-only model). */
+  logitLensLayers: number;
   /**
    * What translate() starts from: 'source' (an encoder-decoder translates it), 'prompt' (a
    * decoder-only model continues it: <bos> and the prompt open its own context, one attention
@@ -277,7 +298,11 @@ export class Model {
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };
   embeddingPca(side?: 'source' | 'target'): AttentionTensor;
   positionalEncoding(): AttentionTensor;
+  /** Language models: induction heads on probes whose second half repeats the first. */
+  inductionScores(probes: string[], symbols: string[]): InductionScores;
   embeddingCosine(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>): AttentionTensor;
+  /** Encoder-only models: what drove the best piece of every [MASK] of `text`, left to right (`step`: the [MASK]'s position). */
+  maskAttribution(text: string, options?: AttributionOptions): TokenAttribution[];
   headImportance(pairs: [string, string][], options?: {
     onProgress?: (done: number, total: number) => void; bleu?: boolean;
     /** Only the heads [first, first + count) of the sweep's order (count -1: to the last). */
@@ -370,9 +395,71 @@ export class Session {
   promptRollout(): AttentionTensor;
   /** Decoder-only models, after the first step: the pattern class of every head on the prompt's map, [layer * heads + head]. */
   promptPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
+  /** The logit lens along the leading hypothesis: per step and decoder layer, the top-k tokens and the chosen token's probability and rank. Throws for a model without a lens. */
+  logitLens(k?: number, select?: { ids?: ArrayLike<number> }): LogitLens;
+  /** What drove the prediction of `step` (by default the token chosen there), per input token, with τ per head against the attention. */
+  attribution(step: number, options?: AttributionOptions & { hypothesis?: number; token?: number }): TokenAttribution;
+  /** attribution() of every step of the path to `hypothesis` at step `last` (default: the last step's first), and τ per head averaged over them. */
+  sentenceAttribution(options?: AttributionOptions & { last?: number; hypothesis?: number }): { steps: TokenAttribution[]; meanAgreement?: AttentionAgreement };
   detokenize(ids: ArrayLike<number>): string;
   dispose(): void;
   [Symbol.dispose](): void;
+}
+
+/** How session.attribution() scores the input (src/analysis/attribution.h). */
+export interface AttributionOptions {
+  /** Gradient × input (default), integrated gradients (Sundararajan et al. 2017) or leave-one-out erasure. */
+  method?: 'gradient-input' | 'integrated-gradients' | 'erasure';
+  /** Integrated gradients: points of the midpoint rule, 1 to 4096 (default 32). */
+  steps?: number;
+  /** Integrated gradients: start from zero embeddings or from every token's <pad> embedding. */
+  baseline?: 'zero' | 'pad';
+  /** Explain log p(token) − log p(contrast) instead (Yin & Neubig 2022): a token's text or id. */
+  contrast?: string | number;
+}
+
+/** Kendall's τ-b between each head's attention row and |attribution| over the same tokens. */
+export interface AttentionAgreement {
+  /** The attention site compared: cross-attention (translation), the self-attention (decoder-only, encoder-only). */
+  site: string;
+  layers: number;
+  heads: number;
+  /** [layer * heads + head]; NaN where τ is undefined (a constant row). */
+  tau: Float64Array;
+}
+
+/** One explained prediction: a score per input token. */
+export interface TokenAttribution {
+  step: number;
+  token: string;
+  tokenId: number;
+  contrast?: string;
+  sourceTokens: string[];
+  sourceScores: Float32Array;
+  /** <bos> first, then the prefix (decoder-only: the prompt and the prefix). */
+  targetTokens: string[];
+  targetScores: Float32Array;
+  /** The score explained: log p(token), or log p(token) − log p(contrast). */
+  f: number;
+  sum: number;
+  /** Integrated gradients: the score at the baseline, and |sum − (f − fBaseline)|. */
+  fBaseline?: number;
+  completenessError?: number;
+  agreement?: AttentionAgreement;
+}
+
+/** One decoder layer's reading at one step of session.logitLens(k). */
+export interface LogitLensLayer {
+  /** The k most probable tokens of this layer's readout, most probable first. */
+  top: { id: number; piece: string; p: number }[];
+  /** The probability of the token chosen at this step, and its rank (1: the most probable). */
+  chosen: { p: number; rank: number };
+}
+
+/** session.logitLens(k): per step taken (id and piece of the token chosen there), per decoder layer, first to last. */
+export interface LogitLens {
+  layers: number;
+  steps: { id: number; token: string; layers: LogitLensLayer[] }[];
 }
 
 /** Sizes a model trained in the page may have (inclusive ranges); the CLI has no such limits. */
@@ -394,7 +481,7 @@ export interface TrainOptions {
   family?: 'transformer' | 'rnn';
   cell?: 'gru' | 'lstm';                        // RNN, default 'gru'
   attention?: 'bahdanau' | 'luong' | 'none';    // RNN, default 'bahdanau'
-  score?: 'additive' | 'dot' | 'scaled_dot' | 'general' | 'cosine';  // RNN, default 'additive'
+  score?: 'additive' | 'dot' | 'scaled_dot' | 'general' | 'cosine' | 'location';  // RNN, default 'additive'
   dEmbed?: number;         // RNN, default 32
   dHidden?: number;        // RNN, default 64
   dEncoder?: number;       // RNN, per direction; default 0: dHidden / directions
@@ -424,6 +511,8 @@ export interface EpochReport {
   total: number;
   /** Time of the training pass (without the exact count). */
   seconds: number;
+  /** Optimiser steps so far. */
+  updates: number;
   /** The weights after the epoch (the trainer owns it: disposed when the next epoch ends). */
   model: Model;
 }
@@ -442,6 +531,8 @@ export class Trainer {
   train(options?: { epochs?: number; onEpoch?: (report: EpochReport) => void | Promise<void>; signal?: AbortSignal }):
     Promise<{ epochs: number; stopped: boolean; last: EpochReport | null }>;
   stop(): void;
+  /** The pairs the next epochs train on (a corpus drawn afresh each epoch); the model and optimiser carry on. */
+  setPairs(pairs: string | string[] | [string, string][]): void;
   /** The current weights as a .safetensors file. */
   exportBytes(): Uint8Array;
   dispose(): void;

@@ -56,6 +56,22 @@ function json(options, what) {
   }
 }
 
+// Attribution options ({method, steps, baseline, contrast}) as the engine's arguments; `contrast`
+// is a token of `side` (its text, or its id).
+function attributionArgs(model, side, { method = 'gradient-input', steps = 32, baseline = 'zero', contrast } = {}) {
+  for (const [name, value] of [['method', method], ['baseline', baseline]])
+    if (typeof value !== 'string') throw new AttnscopeError(`attribution ${name} must be a string, got ${String(value)}`);
+  let token = '';
+  if (typeof contrast === 'number') {
+    token = model.vocab(side)[int(contrast, 'contrast token id')];
+    if (token === undefined) throw new AttnscopeError(`contrast token id ${contrast} is outside the vocabulary`);
+  } else if (contrast != null) {
+    if (typeof contrast !== 'string' || contrast === '') throw new AttnscopeError(`contrast must be a token or a token id, got ${String(contrast)}`);
+    token = contrast;
+  }
+  return [method, int(steps, 'steps'), baseline, token];
+}
+
 function check(result) {
   if (result !== null && typeof result === 'object' && typeof result.error === 'string') {
     throw new AttnscopeError(result.error);
@@ -120,6 +136,21 @@ export async function bleuByLength(sources, translations, references, { bins } =
   const runtime = await init();
   return check(runtime.bleuByLength(texts(sources, 'sources'), texts(translations, 'translations'),
     texts(references, 'references'), lengthEdges(bins)));
+}
+
+/**
+ * The induction-heads corpus (Olsson et al. 2022), made by the engine from a seed
+ * (src/train/repeated_sequences.h): `sequences` sequences of minHalfLength to halfLength
+ * (minHalfLength 0: halfLength) symbols drawn uniformly from `symbols` symbols ("s0", "s1", ...)
+ * and then the same again, after up to `maxPrefix` unrepeated ones, as pairs [prefix and half,
+ * half] (a decoder-only trainer learns <bos> source target </s>), and `probes` fixed probe texts (each
+ * half's symbols distinct, then repeated) for Model#inductionScores. -> {symbols, pairs, probes}.
+ */
+export async function repeatedSequences({ halfLength = 10, minHalfLength = 0, maxPrefix = 0, symbols = 16, sequences = 256, seed = 1, probes = 4 } = {}) {
+  const runtime = await init();
+  if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new AttnscopeError(`seed must be a non-negative integer, got ${String(seed)}`);
+  return check(runtime.repeatedSequences(int(halfLength, 'halfLength'), int(minHalfLength, 'minHalfLength'), int(maxPrefix, 'maxPrefix'), int(symbols, 'symbols'),
+    int(sequences, 'sequences'), seed, int(probes, 'probes')));
 }
 
 /** Bytes currently allocated on the engine's heap (for leak checks). */
@@ -301,6 +332,8 @@ export class Model {
       // decoder-only model continues it: the prompt opens its own context), 'text' (encoder-only:
       // encode() / fillMask() read it).
       input: info.input,
+      // The decoder layers session.logitLens() reads out; 0 where the model has no lens (an RNN, an encoder-only model).
+      logitLensLayers: info.logitLensLayers,
       // The model's attention sites, from its family's table: everything that shows attention
       // iterates over this list rather than naming sites.
       sites: Object.freeze(info.sites.map((site) => Object.freeze(site))),
@@ -459,6 +492,28 @@ export class Model {
 
   /** The positional encodings the encoder adds: {shape: [max_positions, d_model], data}. */
   positionalEncoding() { return check(this.#live().positionalEncoding()); }
+
+  /**
+   * Induction heads (Olsson et al. 2022) of a language model (src/analysis/induction.h), on
+   * `probes` (texts whose second half repeats the first, e.g. repeatedSequences().probes):
+   * {layers, heads, prefixMatching [layer][head] (the mean attention from a repeated token to
+   * the token after its earlier occurrence), copying [layer][head] (Σ Re λ / Σ |λ| of the head's
+   * OV circuit over `symbols`, in [-1, 1]), lossFirstHalf, lossRepeatedHalf (nats per token),
+   * tokens (the first probe's context, <bos> first), attention {shape [layers, heads, T, T], data}
+   * (the first probe's)}.
+   */
+  inductionScores(probes, symbols) {
+    return check(this.#live().inductionScores(texts(probes, 'probes'), texts(symbols, 'symbols')));
+  }
+
+  /**
+   * Encoder-only models: what drove the best piece of every [MASK] of `text` (see
+   * Session#attribution for the options and the result), one result per [MASK], left to right;
+   * `step` is the [MASK]'s position and the scores cover the input (sourceTokens).
+   */
+  maskAttribution(input, options = {}) {
+    return check(this.#live().maskAttribution(text(input), ...attributionArgs(this, 'source', options)));
+  }
 
   /** cos(source embedding, target embedding) for token ids: {shape: [srcIds.length, tgtIds.length], data}. */
   embeddingCosine(srcIds, tgtIds) {
@@ -682,6 +737,47 @@ export class Session {
   promptRollout() { return check(this.#live().promptRollout()); }
   promptPatterns() { return check(this.#live().promptPatterns()); }
 
+  /**
+   * The logit lens (nostalgebraist 2020) along the leading hypothesis: per step taken and per
+   * decoder layer, what the readout (final norm, output projection) makes of that layer's
+   * residual stream: the top-k tokens and the probability and rank (1: the most probable) of the
+   * token chosen at that step. The last layer is the step's own prediction. Throws for a model
+   * without a lens (model.info.logitLensLayers is 0). ids: the path to read instead (target ids,
+   * one per step taken so far, e.g. a hypothesis' prefix).
+   * -> {layers, steps: [{id, token, layers: [{top: [{id, piece, p}], chosen: {p, rank}}]}]}
+   */
+  logitLens(k = 5, { ids } = {}) {
+    return check(this.#live().logitLens(int(k, 'k'), ids == null ? null : ints(ids, 'token id')));
+  }
+
+  /**
+   * What drove the prediction of `step` for the hypothesis extended there as `hypothesis` (by
+   * default the token the session chose there; `token`: another id), from the model's gradients
+   * (src/analysis/attribution.h). method: 'gradient-input' (default), 'integrated-gradients'
+   * (`steps` points of the midpoint rule, default 32; `baseline` 'zero' or 'pad') or 'erasure';
+   * `contrast`: a token (text or id) to explain log p(token) − log p(contrast) instead.
+   * -> {step, token, tokenId, contrast?, sourceTokens, sourceScores (Float32Array), targetTokens
+   * (<bos> first), targetScores, f, sum, fBaseline? and completenessError? (integrated gradients),
+   * agreement?: {site, layers, heads, tau (Float64Array [layer * heads + head], NaN where
+   * undefined)}: Kendall's τ-b between each head's attention row and |score| (translation: the
+   * cross-attention over the source; decoder-only: the self-attention over the context)}.
+   * The model's file is read again into a gradient pass on the first call.
+   */
+  attribution(step, { hypothesis = 0, token, ...options } = {}) {
+    return check(this.#live().attribution(handleOf(this.#model, 'model'), int(step, 'step'), int(hypothesis, 'hypothesis'),
+      token == null ? -1 : int(token, 'token'), ...attributionArgs(this.#model, 'target', options)));
+  }
+
+  /**
+   * attribution() of every step of the path to the hypothesis extended as `hypothesis` at step
+   * `last` (default: the session's last step, hypothesis 0: greedy, the sentence so far), and τ per
+   * head averaged over those steps: {steps: [...], meanAgreement?: {site, layers, heads, tau}}.
+   */
+  sentenceAttribution({ last = -1, hypothesis = 0, ...options } = {}) {
+    return check(this.#live().sentenceAttribution(handleOf(this.#model, 'model'), int(last, 'last'), int(hypothesis, 'hypothesis'),
+      ...attributionArgs(this.#model, 'target', options)));
+  }
+
   /** Every candidate the search looked at: [{id, parent, step, tokenId, token, logProb, score, status}]. */
   beamTree() { return check(this.#live().tree()); }
 
@@ -706,7 +802,7 @@ export const TRAIN_LIMITS = Object.freeze({
   layers: Object.freeze([1, 4]),
   heads: Object.freeze([1, 8]),
   dModel: Object.freeze([4, 256]),
-  dFf: Object.freeze([4, 1024]),
+  dFf: Object.freeze([0, 1024]),      // 0: a transformer's 2·dModel; a decoder-only model's attention-only layers
   dEmbed: Object.freeze([1, 256]),     // RNN
   dHidden: Object.freeze([1, 256]),    // RNN
   dEncoder: Object.freeze([0, 256]),   // RNN (0: dHidden / directions)
@@ -842,9 +938,10 @@ export class Trainer {
   get training() { return this.#training; }
 
   /**
-   * One epoch, now: {epoch, loss, exact, total, seconds, model}. `loss` is the mean per target
-   * token, `exact` the pairs whose greedy translation equals the target, `seconds` the time of
-   * the training pass (without the exact count), `model` as trainer.model.
+   * One epoch, now: {epoch, loss, exact, total, seconds, updates, model}. `loss` is the mean per
+   * target token, `exact` the pairs whose greedy translation equals the target, `seconds` the time
+   * of the training pass (without the exact count), `updates` the optimiser steps so far, `model`
+   * as trainer.model.
    */
   runEpoch() {
     const handle = this.#live();
@@ -888,6 +985,16 @@ export class Trainer {
     } finally {
       this.#training = false;
     }
+  }
+
+  /**
+   * The pairs the next epochs train on, in createTrainer's forms (a corpus drawn afresh each
+   * epoch, e.g. repeatedSequences with another seed, is not memorised); the model and the
+   * optimiser carry on. Words the model's vocabulary lacks are read as <unk>.
+   */
+  setPairs(pairs) {
+    const { sources, targets } = pairsOf(this.#runtime, pairs);
+    check(this.#live().setPairs(sources, targets));
   }
 
   /** Asks train() to stop after the epoch it is running (a pause: train() again continues). */

@@ -5,7 +5,7 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v18';
+const CACHE = 'attnscope-v19';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',
@@ -13,17 +13,18 @@ const SHELL = [
   'app/views/beam.js', 'app/views/head-importance.js', 'app/views/attention-view.js',
   'app/views/model-view.js', 'app/views/beam-view.js', 'app/views/pane-export.js', 'app/views/loss-curve.js',
   'app/views/architecture-diagram.js', 'app/views/pattern-grid.js', 'app/views/shares-figure.js',
-  'app/views/ablation-map.js', 'app/views/bleu-length-chart.js',
+  'app/views/ablation-map.js', 'app/views/bleu-length-chart.js', 'app/views/saliency-strip.js',
+  'app/views/saliency-agreement.js', 'app/views/logit-lens.js', 'app/views/half-loss-curves.js', 'app/views/head-score-grid.js',
   'app/panels/interventions.js', 'app/panels/custom-weights.js', 'app/panels/analyses.js',
   'app/panels/importance-tab.js', 'app/panels/form.js', 'app/panels/stepper.js',
   'app/panels/output-panel.js', 'app/panels/logits-panel.js', 'app/panels/modified-banner.js',
   'app/panels/force-any.js', 'app/panels/training.js', 'app/panels/architecture-panel.js',
   'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js',
   'app/panels/encoder-analyses.js', 'app/panels/bleu-by-length.js', 'app/panels/open-model.js', 'app/panels/model-card.js',
-  'app/panels/prompt-mode.js',
+  'app/panels/prompt-mode.js', 'app/panels/attribution.js', 'app/panels/logit-lens.js', 'app/panels/induction.js',
   'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',
   'app/worker/worker-session.js', 'app/worker/worker-training.js', 'app/worker/worker-analyses.js',
-  'app/worker/worker-encoder.js',
+  'app/worker/worker-encoder.js', 'app/worker/worker-induction.js',
   'app/state/state.js', 'app/state/store.js', 'app/state/step-store.js', 'app/state/trained.js', 'app/state/model-url.js',
   'app/model/sites.js', 'app/model/architecture.js', 'app/model/support.js',
   'app/util/export.js', 'app/util/data-export.js', 'app/util/html.js', 'app/util/pieces.js',

@@ -72,20 +72,9 @@ def shared_model():
            name=SHARED, description="randomly initialised attnscope RNN test model (models/goldens/make_rnn_train_goldens.py)")
 
 
-# Scores the engine's backward pass (src/train/rnn_grad.cpp) does not cover yet: their models get
-# no training golden, and the native test checks that training refuses them by name instead.
-NO_BACKWARD = {"location"}
-
-
-def has_backward(stem):
-    with open(os.path.join(GOLDEN, stem + ".json")) as f:
-        return json.load(f)["config"].get("score") not in NO_BACKWARD
-
-
 def models():
-    """(name, path of its .safetensors) for every model whose score has a backward pass."""
-    out = [(f[:-len(".safetensors")], "rnn/" + f) for f in sorted(os.listdir(GOLDEN))
-           if f.endswith(".safetensors") and has_backward(f[:-len(".safetensors")])]
+    """(name, path of its .safetensors) for every model of the inference goldens, and SHARED."""
+    out = [(f[:-len(".safetensors")], "rnn/" + f) for f in sorted(os.listdir(GOLDEN)) if f.endswith(".safetensors")]
     return out + [(SHARED, "rnn_train/" + SHARED + ".safetensors")]
 
 

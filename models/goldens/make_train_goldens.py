@@ -198,6 +198,45 @@ def check_close(what, t32, t64, rel, ab):
                            f"(value {float(t64.flatten()[i]):.6g}); golden would record rounding noise")
 
 
+def golden_text(name, model_field, model, model64, src, tgt, batch, full, loss_of=loss_of):
+    """The golden of one model (float32 `model` and its float64 copy `model64`, the same initial
+    weights) on the padded batch src, tgt (tensors, as `loss_of` takes them; `batch`: their id
+    lists for the file), screened against float64. -> (JSON text, loss, n)."""
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+    loss, n, grads = gradients(model, src, tgt, loss_of)
+    loss64, _, grads64 = gradients(model64, src, tgt, loss_of)
+    assert abs(loss - loss64) <= 1e-5 * abs(loss64), (loss, loss64)
+    for k in grads:
+        check_close(f"{name} grad {k}", grads[k], grads64[k], GRAD_REL, GRAD_ABS)
+
+    parts = [f'  "model": "{model_field}"',
+             f'  "label_smoothing": {LABEL_SMOOTHING}',
+             f'  "batch": {{"src": {json.dumps(batch[0])}, "tgt": {json.dumps(batch[1])}}}',
+             f'  "n_tokens": {n}',
+             f'  "loss": {fmt(loss)}',
+             f'  "gradients": {stored(full, grads)}']
+    cases = []
+    for case in ADAM_CASES:
+        model.load_state_dict(initial)
+        model64.load_state_dict({k: v.double() for k, v in initial.items()})
+        w = adam_steps(model, src, tgt, case, loss_of)
+        w64 = adam_steps(model64, src, tgt, case, loss_of)
+        for k in w:
+            check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
+        cases.append('{"options": %s, "steps": %d, "weights": %s}' % (
+            json.dumps(case, separators=(",", ":")), STEPS, stored(False, w)))
+    parts.append('  "optimizer_cases": [\n  ' + ",\n  ".join(cases) + "\n  ]")
+    text = "{\n" + ",\n".join(parts) + "\n}\n"
+    json.loads(text)
+    return text, loss, n
+
+
+def write_golden(out, text, loss, n):
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"{out}: loss {loss:.6f} over {n} tokens, {len(text) / 1024:.0f} KB")
+
+
 def main():
     torch.set_num_threads(1)
     total = 0
@@ -207,40 +246,11 @@ def main():
         unk = config["special_tokens"]["unk"]
         tok_src, tok_tgt = Tokenizer(tok_spec, src_vocab, unk), Tokenizer(tok_spec, tgt_vocab, unk)
         src_ids, tgt_ids, src, tgt = batch_tensors(model, tok_src, tok_tgt)
-        initial = {k: v.clone() for k, v in model.state_dict().items()}
         model64, *_ = load_model(path)
-        model64 = model64.double()
-
-        loss, n, grads = gradients(model, src, tgt)
-        loss64, _, grads64 = gradients(model64, src, tgt)
-        assert abs(loss - loss64) <= 1e-5 * abs(loss64), (loss, loss64)
-        for k in grads:
-            check_close(f"{name} grad {k}", grads[k], grads64[k], GRAD_REL, GRAD_ABS)
-
-        parts = [f'  "model": "{name}.safetensors"',
-                 f'  "label_smoothing": {LABEL_SMOOTHING}',
-                 f'  "batch": {{"src": {json.dumps(src_ids)}, "tgt": {json.dumps(tgt_ids)}}}',
-                 f'  "n_tokens": {n}',
-                 f'  "loss": {fmt(loss)}',
-                 f'  "gradients": {stored(name in FULL, grads)}']
-        cases = []
-        for case in ADAM_CASES:
-            model.load_state_dict(initial)
-            model64.load_state_dict({k: v.double() for k, v in initial.items()})
-            w = adam_steps(model, src, tgt, case)
-            w64 = adam_steps(model64, src, tgt, case)
-            for k in w:
-                check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
-            cases.append('{"options": %s, "steps": %d, "weights": %s}' % (
-                json.dumps(case, separators=(",", ":")), STEPS, stored(False, w)))
-        parts.append('  "optimizer_cases": [\n  ' + ",\n  ".join(cases) + "\n  ]")
-        text = "{\n" + ",\n".join(parts) + "\n}\n"
-        json.loads(text)
-        out = os.path.join(GOLDEN, f"train_{name}.json")
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
+        text, loss, n = golden_text(name, f"{name}.safetensors", model, model64.double(), src, tgt,
+                                    (src_ids, tgt_ids), name in FULL)
+        write_golden(os.path.join(GOLDEN, f"train_{name}.json"), text, loss, n)
         total += len(text)
-        print(f"{out}: loss {loss:.6f} over {n} tokens, {len(text) / 1024:.0f} KB")
     print(f"total {total / 1024:.0f} KB; worst float32 error / tolerance {worst[0]:.3f}")
 
 

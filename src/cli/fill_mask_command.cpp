@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/attribution_json.h"
 #include "cli/command.h"
 #include "cli/json_output.h"
 #include "families/bert/tasks.h"
@@ -21,7 +22,8 @@ namespace attnscope::cli {
 const char* kFillMaskUsage =
     "  attnscope-cli fill-mask --model FILE [--top-k K] [--json] [--input FILE] TEXT...\n"
     "      encoder-only (BERT) models: the K best pieces (default 5) for every [MASK] of each TEXT;\n"
-    "      a pair is 'text A [SEP] text B'; --json adds pieces, segments and every attention map\n";
+    "      a pair is 'text A [SEP] text B'; --json adds pieces, segments and every attention map;\n"
+    "      --attribution METHOD (and --ig-steps, --baseline, --contrast) adds what drove each [MASK]'s best piece\n";
 
 namespace {
 
@@ -31,6 +33,7 @@ struct Args {
   std::string model, input;
   int top_k = 5;
   bool json = false;
+  AttributionRequest attribution;
   std::vector<std::string> texts;
 };
 
@@ -56,7 +59,8 @@ Args parse(int argc, char** argv) {
       }
       if (used != v.size() || k < 1) throw Error("--top-k needs a positive integer, got '" + v + "'");
       a.top_k = k;
-    } else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
+    } else if (parse_attribution_flag(arg, value, a.attribution)) a.json = a.json || a.attribution.on;
+    else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.texts.push_back(arg);
   }
   if (a.model.empty()) throw Error("--model FILE is required");
@@ -64,7 +68,7 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-json to_json(const Model& model, const bert::FillMask& f) {
+json to_json(const Model& model, const bert::FillMask& f, const AttributionRequest& attribution) {
   const bert::Input& in = f.encoding.input;
   json masks = json::array();
   for (const bert::MaskPrediction& m : f.masks) {
@@ -72,6 +76,8 @@ json to_json(const Model& model, const bert::FillMask& f) {
     for (const bert::Candidate& c : m.top)
       top.push_back({{"id", c.id}, {"token", c.piece}, {"prob", c.probability}, {"logit", c.logit}});
     masks.push_back({{"position", m.position}, {"top_k", top}});
+    if (attribution.on)
+      masks.back()["attribution"] = mask_attribution_to_json(model, f.encoding, m.position, m.top[0].id, attribution);
   }
   json attention = json::object();
   const SiteTable& sites = model.sites();
@@ -93,7 +99,7 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
   try {
     const bert::FillMask f = bert::fill_mask(model, text, args.top_k, Capture{args.json, false, false});
     if (args.json) {
-      json j = to_json(model, f);
+      json j = to_json(model, f, args.attribution);
       j["text"] = text;
       std::cout << json_text(j) << "\n";
       return true;
@@ -115,9 +121,10 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
 }  // namespace
 
 int fill_mask_main(int argc, char** argv) {
-  return run_command(argc, argv, kFillMaskUsage, parse, [](const Args& args) {
+  return run_command(argc, argv, kFillMaskUsage, parse, [](Args args) {
     const auto model = Model::load_file(args.model);
     bert::of(*model);  // an encoder-decoder model is a usage error, before any text
+    prepare_attribution(args.attribution, args.model, model->src_vocab);
     bool all_ok = true;
     for (const std::string& t : args.texts) all_ok &= fill_one(*model, args, t);
     if (!args.input.empty())

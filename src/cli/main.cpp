@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "analysis/head_importance.h"
+#include "cli/attribution_json.h"
 #include "cli/bert_study_command.h"
 #include "cli/bleu_by_length_command.h"
 #include "cli/fill_mask_command.h"
 #include "cli/generate.h"
 #include "cli/json_output.h"
+#include "cli/logit_lens_json.h"
 #include "cli/train_command.h"
 #include "core/json.h"
 #include "core/quote.h"
@@ -61,14 +63,17 @@ const char* kUsage =
     "  --json                  one JSON object per sentence: n-best, per-step top-k and attention\n"
     "  --alternatives K        top-k alternatives per step in --json (default 5)\n"
     "  --beam-tree             add the beam tree (every candidate, its parent and status) to --json\n"
+    "  --logit-lens K          add the logit lens to --json: per step and decoder layer, the top-K tokens\n"
+    "                          and the chosen token's probability and rank\n"
     "exit status: 0 ok, 1 out of memory (or an internal error), 2 bad usage or unreadable model,\n"
     "             3 some sentence could not be translated\n";
 
 struct Args {
   std::string command, model, input, prefix, refs, hyps, bins, translations;
-  int limit = 0;
+  int limit = 0, logit_lens = 0;
   bool json = false, tree = false, length_norm_given = false, bleu = false, int8 = false;
   DecodeOptions decode;
+  cli::AttributionRequest attribution;
   std::vector<std::string> sentences;
 };
 
@@ -88,6 +93,12 @@ int parse_count(const std::string& flag, const std::string& value) {
   if (!(v >= 0 && v <= 2147483647.0) || v != static_cast<int>(v))
     throw Error(flag + " needs a non-negative integer, got '" + value + "'");
   return static_cast<int>(v);
+}
+
+int parse_positive_count(const std::string& flag, const std::string& value) {
+  const int v = parse_count(flag, value);
+  if (v == 0) throw Error(flag + " needs a positive integer, got '" + value + "'");
+  return v;
 }
 
 std::uint64_t parse_seed(const std::string& flag, const std::string& value) {
@@ -118,6 +129,7 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
     else if (arg == "--int8") a.int8 = true;
     else if (arg == "--bleu") a.bleu = true;
     else if (arg == "--beam-tree") a.json = a.tree = true;
+    else if (arg == "--logit-lens") a.json = true, a.logit_lens = parse_positive_count(arg, value());
     else if (arg == "--alternatives") d.alternatives = parse_count(arg, value());
     else if (arg == "--beam") d.strategy = Strategy::Beam, d.beam_size = parse_count(arg, value());
     else if (arg == "--nbest") d.nbest = parse_count(arg, value());
@@ -145,6 +157,7 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
     else if (arg == "--translations") a.translations = value();
     else if (arg == "--limit") a.limit = parse_count(arg, value());
     else if (arg == "--interventions") d.interventions = interventions_from_json(value());
+    else if (cli::parse_attribution_flag(arg, value, a.attribution)) a.json = a.json || a.attribution.on;
     else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
     else a.sentences.push_back(arg);
   }
@@ -183,6 +196,7 @@ void print_info(const Model& model) {
 bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, const std::string& sentence) {
   DecodeOptions options = args.decode;
   options.capture.attention = options.capture.logits = args.json;
+  options.capture.vectors = args.logit_lens > 0;  // the lens reads the residuals the steps record
   try {
     if (!args.prefix.empty()) {
       const Encoded prefix = encode(*model->tgt_tokenizer, model->tgt_vocab, args.prefix, model->config.special.unk);
@@ -194,6 +208,8 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
     session.run();
     if (args.json) {
       nlohmann::json j = cli::session_to_json(session, args.tree);
+      if (args.logit_lens > 0) j["logit_lens"] = cli::logit_lens_to_json(logit_lens(session, args.logit_lens));
+      if (args.attribution.on) j["attribution"] = cli::sentence_attribution_to_json(session, args.attribution);
       j["source"] = sentence;
       std::cout << cli::json_text(j) << "\n";
       return true;
@@ -270,6 +286,7 @@ int run(Args args, int argc, char** argv) {
     return 0;
   }
   cli::check_command_fits_model(args.command, *model);
+  cli::prepare_attribution(args.attribution, args.model, model->tgt_vocab);
   bool all_ok = true;
   for (const std::string& s : args.sentences) all_ok &= translate_one(model, args, s);
   if (!args.input.empty()) {
@@ -293,7 +310,7 @@ int main(int argc, char** argv) {
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::kTrainUsage
               << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage
-              << attnscope::cli::kBleuByLengthUsage;
+              << attnscope::cli::kBleuByLengthUsage << attnscope::cli::kAttributionUsage;
     return 2;
   }
   try {

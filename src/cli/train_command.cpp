@@ -20,10 +20,14 @@ const char* kTrainUsage =
     "      epoch on stderr\n"
     "      --lr X (1e-3)  --batch-tokens N (24)  --label-smoothing X (0)  --dropout X (0)\n"
     "      --clip-norm X (0: off)  --warmup N (inverse-sqrt schedule; default constant lr)\n"
-    "      --stop-at-exact (stop at N/N)  --family transformer|rnn (transformer)  --layers N (1)\n"
-    "      transformer: --heads N (1)  --d-model N (64)  --d-ff N (2 d_model)\n"
+    "      --stop-at-exact (stop at N/N)  --family transformer|rnn|decoder_only (transformer)\n"
+    "      --layers N (1)\n"
+    "      transformer, decoder_only: --heads N (1)  --d-model N (64)  --d-ff N (2 d_model;\n"
+    "           decoder_only: 0 for attention-only layers)\n"
+    "      decoder_only (learns '<s> source target </s>'): --activation relu|gelu|gelu_tanh (gelu_tanh)\n"
+    "           --norm pre|post (pre)  --positions learned|sinusoidal (learned)  --untied\n"
     "      rnn: --cell gru|lstm (gru)  --attention bahdanau|luong|none (bahdanau)\n"
-    "           --score additive|dot|scaled_dot|general|cosine (additive)  --d-embed N (32)\n"
+    "           --score additive|dot|scaled_dot|general|cosine|location (additive)  --d-embed N (32)\n"
     "           --d-hidden N (64)  --d-encoder N (d_hidden / directions)  --d-attention N (d_hidden)\n"
     "           --unidirectional  --input-feeding  --local-window N (0: global attention)\n";
 
@@ -73,8 +77,10 @@ int train_main(int argc, char** argv) {
   bool stop_at_exact = false;
   train::Architecture arch;
   train::RnnArchitecture rnn;
+  train::DecoderOnlyArchitecture decoder_only;
   std::string family = "transformer";
-  std::string transformer_flag, rnn_flag;  // one given, for the message when the family has no such flag
+  // One given of each family's own, for the message when the chosen family has no such flag.
+  std::string transformer_flag, rnn_flag, decoder_only_flag;
   train::TrainOptions options;
   try {
     for (int i = 2; i < argc; ++i) {
@@ -91,10 +97,14 @@ int train_main(int argc, char** argv) {
       else if (arg == "--lr") options.lr = number(arg, value());
       else if (arg == "--batch-tokens") options.batch_tokens = count(arg, value());
       else if (arg == "--family") family = value();
-      else if (arg == "--layers") arch.layers = rnn.layers = count(arg, value());
-      else if (arg == "--heads") arch.heads = count(arg, value()), transformer_flag = arg;
-      else if (arg == "--d-model") arch.d_model = count(arg, value()), transformer_flag = arg;
-      else if (arg == "--d-ff") arch.d_ff = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--layers") arch.layers = rnn.layers = decoder_only.layers = count(arg, value());
+      else if (arg == "--heads") arch.heads = decoder_only.heads = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--d-model") arch.d_model = decoder_only.d_model = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--d-ff") arch.d_ff = decoder_only.d_ff = count(arg, value()), transformer_flag = arg;
+      else if (arg == "--activation") decoder_only.activation = value(), decoder_only_flag = arg;
+      else if (arg == "--norm") decoder_only.norm = value(), decoder_only_flag = arg;
+      else if (arg == "--positions") decoder_only.positions = value(), decoder_only_flag = arg;
+      else if (arg == "--untied") decoder_only.tied_output = false, decoder_only_flag = arg;
       else if (arg == "--cell") rnn.cell = value(), rnn_flag = arg;
       else if (arg == "--attention") rnn.attention = value(), rnn_flag = arg;
       else if (arg == "--score") rnn.score = value(), rnn_flag = arg;
@@ -114,9 +124,12 @@ int train_main(int argc, char** argv) {
       else throw Error("unknown option " + arg);
     }
     if (pairs_path.empty() || out_path.empty() || epochs < 0) throw Error("train needs --pairs, --epochs and --out");
-    if (family != "transformer" && family != "rnn") throw Error("--family must be transformer or rnn, got '" + family + "'");
+    if (family != "transformer" && family != "rnn" && family != "decoder_only")
+      throw Error("--family must be transformer, rnn or decoder_only, got '" + family + "'");
     if (family == "rnn" && !transformer_flag.empty()) throw Error(transformer_flag + " is the transformer's: an RNN has none");
-    if (family == "transformer" && !rnn_flag.empty()) throw Error(rnn_flag + " is the RNN's: add --family rnn");
+    if (family != "rnn" && !rnn_flag.empty()) throw Error(rnn_flag + " is the RNN's: add --family rnn");
+    if (family != "decoder_only" && !decoder_only_flag.empty())
+      throw Error(decoder_only_flag + " is the decoder-only model's: add --family decoder_only");
   } catch (const Error& e) {
     std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\nusage:\n" << kTrainUsage;
     return 2;
@@ -125,7 +138,7 @@ int train_main(int argc, char** argv) {
     const auto pairs = read_pairs(pairs_path);
     std::unique_ptr<train::Trainable> start;
     if (model_path.empty()) {
-      start = train::fresh_trainable(pairs, family, arch, rnn, options.seed);
+      start = train::fresh_trainable(pairs, family, arch, rnn, decoder_only, options.seed);
     } else {
       const std::vector<std::uint8_t> bytes = read_file_bytes(model_path);
       start = train::trainable_from_bytes_any(bytes.data(), bytes.size());

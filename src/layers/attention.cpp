@@ -1,12 +1,22 @@
 #include "layers/attention.h"
 
 #include <cmath>
+#include <limits>
 
 namespace attnscope {
 
 Matrix attention_scores(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(q_h.cols()));
   return (q_h * k_h.transpose()) * scale;
+}
+
+Matrix attention_weights(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h, bool causal) {
+  Matrix weights = attention_scores(q_h, k_h);
+  if (causal)
+    for (Eigen::Index i = 0; i < weights.rows(); ++i)
+      for (Eigen::Index j = i + 1; j < weights.cols(); ++j) weights(i, j) = -std::numeric_limits<float>::infinity();
+  ops::softmax_rows(weights);
+  return weights;
 }
 
 Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
@@ -21,8 +31,7 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
     const auto k_h = k.middleCols(h * d_head, d_head);
     const auto v_h = v.middleCols(h * d_head, d_head);
 
-    Matrix scores = attention_scores(q_h, k_h);
-    ops::softmax_rows(scores);  // scores now holds the attention weights
+    Matrix scores = attention_weights(q_h, k_h);
     const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;
     if (edit && edit->replaced)
       for (Eigen::Index r = 0; r < scores.rows(); ++r)

@@ -11,6 +11,11 @@ namespace attnscope {
 // [rows(q), rows(k)]. q_h, k_h: that head's columns of the queries and keys.
 Matrix attention_scores(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h);
 
+// One head's attention weights, the softmax of each row of attention_scores. `causal`: query i
+// sees keys 0..i only (a masked weight is exactly 0), for a whole sequence run at once (a
+// training pass); a decoder step needs no mask, its cache holds only earlier keys.
+Matrix attention_weights(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h, bool causal = false);
+
 struct MultiHeadAttention {
   Linear q_proj, k_proj, v_proj, out_proj;
   int n_heads = 1;

@@ -39,6 +39,18 @@ class Decoder {
   virtual Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
                       const std::vector<StepTrace*>& traces, const Interventions& interventions) const = 0;
 
+  // The logit lens (nostalgebraist 2020): the decoder layers whose residual stream can be read
+  // out, 0 where there is no such stream (a family without layers). A step that captures
+  // vectors records layer l's output as "layers.<l>.output" (one row per position it fed).
+  virtual int lens_layers() const { return 0; }
+  // What the step's readout (final norm where the model has one, output projection, output
+  // bias) makes of residual-stream rows [n, d]: logits [n, V]. The step's own logits are this of
+  // its last layer's output. Throws InputError where lens_layers() is 0.
+  virtual Matrix readout(const Matrix& residual, const Interventions& interventions) const {
+    (void)residual, (void)interventions;
+    throw InputError("this model has no logit lens: its decoder has no residual stream of layers to read out");
+  }
+
  protected:
   // For step(): throws Error unless there is one token and one trace per state.
   static void check_batch(std::size_t states, std::size_t tokens, std::size_t traces) {
@@ -91,6 +103,13 @@ class ModelFamily {
   // has none), and the positions the encoder adds, [max positions, d] (empty if none).
   virtual const Matrix& token_embeddings(Side side) const = 0;
   virtual const Matrix& positional_encoding() const = 0;
+  // For circuit analyses (analysis/induction.h): the unembedding W_U, [V, d], whose row v turns
+  // the last hidden state into token v's logit (the tied embeddings or the output projection);
+  // empty where the family does not publish one.
+  virtual const Matrix& output_embeddings() const {
+    static const Matrix none;
+    return none;
+  }
 
   // The model-wide interventions it refuses, and why (model/interventions.h); encode() and the
   // decoder's steps throw InputError for them.

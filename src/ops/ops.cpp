@@ -58,13 +58,23 @@ Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVecto
   return y;
 }
 
-Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps) {
+Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps,
+                  LayerNormStatistics* statistics) {
   Matrix y(x.rows(), x.cols());
+  if (statistics) {
+    statistics->x_hat.resize(x.rows(), x.cols());
+    statistics->rstd.resize(x.rows());
+  }
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     const float mean = x.row(r).mean();
     const RowVector centred = x.row(r).array() - mean;
     const float var = centred.squaredNorm() / static_cast<float>(x.cols());
-    y.row(r) = (centred / std::sqrt(var + eps)).cwiseProduct(gamma) + beta;
+    const float deviation = std::sqrt(var + eps);
+    y.row(r) = (centred / deviation).cwiseProduct(gamma) + beta;
+    if (statistics) {
+      statistics->x_hat.row(r) = centred / deviation;
+      statistics->rstd(r) = 1.0f / deviation;
+    }
   }
   return y;
 }
@@ -90,19 +100,44 @@ Matrix log_softmax_rows(const MatrixRef& x) {
   return y;
 }
 
+namespace {
+constexpr float kSqrt2OverPi = 0.79788456080286536f;
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+constexpr float kGeluTanhCubic = 0.044715f;
+}  // namespace
+
 void activate(Matrix& x, Activation activation) {
   if (activation == Activation::ReLU) {
     x = x.cwiseMax(0.0f);
   } else if (activation == Activation::Swish) {
     x = x.unaryExpr([](float v) { return v / (1.0f + std::exp(-v)); });
   } else if (activation == Activation::GELUTanh) {
-    const float sqrt_2_over_pi = 0.79788456080286536f;
-    x = x.unaryExpr([sqrt_2_over_pi](float v) {
-      return 0.5f * v * (1.0f + std::tanh(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+    x = x.unaryExpr([](float v) {
+      return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kGeluTanhCubic * v * v * v)));
     });
   } else {
-    const float inv_sqrt2 = 0.70710678118654752f;
-    x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });
+    x = x.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)); });
+  }
+}
+
+void activation_derivative(Matrix& x, Activation activation) {
+  if (activation == Activation::ReLU) {
+    x = x.unaryExpr([](float v) { return v > 0.0f ? 1.0f : 0.0f; });
+  } else if (activation == Activation::Swish) {
+    x = x.unaryExpr([](float v) {
+      const float sigmoid = 1.0f / (1.0f + std::exp(-v));
+      return sigmoid * (1.0f + v * (1.0f - sigmoid));
+    });
+  } else if (activation == Activation::GELUTanh) {
+    x = x.unaryExpr([](float v) {
+      const float t = std::tanh(kSqrt2OverPi * (v + kGeluTanhCubic * v * v * v));
+      return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kGeluTanhCubic * v * v);
+    });
+  } else {
+    x = x.unaryExpr([](float v) {
+      return 0.5f * (1.0f + std::erf(v * kInvSqrt2)) + v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
+    });
   }
 }
 

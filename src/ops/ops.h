@@ -35,8 +35,17 @@ enum class MatmulPath { Kernel, Eigen };
 void set_matmul_path(MatmulPath path);
 MatmulPath matmul_path();
 
-// Per row: (x - mean) / sqrt(var + eps) * gamma + beta (biased variance, as PyTorch).
-Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps);
+// What layer norm's backward needs, per row: x̂ = (x - mean) / sqrt(var + eps) and
+// rstd = 1 / sqrt(var + eps).
+struct LayerNormStatistics {
+  Matrix x_hat;          // [N, d]
+  Eigen::VectorXf rstd;  // [N]
+};
+
+// Per row: (x - mean) / sqrt(var + eps) * gamma + beta (biased variance, as PyTorch). A training
+// pass passes `statistics` to keep x̂ and rstd; inference passes none and does no more work.
+Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps,
+                  LayerNormStatistics* statistics = nullptr);
 
 // In place, per row: exp(x - max) / sum.
 void softmax_rows(Matrix& x);
@@ -56,5 +65,10 @@ LogSoftmax log_softmax_of_row(const MatrixRef& row);  // row: [1, n]
 // ReLU, GELU in its exact erf form, Swish x·σ(x), or GELU's tanh approximation
 // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks & Gimpel 2016; GPT-2's gelu_new).
 void activate(Matrix& x, Activation activation);
+
+// In place, elementwise: the derivative of activate's function at x (for a backward pass).
+//   ReLU [x > 0];  GELU Φ(x) + x·φ(x);  Swish σ(x)·(1 + x·(1 - σ(x)));
+//   GELUTanh 0.5·(1 + t) + 0.5·x·(1 - t²)·√(2/π)·(1 + 3·0.044715·x²),  t = tanh(√(2/π)·(x + 0.044715·x³)).
+void activation_derivative(Matrix& x, Activation activation);
 
 }  // namespace attnscope::ops

@@ -1,10 +1,18 @@
 #pragma once
-// The building blocks of the training pass, each as a forward that keeps what its backward
+// The building blocks of the training passes, each as a forward that keeps what its backward
 // needs (a flat cache struct) and a backward that adds the parameter gradients into a
-// same-shaped struct and returns the gradient of its input. Rows are token positions of a whole
-// batch, packed sentence after sentence (no padding rows: see transformer_grad.h).
+// same-shaped struct and returns the gradient of its input. A backward given no gradient struct
+// (nullptr) returns the input gradient only: attribution's pass (differentiable.h) needs no
+// parameter gradients. Rows are token positions of a whole batch, packed sentence after sentence
+// (no padding rows: see transformer_grad.h).
+//
+// The forwards (blocks_forward.cpp) compute nothing of their own: every formula is the
+// inference path's (ops::linear_reference, ops::layer_norm, ops::activate, attention_weights of
+// layers/attention.h), called with the optional out-parameters that keep what backward needs.
 #include <vector>
 
+#include "ops/ops.h"
+#include "train/loss.h"
 #include "train/parameters.h"
 #include "train/random.h"
 
@@ -13,21 +21,33 @@ namespace attnscope::train {
 // y = x Wᵀ + b
 Matrix linear_forward(const LinearParams& p, const Matrix& x);
 // dW += dyᵀ x, db += Σ_rows dy (unless `bias_gradient`: false), returns dx = dy W.
-Matrix linear_backward(const LinearParams& p, LinearParams& grad, const Matrix& x, const Matrix& dy,
+Matrix linear_backward(const LinearParams& p, LinearParams* grad, const Matrix& x, const Matrix& dy,
                        bool bias_gradient = true);
 
-struct NormCache {
-  Matrix x_hat;           // [N, d] (x - mean) * rstd
-  Eigen::VectorXf rstd;   // [N]    1 / sqrt(var + eps), biased variance (as PyTorch)
-};
+// The input embeddings of token ids: table[id] · scale per row (InputError naming `what` on an id
+// outside the table). Backward: table_grad[id] += d_inputs' row · scale.
+Matrix embedding_forward(const Matrix& table, const std::vector<int>& ids, float scale, const char* what);
+void embedding_backward(Matrix& table_grad, const std::vector<int>& ids, float scale, const Matrix& d_inputs);
+
+// The same for an output projection kept as a weight [V, d] and a bias [1, V] of their own (the
+// transformer's may be the tied embedding): y = x Wᵀ + b, then dW += dyᵀ x, db += Σ_rows dy, dx = dy W.
+Matrix projection_forward(const Matrix& weight, const Matrix& bias, const Matrix& x);
+Matrix projection_backward(const Matrix& weight, Matrix* weight_grad, Matrix* bias_grad, const Matrix& x,
+                           const Matrix& dy);
+
+using NormCache = ops::LayerNormStatistics;  // x̂ [N, d] and rstd [N]
 Matrix layer_norm_forward(const NormParams& p, float eps, const Matrix& x, NormCache& cache);
-Matrix layer_norm_backward(const NormParams& p, NormParams& grad, const NormCache& cache, const Matrix& dy);
+Matrix layer_norm_backward(const NormParams& p, NormParams* grad, const NormCache& cache, const Matrix& dy);
 
 // Label-smoothed cross-entropy (F.cross_entropy(label_smoothing=ε)): (1-ε)·NLL + ε·mean_j(-log p_j)
 // per row of logits [n, V] against gold[r]. Returns the sum over the rows; d_logits [n, V] gets
 // ∂(sum / divide_by)/∂logits = (softmax - target distribution) / divide_by.
 double smoothed_cross_entropy(const Matrix& logits, const std::vector<int>& gold, float eps, int divide_by,
                               Matrix& d_logits);
+
+// The same over a batch's packed rows, divided by their count: loss_sum and tokens, and
+// d_logits = ∂(loss_sum / tokens)/∂logits (models/train/train.py: reduction="sum", then `/ n`).
+LossResult batch_loss(const Matrix& logits, const std::vector<int>& gold, float label_smoothing, Matrix& d_logits);
 
 // Inverted dropout on a sub-layer output or the embeddings: keep with probability 1 - rate and
 // scale by 1 / (1 - rate) (as torch.nn.Dropout). mask [N, d] is empty when rate == 0.
@@ -40,7 +60,7 @@ struct FeedForwardCache {
   Matrix hidden;  // [N, d_ff] act(pre), input of fc2
 };
 Matrix ffn_forward(const FeedForwardParams& p, Activation act, const Matrix& x, FeedForwardCache& cache);
-Matrix ffn_backward(const FeedForwardParams& p, FeedForwardParams& grad, Activation act, const FeedForwardCache& cache,
+Matrix ffn_backward(const FeedForwardParams& p, FeedForwardParams* grad, Activation act, const FeedForwardCache& cache,
                     const Matrix& dy);
 
 // Rows [begin, begin + length) of a packed matrix: one sentence.
@@ -64,7 +84,7 @@ Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_
 struct AttentionInputGrads {
   Matrix dx_q, dx_kv;  // [Nq, d], [Nk, d]
 };
-AttentionInputGrads attention_backward(const AttentionParams& p, AttentionParams& grad, int n_heads,
+AttentionInputGrads attention_backward(const AttentionParams& p, AttentionParams* grad, int n_heads,
                                        const std::vector<Segment>& q_segments,
                                        const std::vector<Segment>& kv_segments, const AttentionCache& cache,
                                        const Matrix& dy);

@@ -100,29 +100,60 @@ std::string config_json(const ModelConfig& c) {
          ",\"eos\":" + std::to_string(s.eos) + "}}";
 }
 
-TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
+void read_tensors(const SafetensorsFile& file, const TensorList& tensors) {
+  for (const NamedTensor& t : tensors) {
+    const std::vector<float> values = file.read_f32(t.name);
+    *t.tensor = Eigen::Map<const Matrix>(values.data(), t.tensor->rows(), t.tensor->cols());
+  }
+}
+
+namespace {
+
+TransformerParams read_params(const SafetensorsFile& file, const Model& model) {
+  TransformerParams params = TransformerParams::zeros(ModelConfig::from_json(file.metadata().at("config")),
+                                                      static_cast<int>(model.src_vocab.size()),
+                                                      static_cast<int>(model.tgt_vocab.size()));
+  read_tensors(file, params.tensors());
+  return params;
+}
+
+}  // namespace
+
+TransformerParams transformer_params_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
-  const SafetensorsFile file(data, size);
+  return read_params(SafetensorsFile(data, size), *model);
+}
+
+std::string architecture_of(const std::uint8_t* data, std::size_t size) {
+  const SafetensorsFile file(data, size);  // throws ModelFileError on a broken file
+  const auto& meta = file.metadata();
+  if (!meta.count("config")) throw ModelFileError("the model file has no config");
+  return ModelConfig::from_json(meta.at("config")).architecture;
+}
+
+ModelText trainable_text(const SafetensorsFile& file, const Model& model) {
   const auto& meta = file.metadata();
   for (const char* key : {"tgt_tokenizer", "generation"})  // the writer keeps one tokenizer and no defaults
     if (meta.count(key)) throw InputError(std::string("training does not support a model file with metadata '") + key + "'");
-  TrainableModel out;
-  out.text.tokenizer_json = meta.at("tokenizer");
-  out.text.src_vocab = model->src_vocab.tokens();  // the loader's, already parsed and checked
-  out.text.tgt_vocab = model->tgt_vocab.tokens();
-  if (meta.count("name")) out.text.name = meta.at("name");
-  if (meta.count("description")) out.text.description = meta.at("description");
-  out.params = TransformerParams::zeros(ModelConfig::from_json(meta.at("config")),
-                                        static_cast<int>(out.text.src_vocab.size()),
-                                        static_cast<int>(out.text.tgt_vocab.size()));
-  for (auto& t : out.params.tensors()) {
-    const std::vector<float> values = file.read_f32(t.name);  // shapes were checked by the loader
-    *t.tensor = Eigen::Map<const Matrix>(values.data(), t.tensor->rows(), t.tensor->cols());
-  }
-  return out;
+  ModelText text;
+  text.tokenizer_json = meta.at("tokenizer");
+  text.src_vocab = model.src_vocab.tokens();  // the loader's, already parsed and checked
+  text.tgt_vocab = model.tgt_vocab.tokens();
+  if (meta.count("name")) text.name = meta.at("name");
+  if (meta.count("description")) text.description = meta.at("description");
+  return text;
+}
+
+TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
+  const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
+  const SafetensorsFile file(data, size);
+  ModelText text = trainable_text(file, *model);
+  check_trainable(ModelConfig::from_json(file.metadata().at("config")));
+  return {read_params(file, *model), std::move(text)};
 }
 
 TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
+  check_trainable(config);
   TransformerParams p = TransformerParams::zeros(config, src_vocab_size, tgt_vocab_size);
   Random random(seed);
   const double embed_std = 1.0 / std::sqrt(static_cast<double>(config.d_model));

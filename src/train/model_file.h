@@ -8,6 +8,11 @@
 
 #include "train/parameters.h"
 
+namespace attnscope {
+class SafetensorsFile;
+struct Model;
+}
+
 namespace attnscope::train {
 
 // Everything a model file holds besides the config and the weights.
@@ -25,6 +30,20 @@ struct TrainableModel {
 // Validates the bytes with Model::load_bytes (the engine's own checks), then reads every tensor
 // as float32 (F16 converted) into the parameters.
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size);
+// The parameters alone (what a gradient pass needs): no refusal of metadata the writer would lose.
+TransformerParams transformer_params_from_bytes(const std::uint8_t* data, std::size_t size);
+
+// The config "architecture" of a model file (ModelFileError on a broken file or one without a
+// config): what the tables of trainable.cpp and differentiable.cpp look a family up by.
+std::string architecture_of(const std::uint8_t* data, std::size_t size);
+
+// A file's text for training to write back (tokenizer, vocabularies, name, description); throws
+// InputError on metadata the writer would lose (a second tokenizer, generation defaults).
+ModelText trainable_text(const SafetensorsFile& file, const Model& model);
+
+// Every tensor of `tensors` read from `file` by its name as float32 (F16 converted), into the
+// shape it has (the loader has checked the file's shapes).
+void read_tensors(const SafetensorsFile& file, const TensorList& tensors);
 
 // Fresh weights as models/train/train.py initialises them: every matrix xavier-uniform
 // (U(±sqrt(6 / (fan_in + fan_out)))), then the token embeddings N(0, d^-1/2); linear biases

@@ -7,6 +7,10 @@
 //   {"family": "rnn", "cell": "gru", "attention": "bahdanau", "score": "additive", "layers": 1,
 //    "dEmbed": 32, "dHidden": 64, "dEncoder": 0, "dAttention": 0, "bidirectional": true,
 //    "inputFeeding": false, "localWindow": 0, ...the training options above}
+// or, for a fresh decoder-only language model ("family": "decoder_only"; DecoderOnlyArchitecture's
+// fields; "dFf": 0 makes attention-only layers, absent 2 · dModel):
+//   {"family": "decoder_only", "layers": 2, "heads": 1, "dModel": 64, "dFf": 0, "activation": "gelu_tanh",
+//    "norm": "pre", "positions": "learned", "tiedOutput": true, ...the training options above}
 // Unknown names and wrong types are InputErrors, so a typo never passes silently. Ranges are
 // checked where they are used (fresh_model, Trainer); the browser's size limits live in JS.
 #include <string>
@@ -19,6 +23,7 @@ struct TrainSetup {
   std::string family = "transformer";  // of a fresh model
   Architecture architecture;  // used only for a fresh transformer
   RnnArchitecture rnn;        // used only for a fresh RNN
+  DecoderOnlyArchitecture decoder_only;  // used only for a fresh decoder-only model
   bool has_architecture = false;  // any architecture field (or family) was given
   TrainOptions options;
 };

@@ -5,8 +5,6 @@
 #include <algorithm>
 
 namespace attnscope::train {
-namespace {
-
 LinearParams linear_zeros(int out, int in) { return {Matrix::Zero(out, in), Matrix::Zero(1, out)}; }
 NormParams norm_zeros(int d) { return {Matrix::Zero(1, d), Matrix::Zero(1, d)}; }
 AttentionParams attention_zeros(int d) {
@@ -14,35 +12,48 @@ AttentionParams attention_zeros(int d) {
 }
 FeedForwardParams ffn_zeros(int d, int d_ff) { return {linear_zeros(d_ff, d), linear_zeros(d, d_ff)}; }
 
-void add_linear(std::vector<TransformerParams::Named>& out, const std::string& name, LinearParams& p) {
+void add_tensors(TensorList& out, const std::string& name, LinearParams& p) {
   out.push_back({name + ".weight", &p.weight, false});
   out.push_back({name + ".bias", &p.bias, true});
 }
-void add_norm(std::vector<TransformerParams::Named>& out, const std::string& name, NormParams& p) {
+void add_tensors(TensorList& out, const std::string& name, NormParams& p) {
   out.push_back({name + ".weight", &p.gamma, true});
   out.push_back({name + ".bias", &p.beta, true});
 }
-void add_attention(std::vector<TransformerParams::Named>& out, const std::string& name, AttentionParams& p) {
-  add_linear(out, name + ".q_proj", p.q_proj);
-  add_linear(out, name + ".k_proj", p.k_proj);
-  add_linear(out, name + ".v_proj", p.v_proj);
-  add_linear(out, name + ".out_proj", p.out_proj);
+void add_tensors(TensorList& out, const std::string& name, AttentionParams& p) {
+  add_tensors(out, name + ".q_proj", p.q_proj);
+  add_tensors(out, name + ".k_proj", p.k_proj);
+  add_tensors(out, name + ".v_proj", p.v_proj);
+  add_tensors(out, name + ".out_proj", p.out_proj);
 }
-void add_ffn(std::vector<TransformerParams::Named>& out, const std::string& name, FeedForwardParams& p) {
-  add_linear(out, name + ".fc1", p.fc1);
-  add_linear(out, name + ".fc2", p.fc2);
+void add_tensors(TensorList& out, const std::string& name, FeedForwardParams& p) {
+  add_tensors(out, name + ".fc1", p.fc1);
+  add_tensors(out, name + ".fc2", p.fc2);
 }
 
-}  // namespace
+void add_tensors(TensorList& out, const std::string& name, EncoderLayerParams& p) {
+  add_tensors(out, name + ".self_attn", p.self_attn);
+  add_tensors(out, name + ".self_attn_norm", p.self_attn_norm);
+  if (p.ffn.fc1.weight.size() == 0) return;
+  add_tensors(out, name + ".ffn", p.ffn);
+  add_tensors(out, name + ".ffn_norm", p.ffn_norm);
+}
 
-TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_size, int tgt_vocab_size) {
-  // The backward pass (blocks.cpp) and the model-file writer know these options only.
+void sort_by_name(TensorList& tensors) {
+  std::sort(tensors.begin(), tensors.end(), [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
+}
+
+void check_trainable(const ModelConfig& c) {
+  // The model-file writer (model_file.cpp config_json) knows these options only.
   if (c.activation == Activation::Swish)
     throw InputError("training does not support activation \"swish\" (only relu and gelu)");
   if (c.positions == Positions::SinusoidalHalves)
     throw InputError("training does not support positions \"sinusoidal_halves\" (only sinusoidal and learned)");
   if (!c.suppress_tokens.empty())
     throw InputError("training does not support a model with suppress_tokens (its model file would lose them)");
+}
+
+TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_size, int tgt_vocab_size) {
   TransformerParams p;
   p.config = c;
   p.src_vocab_size = src_vocab_size;
@@ -77,28 +88,24 @@ std::vector<TransformerParams::Named> TransformerParams::tensors() {
     out.push_back({"decoder.pos_embed.weight", &decoder_pos, false});
   }
   for (std::size_t i = 0; i < encoder.size(); ++i) {
-    const std::string p = "encoder.layers." + std::to_string(i);
-    add_attention(out, p + ".self_attn", encoder[i].self_attn);
-    add_norm(out, p + ".self_attn_norm", encoder[i].self_attn_norm);
-    add_ffn(out, p + ".ffn", encoder[i].ffn);
-    add_norm(out, p + ".ffn_norm", encoder[i].ffn_norm);
+    add_tensors(out, "encoder.layers." + std::to_string(i), encoder[i]);
   }
   for (std::size_t i = 0; i < decoder.size(); ++i) {
     const std::string p = "decoder.layers." + std::to_string(i);
-    add_attention(out, p + ".self_attn", decoder[i].self_attn);
-    add_norm(out, p + ".self_attn_norm", decoder[i].self_attn_norm);
-    add_attention(out, p + ".cross_attn", decoder[i].cross_attn);
-    add_norm(out, p + ".cross_attn_norm", decoder[i].cross_attn_norm);
-    add_ffn(out, p + ".ffn", decoder[i].ffn);
-    add_norm(out, p + ".ffn_norm", decoder[i].ffn_norm);
+    add_tensors(out, p + ".self_attn", decoder[i].self_attn);
+    add_tensors(out, p + ".self_attn_norm", decoder[i].self_attn_norm);
+    add_tensors(out, p + ".cross_attn", decoder[i].cross_attn);
+    add_tensors(out, p + ".cross_attn_norm", decoder[i].cross_attn_norm);
+    add_tensors(out, p + ".ffn", decoder[i].ffn);
+    add_tensors(out, p + ".ffn_norm", decoder[i].ffn_norm);
   }
   if (config.norm == NormPosition::Pre) {
-    add_norm(out, "encoder.final_norm", encoder_final_norm);
-    add_norm(out, "decoder.final_norm", decoder_final_norm);
+    add_tensors(out, "encoder.final_norm", encoder_final_norm);
+    add_tensors(out, "decoder.final_norm", decoder_final_norm);
   }
   if (!config.tied_output) out.push_back({"output.weight", &output_weight, false});
   out.push_back({"output.bias", &output_bias, true});
-  std::sort(out.begin(), out.end(), [](const Named& a, const Named& b) { return a.name < b.name; });
+  sort_by_name(out);
   return out;
 }
 

@@ -34,12 +34,28 @@ struct FeedForwardParams {
   LinearParams fc2;  // [d, d_ff], [1, d]
 };
 
+// All-zero blocks in their file shapes, and their tensors under a name prefix (e.g.
+// "decoder.layers.0.self_attn"), for every family made of these blocks.
+LinearParams linear_zeros(int out, int in);
+NormParams norm_zeros(int d);
+AttentionParams attention_zeros(int d);
+FeedForwardParams ffn_zeros(int d, int d_ff);
+void add_tensors(TensorList& out, const std::string& name, LinearParams& p);
+void add_tensors(TensorList& out, const std::string& name, NormParams& p);
+void add_tensors(TensorList& out, const std::string& name, AttentionParams& p);
+void add_tensors(TensorList& out, const std::string& name, FeedForwardParams& p);
+void sort_by_name(TensorList& tensors);  // the model file's order
+
 struct EncoderLayerParams {
   AttentionParams self_attn;
   NormParams self_attn_norm;
   FeedForwardParams ffn;
   NormParams ffn_norm;
 };
+
+// An encoder layer's tensors under `name` ("encoder.layers.0"): self_attn, self_attn_norm and,
+// unless its FFN is empty (an attention-only decoder-only layer), ffn and ffn_norm.
+void add_tensors(TensorList& out, const std::string& name, EncoderLayerParams& p);
 
 struct DecoderLayerParams {
   AttentionParams self_attn;
@@ -49,6 +65,10 @@ struct DecoderLayerParams {
   FeedForwardParams ffn;
   NormParams ffn_norm;
 };
+
+// Throws InputError on a transformer config the model-file writer cannot write back (swish,
+// sinusoidal_halves, suppress_tokens); the gradient pass runs them all.
+void check_trainable(const ModelConfig& config);
 
 struct TransformerParams {
   ModelConfig config;

@@ -4,11 +4,16 @@
 // output layer, Luong's combine, the attention (every score, local-p), the stacked decoder cells,
 // the bridge, and the (bidirectional, stacked) encoder, down to the embeddings.
 //
-// The equations are the inference path's (src/families/rnn/rnn.h); the reference is
+// The forward is the family's own (src/families/rnn/: its cells, scores, softmax, bridge and
+// combine, asked to keep what backward needs); this pass adds only the backward. The reference is
 // models/reference/attnscope_ref/rnn.py, stepped by models/goldens/make_rnn_train_goldens.py. Sentences run one
 // after another (as the reference steps them): the sums equal a padded batch with masks.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "train/differentiable.h"
 #include "train/loss.h"
 #include "train/random.h"
 #include "train/rnn_params.h"
@@ -23,5 +28,10 @@ LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example
 
 // Throws the InputError above when `options` ask for dropout (a trainer checks before its first epoch).
 void check_rnn_loss_options(const LossOptions& options);
+
+// The RNN's Differentiable (differentiable.h): the same forward and backward from given source
+// and target embeddings (the RNN has no embedding scale), without parameter gradients.
+// ModelFileError on a broken file, InputError on a file of another family.
+std::unique_ptr<Differentiable> rnn_differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
 
 }  // namespace attnscope::train

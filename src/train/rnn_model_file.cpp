@@ -42,8 +42,7 @@ std::string rnn_config_json(const rnn::Config& c, const ModelConfig& m) {
       case rnn::Score::ScaledDot: score = "scaled_dot"; break;
       case rnn::Score::General: score = "general"; break;
       case rnn::Score::Cosine: score = "cosine"; break;
-      default:  // a score the family gained after this pass (RnnParams::zeros says which)
-        throw InputError("the RNN family's training pass cannot write this score's config yet");
+      case rnn::Score::Location: score = "location"; break;
     }
   auto b = [](bool v) { return std::string(v ? "true" : "false"); };
   const auto& s = m.special;

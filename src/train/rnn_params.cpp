@@ -1,8 +1,9 @@
 #include "train/rnn_params.h"
 
 #include <algorithm>
+#include <utility>
+
 #include "core/error.h"
-#include "core/json.h"
 
 namespace attnscope::train {
 namespace {
@@ -20,21 +21,6 @@ void add_cell(TensorList& out, const std::string& prefix, const std::string& suf
   out.push_back({prefix + "bias_hh" + suffix, &c.bias_hh, true});
 }
 
-// The scores rnn_grad.cpp has a backward for. A score the family gained later (e.g. Luong's
-// "location") is refused here, by name, until its backward and goldens exist.
-bool has_backward(rnn::Score score) {
-  switch (score) {
-    case rnn::Score::Additive:
-    case rnn::Score::Dot:
-    case rnn::Score::ScaledDot:
-    case rnn::Score::General:
-    case rnn::Score::Cosine:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tgt_vocab_size) {
@@ -44,10 +30,6 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
   p.src_vocab_size = src_vocab_size;
   p.tgt_vocab_size = tgt_vocab_size;
   const rnn::Config& c = p.config;
-  if (c.style != rnn::Style::None && !has_backward(c.score))
-    throw InputError("the RNN family's training pass has no backward for the '" +
-                     parse_json(shared.family_json, "config metadata", JsonSource::ModelFile).value("score", std::string("?")) +
-                     "' score yet (it trains additive, dot, scaled_dot, general and cosine)");
   const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
   const int gates = c.cell == rnn::Cell::GRU ? 3 : 4;
   p.src_embed = Matrix::Zero(src_vocab_size, E);
@@ -58,16 +40,19 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
   const int feed = c.style == rnn::Style::Luong ? (c.input_feeding ? H : 0) : D;
   for (int l = 0; l < c.n_decoder_layers; ++l) p.decoder.push_back(cell_zeros(gates, H, l == 0 ? E + feed : H));
   if (c.style != rnn::Style::None) {
+    rnn::AttentionWeights& a = p.attention;
     if (c.score == rnn::Score::Additive) {
-      p.query_proj = Matrix::Zero(c.d_attention, H);
-      p.key_proj = Matrix::Zero(c.d_attention, D);
-      p.v = Matrix::Zero(1, c.d_attention);
+      a.query_proj = Matrix::Zero(c.d_attention, H);
+      a.key_proj = Matrix::Zero(c.d_attention, D);
+      a.v = Matrix::Zero(1, c.d_attention);
     } else if (c.score == rnn::Score::General) {
-      p.key_proj = Matrix::Zero(H, D);
+      a.key_proj = Matrix::Zero(H, D);
+    } else if (c.score == rnn::Score::Location) {
+      a.location_proj = Matrix::Zero(shared.max_positions, H);
     }
     if (c.local_window > 0) {
-      p.position_proj = Matrix::Zero(H, H);
-      p.position_v = Matrix::Zero(1, H);
+      a.position_proj = Matrix::Zero(H, H);
+      a.position_v = Matrix::Zero(1, H);
     }
   }
   if (c.style == rnn::Style::Luong) p.combine = Matrix::Zero(H, D + H);
@@ -86,11 +71,12 @@ TensorList RnnParams::tensors() {
   out.push_back({"bridge.weight", &bridge.weight, false});
   out.push_back({"bridge.bias", &bridge.bias, true});
   for (std::size_t l = 0; l < decoder.size(); ++l) add_cell(out, "decoder.cells." + std::to_string(l) + ".", "", decoder[l]);
-  if (query_proj.size()) out.push_back({"attention.query_proj.weight", &query_proj, false});
-  if (key_proj.size()) out.push_back({"attention.key_proj.weight", &key_proj, false});
-  if (v.size()) out.push_back({"attention.v.weight", &v, false});
-  if (position_proj.size()) out.push_back({"attention.position_proj.weight", &position_proj, false});
-  if (position_v.size()) out.push_back({"attention.position_v.weight", &position_v, false});
+  const std::pair<const char*, Matrix*> attention_tensors[] = {
+      {"attention.query_proj.weight", &attention.query_proj},       {"attention.key_proj.weight", &attention.key_proj},
+      {"attention.v.weight", &attention.v},                         {"attention.location_proj.weight", &attention.location_proj},
+      {"attention.position_proj.weight", &attention.position_proj}, {"attention.position_v.weight", &attention.position_v}};
+  for (const auto& [name, tensor] : attention_tensors)
+    if (tensor->size()) out.push_back({name, tensor, false});
   if (combine.size()) out.push_back({"combine.weight", &combine, false});
   out.push_back({"output.weight", &output.weight, false});
   out.push_back({"output.bias", &output.bias, true});

@@ -31,11 +31,7 @@ struct RnnParams {
   std::vector<CellParams> encoder;  // [layer · directions + direction]; input E (layer 0) or d_mem
   LinearParams bridge;             // [H, d_mem], [1, H]
   std::vector<CellParams> decoder;  // one per layer; layer 0 reads E + (d_mem | H if fed | 0)
-  Matrix query_proj;               // additive W_q [A, H]
-  Matrix key_proj;                 // additive W_k [A, d_mem]; general W_a [H, d_mem]
-  Matrix v;                        // additive v [1, A]
-  Matrix position_proj;            // local-p W_p [H, H]
-  Matrix position_v;               // local-p v_p [1, H]
+  rnn::AttentionWeights attention;  // the family's own: its score, location and local-p tensors
   Matrix combine;                  // Luong W_c [H, d_mem + H]
   LinearParams output;             // [V_tgt, H] (Luong) or [V_tgt, H + d_mem], [1, V_tgt]
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "train/decoder_only_model_file.h"
 #include "train/loss.h"
 #include "train/model_file.h"
 #include "train/random.h"
@@ -29,11 +30,16 @@ class Trainable {
   virtual std::vector<std::uint8_t> export_bytes() = 0;
   // The fields every family has: special tokens, src_append_eos, max_positions.
   virtual const ModelConfig& shared_config() const = 0;
+  // The example of a pair's token ids (without special tokens). A translation model reads the
+  // source (+ </s> when src_append_eos) and predicts <bos> target </s>; a decoder-only model reads
+  // no source and learns <bos> source target </s>, the source being its prompt.
+  virtual Example example(const std::vector<int>& source, const std::vector<int>& target) const;
   virtual const ModelText& text() const = 0;
 };
 
 std::unique_ptr<Trainable> make_trainable(TrainableModel model);  // the transformer
 std::unique_ptr<Trainable> make_trainable(TrainableRnn model);
+std::unique_ptr<Trainable> make_trainable(TrainableDecoderOnly model);
 
 // A model file of any family, to continue training it.
 std::unique_ptr<Trainable> trainable_from_bytes_any(const std::uint8_t* data, std::size_t size);

@@ -63,20 +63,33 @@ std::vector<std::vector<int>> bucket(const std::vector<Example>& examples, int m
 
 namespace {
 
-// The word tokenizer and the vocabularies of a fresh model; `longest`: the longest sentence in words.
-ModelText word_text(const std::vector<TrainPair>& pairs, std::size_t& longest) {
+// The word tokenizer and the vocabularies of a fresh model; `longest`: the longest sentence in
+// words; `longest_pair`: the most words of a source and its target together. `joint`: one
+// vocabulary of both sides (a decoder-only model's), else one per side.
+ModelText word_text(const std::vector<TrainPair>& pairs, std::size_t& longest, bool joint = false,
+                    std::size_t* longest_pair = nullptr) {
   check_pairs(pairs);
   const auto tokenizer = Tokenizer::from_json(kWordTokenizer);
-  std::vector<std::vector<std::string>> sources, targets;
+  std::vector<std::vector<std::string>> sources, targets, both;
+  std::vector<TrainPair> pairs_of_both;  // both[i] came from pairs_of_both[i], for the messages
   longest = 0;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     sources.push_back(tokenizer->split(pairs[i].source));
     targets.push_back(tokenizer->split(pairs[i].target));
     check_tokens(pairs[i], i, sources.back().size(), targets.back().size());
     longest = std::max({longest, sources.back().size(), targets.back().size()});
+    if (longest_pair) *longest_pair = std::max(*longest_pair, sources.back().size() + targets.back().size());
+    if (joint) {
+      both.insert(both.end(), {sources.back(), targets.back()});
+      pairs_of_both.insert(pairs_of_both.end(), {pairs[i], pairs[i]});
+    }
   }
   ModelText text;
   text.tokenizer_json = kWordTokenizer;
+  if (joint) {
+    text.src_vocab = text.tgt_vocab = word_vocab(both, pairs_of_both, "one");
+    return text;
+  }
   text.src_vocab = word_vocab(sources, pairs, "source");
   text.tgt_vocab = word_vocab(targets, pairs, "target");
   return text;
@@ -152,52 +165,90 @@ TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchi
     if (why.rfind(file_prefix, 0) == 0) why.erase(0, file_prefix.size());
     throw InputError("RNN architecture: " + why);
   }
-  shared.family_json = j.dump();  // RnnParams::zeros refuses, by name, a score without a backward
+  shared.family_json = j.dump();
   m.params = fresh_rnn_params(shared, static_cast<int>(m.text.src_vocab.size()),
                               static_cast<int>(m.text.tgt_vocab.size()), seed);
   m.params.shared.family_json = rnn_config_json(config, shared);  // what export writes: export.py's key order
   return m;
 }
 
+TrainableDecoderOnly fresh_decoder_only_model(const std::vector<TrainPair>& pairs, const DecoderOnlyArchitecture& arch,
+                                              std::uint64_t seed) {
+  if (arch.layers < 1 || arch.heads < 1 || arch.d_model < 1 || arch.d_model % arch.heads != 0 || arch.d_ff < -1)
+    throw InputError("architecture needs layers, heads, d_model >= 1 with d_model divisible by heads");
+  std::size_t longest = 0, longest_pair = 0;
+  TrainableDecoderOnly m;
+  m.text = word_text(pairs, longest, /*joint=*/true, &longest_pair);
+  // gpt.py's CONFIG_FIELDS order, as export.py writes the config.
+  const nlohmann::ordered_json j = {
+      {"architecture", "decoder_only"},
+      {"d_model", arch.d_model},
+      {"n_heads", arch.heads},
+      {"d_ff", arch.d_ff < 0 ? 2 * arch.d_model : arch.d_ff},
+      {"n_layers", arch.layers},
+      {"activation", arch.activation},
+      {"norm", arch.norm},
+      {"positions", arch.positions},
+      {"max_positions", std::max<int>(16, static_cast<int>(longest_pair) + 2)},
+      {"embedding_scale", 1.0},
+      {"tied_output", arch.tied_output},
+      {"layer_norm_eps", 1e-5},
+      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}}};
+  ModelConfig shared;
+  try {
+    shared = ModelConfig::from_json(j.dump());
+    shared.family_json = j.dump();
+    m.params = fresh_decoder_only_params(shared, static_cast<int>(m.text.src_vocab.size()), seed);
+  } catch (const ModelFileError& e) {
+    throw InputError("decoder-only architecture: " + e.detail());
+  }
+  return m;
+}
+
 std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
-                                           const Architecture& arch, const RnnArchitecture& rnn, std::uint64_t seed) {
+                                           const Architecture& arch, const RnnArchitecture& rnn,
+                                           const DecoderOnlyArchitecture& decoder_only, std::uint64_t seed) {
   if (family == "transformer") return make_trainable(fresh_model(pairs, arch, seed));
   if (family == "rnn") return make_trainable(fresh_rnn_model(pairs, rnn, seed));
-  throw InputError("unknown model family '" + family + "' (transformer, rnn)");
+  if (family == "decoder_only") return make_trainable(fresh_decoder_only_model(pairs, decoder_only, seed));
+  throw InputError("unknown model family '" + family + "' (transformer, rnn, decoder_only)");
 }
 
 Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs, TrainOptions options)
     : model_(std::move(model)),
-      pairs_(std::move(pairs)),
       options_(options),
       adam_(model_->parameters(), options.adam),
       random_(options.seed) {
-  check_pairs(pairs_);
   if (options_.batch_tokens < 1) throw InputError("batch tokens must be >= 1");
   if (!(options_.lr > 0)) throw InputError("learning rate must be > 0");
   if (!(options_.label_smoothing >= 0 && options_.label_smoothing < 1) || !(options_.dropout >= 0 && options_.dropout < 1))
     throw InputError("label smoothing and dropout must be in [0, 1)");
   if (!(options_.clip_norm >= 0)) throw InputError("clip norm must be >= 0 (0: no clipping)");
   model_->check_options(LossOptions{options_.label_smoothing, options_.dropout});
+  set_pairs(std::move(pairs));
+}
+
+void Trainer::set_pairs(std::vector<TrainPair> pairs) {
+  check_pairs(pairs);
+  std::vector<Example> examples;
   const auto tokenizer = Tokenizer::from_json(model_->text().tokenizer_json);
   const Vocabulary src_vocab(model_->text().src_vocab), tgt_vocab(model_->text().tgt_vocab);
   const ModelConfig& c = model_->shared_config();
-  for (std::size_t i = 0; i < pairs_.size(); ++i) {
-    const TrainPair& p = pairs_[i];
-    Example e;
-    e.src = encode(*tokenizer, src_vocab, p.source, c.special.unk).ids;
-    e.tgt = encode(*tokenizer, tgt_vocab, p.target, c.special.unk).ids;
-    check_tokens(p, i, e.src.size(), e.tgt.size());
-    if (c.src_append_eos) e.src.push_back(c.special.eos);
-    e.tgt.insert(e.tgt.begin(), c.special.bos);
-    e.tgt.push_back(c.special.eos);
-    if (e.src.empty() || static_cast<int>(e.src.size()) > c.max_positions ||
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const TrainPair& p = pairs[i];
+    const std::vector<int> source = encode(*tokenizer, src_vocab, p.source, c.special.unk).ids;
+    const std::vector<int> target = encode(*tokenizer, tgt_vocab, p.target, c.special.unk).ids;
+    check_tokens(p, i, source.size(), target.size());
+    Example e = model_->example(source, target);
+    if ((e.src.empty() && source.empty()) || static_cast<int>(e.src.size()) > c.max_positions ||
         static_cast<int>(e.tgt.size()) - 1 > c.max_positions)
       throw InputError(pair_name(p, i) + " is empty or longer than the model's " + std::to_string(c.max_positions) +
                        " positions");
-    examples_.push_back(std::move(e));
+    examples.push_back(std::move(e));
   }
-  groups_ = bucket(examples_, options_.batch_tokens);
+  groups_ = bucket(examples, options_.batch_tokens);
+  examples_ = std::move(examples);
+  pairs_ = std::move(pairs);
 }
 
 EpochReport Trainer::epoch() {

@@ -42,7 +42,7 @@ TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architectu
 struct RnnArchitecture {
   std::string cell = "gru";            // gru | lstm
   std::string attention = "bahdanau";  // bahdanau | luong | none
-  std::string score = "additive";      // additive | dot | scaled_dot | general | cosine ("none" without attention)
+  std::string score = "additive";      // additive | dot | scaled_dot | general | cosine | location ("none" without attention)
   int d_embed = 32;
   int d_hidden = 64;
   int d_encoder = 0;     // per direction; 0: d_hidden / directions (so every score fits)
@@ -54,9 +54,34 @@ struct RnnArchitecture {
 };
 TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchitecture& arch, std::uint64_t seed);
 
-// The fresh model of `family` ("transformer": `arch`; "rnn": `rnn`), as the seam's Trainable.
+// A fresh word-level decoder-only language model (src/families/decoder_only/) for `pairs`: one
+// vocabulary (<pad> <unk> <s> </s> + the sorted words of both sides), each pair learned as
+// "<s> source target </s>" (Trainable::example: the source is the prompt the target continues),
+// max_positions = max(16, longest source + longest target + 2), embedding scale 1, LayerNorm eps
+// 1e-5, weights as fresh_decoder_only_params. Throws InputError on a config the family refuses.
+struct DecoderOnlyArchitecture {
+  int layers = 1;
+  int heads = 1;
+  int d_model = 64;
+  int d_ff = -1;                         // -1: 2 · d_model; 0: attention-only layers (no FFN)
+  std::string activation = "gelu_tanh";  // relu | gelu | gelu_tanh
+  std::string norm = "pre";              // pre | post
+  std::string positions = "learned";     // learned | sinusoidal
+  bool tied_output = true;
+};
+TrainableDecoderOnly fresh_decoder_only_model(const std::vector<TrainPair>& pairs, const DecoderOnlyArchitecture& arch,
+                                              std::uint64_t seed);
+
+// The fresh model of `family` ("transformer": `arch`; "rnn": `rnn`; "decoder_only":
+// `decoder_only`), as the seam's Trainable.
 std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
-                                           const Architecture& arch, const RnnArchitecture& rnn, std::uint64_t seed);
+                                           const Architecture& arch, const RnnArchitecture& rnn,
+                                           const DecoderOnlyArchitecture& decoder_only, std::uint64_t seed);
+inline std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
+                                                  const Architecture& arch, const RnnArchitecture& rnn,
+                                                  std::uint64_t seed) {
+  return fresh_trainable(pairs, family, arch, rnn, DecoderOnlyArchitecture{}, seed);
+}
 
 struct TrainOptions {
   double lr = 1e-3;
@@ -88,6 +113,11 @@ class Trainer {
 
   EpochReport epoch();  // one pass over the pairs, then the exact-match count
   int epochs_done() const { return epochs_; }
+  int updates_done() const { return updates_; }  // optimiser steps so far
+  // The pairs the next epochs train on (and count exact matches of), checked as the constructor
+  // checks them; the model and the optimiser carry on. A corpus drawn afresh for every epoch
+  // (the induction preset's repeated sequences, train/repeated_sequences.h) is not memorised.
+  void set_pairs(std::vector<TrainPair> pairs);
   // The current weights as a model file, and as the engine loads it (for every view).
   std::vector<std::uint8_t> export_bytes();
   std::shared_ptr<const Model> model();

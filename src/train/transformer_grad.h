@@ -6,12 +6,41 @@
 // sentence after sentence, and each sentence attends only within its own rows. That is exactly
 // what PyTorch computes with padding masks (models/reference/attnscope_ref/model.py: masked keys get weight
 // 0, padded queries and <pad> targets do not reach the loss), without computing the padding.
+#include <memory>
 #include <vector>
 
-#include "train/blocks.h"
+#include "train/differentiable.h"
+#include "train/layer_stack.h"
 #include "train/loss.h"
 
 namespace attnscope::train {
+
+// The forward from input embeddings (embed[id] · embedding_scale of every packed row; positions
+// and dropout added inside) to the logits, keeping what backward needs until the next forward.
+// Training and attribution (differentiable.h) both run it.
+class TransformerPass {
+ public:
+  explicit TransformerPass(const TransformerParams& params);  // kept by reference
+  // inputs.source [S, d], inputs.target [T, d], the sentences' rows given by their lengths.
+  // Returns the logits [T, V], row t predicting the token after target row t.
+  Matrix forward(const InputEmbeddings& inputs, const std::vector<int>& source_lengths,
+                 const std::vector<int>& target_lengths, float dropout, Random* random);
+  // The gradients at the inputs of Σ d_logits ∘ logits; the parameters' are added into `grads`
+  // (nullptr: none computed). The embedding tables' gradients are the caller's (it knows the ids).
+  InputEmbeddings backward(const Matrix& d_logits, TransformerParams* grads);
+
+ private:
+  Stack<EncoderLayerParams> encoder() const;
+  Stack<DecoderLayerParams> decoder() const;
+
+  const TransformerParams& params_;
+  LayerSettings settings_;
+  Matrix sinusoids_;  // sinusoidal positions, either layout (empty when learned)
+  StackRows source_rows_, target_rows_;
+  StackCache encoder_, decoder_;
+  Matrix memory_;       // [S, d] encoder output (after final_norm in pre)
+  Matrix decoder_out_;  // [T, d] input of the output projection
+};
 
 // Forward and backward of loss_sum / tokens (models/train/train.py: F.cross_entropy(..., reduction="sum")
 // then `/ n`). The gradients are added into `grads` (same layout as `params`; zero it first).
@@ -19,8 +48,7 @@ namespace attnscope::train {
 LossResult loss_and_gradients(const TransformerParams& params, const std::vector<Example>& batch,
                               const LossOptions& options, Random* random, TransformerParams& grads);
 
-// The sinusoidal table of models/FORMAT.md: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...),
-// computed in double and rounded once to float.
-Matrix sinusoidal_table(int positions, int d);
+// The transformer as attribution differentiates it: one sentence pair through TransformerPass.
+std::unique_ptr<Differentiable> make_differentiable(TransformerParams params);
 
 }  // namespace attnscope::train

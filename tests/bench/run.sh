@@ -3,7 +3,8 @@
 # exports the model to ONNX (checked against PyTorch) and quantizes the graphs to q8 as
 # onnxruntime's quantize_dynamic does (checked against fp32), then runs tests/bench/bench.mjs, which
 # prints the tables and writes build/bench/results.json, build/bench/RESULTS.md and
-# tests/bench/RESULTS.md; then tests/bench/train_bench.mjs (time per toy training epoch in WASM,
+# tests/bench/RESULTS.md (before them, tests/bench/attribution_bench.cpp: the cost of explaining a step,
+# build/bench/attribution.txt); then tests/bench/train_bench.mjs (time per toy training epoch in WASM,
 # natively and in PyTorch, as ratios; build/bench/train.json). Options go to bench.mjs, e.g.
 #   npm run bench -- --sentences 20 --repeats 1     # a quick run
 #   npm run bench -- --docs                         # also refresh the table in docs/benchmarks.md
@@ -130,6 +131,15 @@ if [ ! -x $bench ] || [ tests/bench/native/bench_native.cpp -nt $bench ] || [ bu
   g++ -std=c++17 -O3 -march=native -DNDEBUG -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY -Isrc -isystem /usr/include/eigen3 \
     -isystem build/bench-native/third_party_include tests/bench/native/bench_native.cpp build/bench-native/libattnscope.a -o $bench
 fi
+
+echo "== attribution: gradient x input of one step against that step's forward (native, prints numbers)"
+attribution_bench=build/bench-native/attnscope-attribution-bench
+if [ ! -x $attribution_bench ] || [ tests/bench/attribution_bench.cpp -nt $attribution_bench ] || [ build/bench-native/libattnscope.a -nt $attribution_bench ]; then
+  g++ -std=c++17 -O3 -march=native -DNDEBUG -DEIGEN_NO_DEBUG -DEIGEN_MPL2_ONLY -Isrc -isystem /usr/include/eigen3 \
+    -isystem build/bench-native/third_party_include tests/bench/attribution_bench.cpp build/bench-native/libattnscope.a -o $attribution_bench
+fi
+$attribution_bench --model models/multi30k-en-de.safetensors "A man in a blue shirt is standing on a ladder." \
+  "Two young girls are playing in the sand near the water." "A dog runs through the snow." | tee build/bench/attribution.txt
 
 echo "== ONNX export (build/bench/onnx), checked against PyTorch"
 model=models/multi30k-en-de.safetensors

@@ -163,7 +163,7 @@ describe('bad inputs are AttnscopeErrors', () => {
     await fails(createTrainer(csv, { layers: 100 }), 'layers must be an integer in [1, 4] (a browser-safe size; attnscope-cli train has no limit), got 100');
     await fails(createTrainer(csv, { heads: 0 }), /^heads must be an integer in \[1, 8\]/);
     await fails(createTrainer(csv, { dModel: 100_000 }), /^dModel must be an integer in \[4, 256\] \(a browser-safe size/);
-    await fails(createTrainer(csv, { dFf: 1e9 }), /^dFf must be an integer in \[4, 1024\]/);
+    await fails(createTrainer(csv, { dFf: 1e9 }), /^dFf must be an integer in \[0, 1024\]/);
     await fails(createTrainer(csv, { dModel: 10, heads: 3 }), 'dModel 10 must be divisible by heads 3');
     await fails(createTrainer(csv, { layers: 1.5 }), /^layers must be an integer/);
     await fails(createTrainer(csv, { lr: -1 }), 'lr must be a number in (0, 1], got -1');

@@ -110,7 +110,7 @@ describe('RNN training options', () => {
   it('bad RNN options are AttnscopeErrors with the reason', async () => {
     await fails(createTrainer(csv, { family: 'rnn', heads: 2 }), "training option 'heads' is the transformer's: an RNN has none");
     await fails(createTrainer(csv, { cell: 'lstm' }), 'training option \'cell\' is the RNN\'s: add "family": "rnn"');
-    await fails(createTrainer(csv, { family: 'cnn' }), 'training option \'family\' must be "transformer" or "rnn", got "cnn"');
+    await fails(createTrainer(csv, { family: 'cnn' }), 'training option \'family\' must be "transformer", "rnn" or "decoder_only", got "cnn"');
     await fails(createTrainer(csv, { family: 'rnn', cell: 'rnn' }), /^RNN architecture: config field 'cell' must be one of/);
     await fails(createTrainer(csv, { family: 'rnn', dHidden: 1000 }), /^dHidden must be an integer in \[1, 256\] \(a browser-safe size/);
     await fails(createTrainer(csv, { family: 'rnn', dropout: 0.1 }), /^the RNN family trains without dropout/);

@@ -253,5 +253,76 @@ TEST(CliGenerate, MatchesReferenceAndRefusesTheWrongFamily) {
   EXPECT_EQ(run_cli("generate --model " + model).status, 2);  // no prompt
 }
 
+// --attribution against torch.autograd (tests/golden/attribution/, make_attribution_goldens.py):
+// the frozen toy's greedy translation, per step; and a decoder-only model's first generated token.
+TEST(CliAttribution, MatchesTheReferenceAndReportsBadValues) {
+  const json g = testing::load_json(testing::golden_path("attribution/toy.json"));
+  const std::string toy = " --model " + testing::frozen_toy_path() + " " + quoted(g["sentence"]);
+  for (const char* method : {"gradient-input", "integrated-gradients"}) {
+    const std::string key = method == std::string("gradient-input") ? "gradient_input" : "integrated_gradients";
+    const Result r = run_cli(std::string("translate --attribution ") + method + " --ig-steps 16" + toy);
+    ASSERT_EQ(r.status, 0) << method;
+    const json a = json::parse(r.out)["attribution"];
+    EXPECT_EQ(a["method"], method);
+    ASSERT_EQ(a["steps"].size(), g["steps"].size());
+    for (std::size_t t = 0; t < g["steps"].size(); ++t) {
+      const json& want = g["steps"][t];
+      const json& got = a["steps"][t];
+      const std::string what = std::string(method) + " step " + std::to_string(t);
+      EXPECT_EQ(got["token_id"], want["token"]) << what;
+      const auto source = got["source_scores"].get<std::vector<float>>();
+      const auto target = got["target_scores"].get<std::vector<float>>();
+      testing::expect_close(want[key]["source_scores"], source.data(), source.size(),
+                            {static_cast<int>(source.size())}, what + " source");
+      testing::expect_close(want[key]["target_scores"], target.data(), target.size(),
+                            {static_cast<int>(target.size())}, what + " target");
+      if (key == "integrated_gradients")
+        EXPECT_NEAR(got["completeness_error"].get<double>(), want[key]["completeness_error"].get<double>(), 1e-4) << what;
+      if (key != "gradient_input") continue;
+      // τ per head of the cross-attention against |gradient × input| (null where undefined).
+      ASSERT_EQ(got["agreement"]["tau"].size(), want["tau"].size()) << what;
+      for (std::size_t l = 0; l < want["tau"].size(); ++l)
+        for (std::size_t h = 0; h < want["tau"][l].size(); ++h) {
+          if (want["tau"][l][h].is_null()) {
+            EXPECT_TRUE(got["agreement"]["tau"][l][h].is_null()) << what;
+          } else {
+            EXPECT_NEAR(got["agreement"]["tau"][l][h].get<double>(), want["tau"][l][h].get<double>(), 1e-9) << what;
+          }
+        }
+    }
+    EXPECT_TRUE(a.contains("mean_agreement")) << method;
+  }
+  const json gpt = testing::load_json(testing::golden_path("attribution/pre_learned_gelu_tanh.json"));
+  const json& first = gpt["cases"][0];  // gradient × input of the first generated token
+  const Result r = run_cli("generate --attribution gradient-input --max-length 1 --model " +
+                           testing::golden_path(gpt["model"]) + " 'i want to'");
+  ASSERT_EQ(r.status, 0);
+  const json step = json::parse(r.out)["attribution"]["steps"][0];
+  EXPECT_EQ(step["token_id"], first["token"]);
+  EXPECT_TRUE(step["source_scores"].empty());
+  const auto target = step["target_scores"].get<std::vector<float>>();
+  testing::expect_close(first["target_scores"], target.data(), target.size(), {static_cast<int>(target.size())},
+                        "generate --attribution");
+  // fill-mask: the [MASK]'s best piece explained over the input.
+  const json bert = testing::load_json(testing::golden_path("attribution/small_mlm.json"));
+  const json& mask = bert["cases"][0];
+  const json text = testing::load_json(testing::golden_path("bert/small_mlm.json"))["cases"][0]["text"];
+  const Result filled = run_cli("fill-mask --attribution gradient-input --model " + testing::golden_path(bert["model"]) +
+                                " " + quoted(text));
+  ASSERT_EQ(filled.status, 0);
+  const json explained = json::parse(filled.out)["masks"][0]["attribution"];
+  EXPECT_EQ(explained["step"], mask["row"]);
+  EXPECT_EQ(explained["token_id"], mask["token"]);
+  EXPECT_EQ(explained["agreement"]["site"], "self");
+  const auto source = explained["source_scores"].get<std::vector<float>>();
+  testing::expect_close(mask["source_scores"], source.data(), source.size(), {static_cast<int>(source.size())},
+                        "fill-mask --attribution");
+  // Bad values: a usage error naming the value.
+  EXPECT_EQ(run_cli("translate --attribution saliency" + toy).status, 2);
+  EXPECT_EQ(run_cli("translate --attribution integrated-gradients --ig-steps 0" + toy).status, 2);
+  EXPECT_EQ(run_cli("translate --attribution gradient-input --baseline mean" + toy).status, 2);
+  EXPECT_EQ(run_cli("translate --attribution gradient-input --contrast no-such-token" + toy).status, 2);
+}
+
 }  // namespace
 }  // namespace attnscope

@@ -3,7 +3,8 @@
 // parameter's gradient on three pairs of unequal lengths, and the weights after 3 steps of Adam,
 // Adam with L2 weight decay and AdamW (clipping, inverse-sqrt warmup), for every model of
 // tests/golden/rnn/ (GRU and LSTM; Bahdanau, Luong with and without input feeding, no attention;
-// every score; local-p; bidirectional and stacked) and one with shared embeddings.
+// every score, Luong's location score included; local-p; bidirectional and stacked) and one with
+// shared embeddings.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -25,13 +26,7 @@ using golden::expect_tensor;
 using testing::golden_path;
 using testing::load_json;
 
-std::vector<std::string> golden_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(golden_path("rnn_train")))
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> golden_names() { return testing::golden_json_names("rnn_train"); }
 
 class RnnTrainGolden : public ::testing::TestWithParam<std::string> {
  protected:
@@ -55,23 +50,11 @@ TEST(RnnTrainGoldens, CoverEveryModelOfTheInferenceGoldens) {
     if (entry.path().extension() == ".safetensors") {
       ++models;
       const std::string stem = entry.path().stem().string();
-      const json inference = load_json(golden_path("rnn/" + stem + ".json"));
-      if (inference.at("config").value("score", "") == "location") {
-        // No backward for Luong's location score yet (models/goldens/make_rnn_train_goldens.py
-        // NO_BACKWARD): training must refuse the model by naming the score.
-        const auto bytes = read_file_bytes(entry.path().string());
-        try {
-          trainable_rnn_from_bytes(bytes.data(), bytes.size());
-          ADD_FAILURE() << stem << ": training a location-score model was not refused";
-        } catch (const std::exception& e) {
-          EXPECT_NE(std::string(e.what()).find("location"), std::string::npos) << stem << ": " << e.what();
-        }
-        continue;
-      }
       EXPECT_NE(std::find(names.begin(), names.end(), stem), names.end()) << stem << " has no training golden";
     }
-  EXPECT_GE(models, 22u);
-  EXPECT_NE(std::find(names.begin(), names.end(), "shared_lstm_bahdanau_general"), names.end());
+  EXPECT_GE(models, 26u);
+  for (const char* name : {"shared_lstm_bahdanau_general", "gru_luong_location_feed", "lstm_luong_location"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
 TEST_P(RnnTrainGolden, LossAndEveryGradientMatchPyTorch) {

@@ -102,7 +102,8 @@ TEST(RnnTrain, BadOptionsAreInputErrors) {
   };
   EXPECT_EQ(message(R"({"family": "rnn", "heads": 2})"), "training option 'heads' is the transformer's: an RNN has none");
   EXPECT_EQ(message(R"({"cell": "lstm"})"), "training option 'cell' is the RNN's: add \"family\": \"rnn\"");
-  EXPECT_EQ(message(R"({"family": "cnn"})"), "training option 'family' must be \"transformer\" or \"rnn\", got \"cnn\"");
+  EXPECT_EQ(message(R"({"family": "cnn"})"),
+            "training option 'family' must be \"transformer\", \"rnn\" or \"decoder_only\", got \"cnn\"");
   EXPECT_EQ(message(R"({"family": "rnn", "bidirectional": 1})"), "training option 'bidirectional' must be true or false, got 1");
   EXPECT_NE(message(R"({"family": "rnn", "cell": "rnn"})").find("RNN architecture: config field 'cell' must be one of"),
             std::string::npos);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,16 @@ inline std::string golden_path(const std::string& name) { return std::string(ATT
 // which `models/train/train.py toy` rewrites.
 inline std::string frozen_toy_path() {
   return std::string(ATTNSCOPE_GOLDEN_DIR) + "/../models/toy-en-de.frozen.safetensors";
+}
+
+// The names, without ".json", of the JSON goldens in golden folder `folder`, sorted: the
+// parameters of a test that runs every golden there.
+inline std::vector<std::string> golden_json_names(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(golden_path(folder)))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 inline json load_json(const std::string& path) {

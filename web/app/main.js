@@ -27,6 +27,8 @@ import { renderLogitsPanel } from './panels/logits-panel.js';
 import { renderModified } from './panels/modified-banner.js';
 import { renderOutput } from './panels/output-panel.js';
 import { renderInputKind } from './panels/prompt-mode.js';
+import { LogitLensPanel } from './panels/logit-lens.js';
+import { AttributionPanel } from './panels/attribution.js';
 import { createRequests } from './worker/requests.js';
 import { formatState, hasInterventions, noInterventions, parseState } from './state/state.js';
 import { createPlayer, renderStepper, trackStepperHeight } from './panels/stepper.js';
@@ -113,6 +115,8 @@ const attention = new AttentionView({
 });
 
 new BleuByLengthPanel($('bleu-length')); // precomputed figures: no engine, no state
+const lens = new LogitLensPanel($('logit-lens'), { engine });
+const attribution = new AttributionPanel($('attribution'), { engine });
 
 const analyses = new AnalysesPanel($('analyses'), {
   engine,
@@ -180,6 +184,8 @@ function render({ st, snap, original, info }) {
   timed('logits', () => renderLogits(snap));
   timed('attention', () => attention.render());
   timed('analyses', () => analyses.render(snap));
+  timed('logit-lens', () => lens.render(snap, info));
+  timed('attribution', () => attribution.render(snap));
   timed('break', () => panel.render(st.iv, snap.sites, snap.source.pieces, info));
 }
 
@@ -191,6 +197,7 @@ store.subscribe((state, changed, before) => {
     $('arch-family').textContent = describeArchitecture(state.info).family;
     renderArchitecture($('arch-body'), state.info, { name: findModel(state.st.model)?.label });
     renderModelCard($('model-card'), state.info, findModel(state.st.model));
+    lens.setModel(state.info);
     startWithGeneration(state.info, findModel(state.st.model));
   }
   if (changed.has('snap')) encoder.hide(); // a translation arrived: the translation panels return

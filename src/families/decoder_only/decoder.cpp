@@ -69,6 +69,13 @@ Matrix DecoderOnly::new_positions(const State& s, int token, NamedVectors* vecto
   return all;
 }
 
+Matrix DecoderOnly::readout(const Matrix& residual, const Interventions& interventions) const {
+  const Weights& w = weights_;
+  if (config_.norm == NormPosition::Pre && !interventions.skip_layer_norm)
+    return ops::linear(w.final_norm(residual), w.output_weight(), w.output_step, w.output_bias);
+  return ops::linear(residual, w.output_weight(), w.output_step, w.output_bias);
+}
+
 Matrix DecoderOnly::step(const std::vector<DecoderState*>& base_states, const std::vector<int>& tokens,
                          const Capture& capture, const std::vector<StepTrace*>& traces,
                          const Interventions& interventions) const {
@@ -117,8 +124,7 @@ Matrix DecoderOnly::step(const std::vector<DecoderState*>& base_states, const st
     row += inputs[i].rows();
     last.row(static_cast<Eigen::Index>(i)) = x.row(static_cast<Eigen::Index>(row) - 1);
   }
-  if (config_.norm == NormPosition::Pre && !interventions.skip_layer_norm) last = w.final_norm(last);
-  Matrix logits = ops::linear(last, w.output_weight(), w.output_step, w.output_bias);
+  Matrix logits = readout(last, interventions);
 
   for (std::size_t i = 0; i < n; ++i) {
     ++states[i]->steps;

@@ -111,6 +111,7 @@ class DecoderOnly : public ModelFamily, public Decoder {
   }
   const Matrix& token_embeddings(Side) const override { return weights_.token_embed; }
   const Matrix& positional_encoding() const override { return weights_.positions; }
+  const Matrix& output_embeddings() const override { return weights_.output_weight(); }
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses what names an encoder or a source: there is neither.
   const InterventionSupport& intervention_support() const override;
@@ -118,6 +119,9 @@ class DecoderOnly : public ModelFamily, public Decoder {
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
   Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
               const std::vector<StepTrace*>& traces, const Interventions& interventions) const override;
+  int lens_layers() const override { return static_cast<int>(weights_.layers.size()); }
+  // final_norm (pre-norm only), then the output projection: the step's own readout.
+  Matrix readout(const Matrix& residual, const Interventions& interventions) const override;
 
   const Config& config() const { return config_; }
 

@@ -8,7 +8,6 @@
 #include "layers/attention.h"
 
 namespace attnscope::rnn {
-namespace {
 
 RowVector concat(const RowVector& a, const RowVector& b) {
   RowVector out(a.size() + b.size());
@@ -16,22 +15,32 @@ RowVector concat(const RowVector& a, const RowVector& b) {
   return out;
 }
 
-}  // namespace
+Memory memory_of(const Config& c, const AttentionWeights& w, Matrix states) {
+  Memory memory;
+  memory.final = final_state(c, states);
+  memory.mean = states.colwise().mean();
+  if (c.style != Style::None && (c.score == Score::Additive || c.score == Score::General))
+    memory.keys = ops::linear(states, w.key_proj, RowVector::Zero(w.key_proj.rows()));
+  memory.states = std::move(states);
+  return memory;
+}
+
+RowVector bridge_state(const Matrix& weight, const RowVector& bias, const RowVector& final) {
+  return ops::linear(final, weight, bias).array().tanh().matrix();
+}
+
+RowVector attentional_state(const Matrix& combine, const RowVector& context, const RowVector& s) {
+  return ops::linear(concat(context, s), combine, RowVector::Zero(combine.rows())).array().tanh().matrix();
+}
 
 std::unique_ptr<DecoderState> Rnn::start(const Matrix& states) const {
   const Config& c = config_;
   const Weights& w = weights_;
-  auto memory = std::make_shared<Memory>();
-  memory->states = states;
-  memory->final = final_state(c, states);
-  memory->mean = states.colwise().mean();
-  if (c.style != Style::None && (c.score == Score::Additive || c.score == Score::General))
-    memory->keys = ops::linear(states, w.key_proj, RowVector::Zero(w.key_proj.rows()));
+  auto memory = std::make_shared<Memory>(memory_of(c, w.attention, states));
 
   // Every decoder layer starts from s_0 = tanh(bridge(final)); an LSTM's cell from 0; h~_0 = 0.
   Snapshot s0;
-  const RowVector h0 = ops::linear(memory->final, w.bridge.weight, w.bridge.bias).array().tanh().matrix();
-  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), h0);
+  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), bridge_state(w.bridge.weight, w.bridge.bias, memory->final));
   if (c.cell == Cell::LSTM) s0.c.assign(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
   s0.feed = RowVector::Zero(c.d_hidden);
 
@@ -41,16 +50,21 @@ std::unique_ptr<DecoderState> Rnn::start(const Matrix& states) const {
   return state;
 }
 
-RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors) const {
-  const Config& c = config_;
-  const Weights& w = weights_;
+RowVector attend(const Config& c, const AttentionWeights& w, const Memory& m, const RowVector& q,
+                 NamedVectors* vectors, AttendRecord* record) {
   const Matrix& H = m.states;
   const Eigen::Index S = H.rows();
+  if (record) record->q = q;
   RowVector e(S);  // the energies, before the softmax
   switch (c.score) {
     case Score::Additive: {  // v · tanh(W_q q + W_k h_j)
       const RowVector wq = q * w.query_proj.transpose();
-      for (Eigen::Index j = 0; j < S; ++j) e[j] = (wq + m.keys.row(j)).array().tanh().matrix().dot(w.v);
+      if (record) record->additive.resize(S, wq.size());
+      for (Eigen::Index j = 0; j < S; ++j) {
+        const auto t = (wq + m.keys.row(j)).array().tanh().matrix();
+        if (record) record->additive.row(j) = t;
+        e[j] = t.dot(w.v.row(0));
+      }
       break;
     }
     case Score::Dot:  // q · h_j
@@ -66,7 +80,8 @@ RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors
       for (Eigen::Index j = 0; j < S; ++j) e[j] = q.dot(H.row(j)) / std::max(q.norm() * H.row(j).norm(), 1e-8f);
       break;
     case Score::Location:  // (W_a q)_j, one row of W_a per source position, cut to this sentence's S
-      // (S <= max_positions = its rows: the source's one length check, decoding/source.cpp).
+      // (S <= max_positions = its rows: the source's one length check, decoding/source.cpp, and
+      // the training pass's).
       e = q * w.location_proj.topRows(S).transpose();
       break;
   }
@@ -75,12 +90,14 @@ RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors
   Matrix a = e;
   if (c.local_window == 0) {
     ops::softmax_rows(a);
+    if (record) record->a = a;
     return a;
   }
   // Luong's local-p: a centre p in [0, S - 1], the softmax over the window |j - p| <= D, times a
   // Gaussian of sigma = D / 2 (not renormalised, as in the paper); 0 outside the window.
-  const float gate = (q * w.position_proj.transpose()).array().tanh().matrix().dot(w.position_v);
-  const float p = static_cast<float>(S - 1) * (1.0f / (1.0f + std::exp(-gate)));
+  const RowVector u = (q * w.position_proj.transpose()).array().tanh().matrix();
+  const float gate = 1.0f / (1.0f + std::exp(-u.dot(w.position_v.row(0))));
+  const float p = static_cast<float>(S - 1) * gate;
   if (vectors) (*vectors)["position"] = Matrix::Constant(1, 1, p);
   const float D = static_cast<float>(c.local_window), sigma = D / 2.0f;
   float max = -INFINITY;
@@ -92,10 +109,14 @@ RowVector Rnn::attend(const Memory& m, const RowVector& q, NamedVectors* vectors
     a(0, j) = inside ? std::exp(e[j] - max) : 0.0f;
     sum += a(0, j);
   }
+  if (record) record->window.resize(S), record->gauss.resize(S);
   for (Eigen::Index j = 0; j < S; ++j) {
     const float d = static_cast<float>(j) - p;
-    a(0, j) = a(0, j) / sum * std::exp(-(d * d) / (2.0f * sigma * sigma));
+    const float window = a(0, j) / sum, gauss = std::exp(-(d * d) / (2.0f * sigma * sigma));
+    a(0, j) = window * gauss;
+    if (record) record->window[j] = window, record->gauss[j] = gauss;
   }
+  if (record) record->a = a, record->u = u, record->p = p, record->gate = gate;
   return a;
 }
 
@@ -109,19 +130,6 @@ RowVector Rnn::context(const Memory& m, RowVector* a, int position, const Interv
   if (iv.copy_source_encoding) return m.mean;                    // "no attention"
   if (iv.skip_cross_attention) return RowVector::Zero(m.final.size());  // the source unseen
   return a ? RowVector(*a * m.states) : m.final;
-}
-
-void Rnn::recur(const RowVector& x, const Snapshot& prev, Snapshot& next) const {
-  const Config& c = config_;
-  next.h = prev.h;
-  next.c = prev.c;
-  RowVector in = x;
-  for (std::size_t l = 0; l < weights_.decoder.size(); ++l) {
-    const CellWeights& cell = weights_.decoder[l];
-    RowVector unused;
-    cell.step(c.cell, ops::linear(in, cell.weight_ih, cell.bias_ih), next.h[l], c.cell == Cell::LSTM ? next.c[l] : unused);
-    in = next.h[l];
-  }
 }
 
 RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* attention,
@@ -138,24 +146,24 @@ RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* 
   const Memory& m = *state.memory;
   const Snapshot prev = state.history.back();
   const RowVector e = w.tgt_embed().row(token);
-  Snapshot next;
+  Snapshot next{prev.h, prev.c, RowVector()};  // the decoder layers update h and c in place
   RowVector a, ctx, logits;
 
   switch (c.style) {
     case Style::Bahdanau:
     case Style::None: {
-      if (c.style == Style::Bahdanau) a = attend(m, prev.h.back(), vectors);  // scored with s_{i-1}
+      if (c.style == Style::Bahdanau) a = attend(c, w.attention, m, prev.h.back(), vectors);  // scored with s_{i-1}
       ctx = context(m, c.style == Style::Bahdanau ? &a : nullptr, t, iv);
-      recur(concat(e, ctx), prev, next);
+      decoder_layers(c.cell, w.decoder, concat(e, ctx), next.h, next.c);
       next.feed = prev.feed;
       logits = ops::linear(concat(next.h.back(), ctx), w.output.weight, w.output.bias);
       break;
     }
     case Style::Luong: {
-      recur(c.input_feeding ? concat(e, prev.feed) : e, prev, next);
-      a = attend(m, next.h.back(), vectors);  // scored with s_i
+      decoder_layers(c.cell, w.decoder, c.input_feeding ? concat(e, prev.feed) : e, next.h, next.c);
+      a = attend(c, w.attention, m, next.h.back(), vectors);  // scored with s_i
       ctx = context(m, &a, t, iv);
-      next.feed = ops::linear(concat(ctx, next.h.back()), w.combine, RowVector::Zero(c.d_hidden)).array().tanh().matrix();
+      next.feed = attentional_state(w.combine, ctx, next.h.back());
       logits = ops::linear(next.feed, w.output.weight, w.output.bias);
       if (vectors) (*vectors)["attentional"] = next.feed;
       break;

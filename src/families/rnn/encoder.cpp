@@ -24,16 +24,9 @@ Matrix Rnn::encode(const std::vector<int>& src_ids, const Capture& capture, Enco
 
   for (int l = 0; l < c.n_encoder_layers; ++l) {
     Matrix out(S, c.d_memory());
-    for (int dir = 0; dir < c.directions(); ++dir) {
-      const CellWeights& cell = w.encoder[static_cast<std::size_t>(l * c.directions() + dir)];
-      const Matrix x_proj = ops::linear(x, cell.weight_ih, cell.bias_ih);  // every position at once
-      RowVector h = RowVector::Zero(c.d_encoder), cs = RowVector::Zero(c.d_encoder);
-      for (Eigen::Index k = 0; k < S; ++k) {
-        const Eigen::Index j = dir == 0 ? k : S - 1 - k;
-        cell.step(c.cell, x_proj.row(j), h, cs);
-        out.block(j, dir * c.d_encoder, 1, c.d_encoder) = h;
-      }
-    }
+    for (int dir = 0; dir < c.directions(); ++dir)
+      encode_direction(c.cell, w.encoder[static_cast<std::size_t>(l * c.directions() + dir)], x, dir,
+                       out.middleCols(dir * c.d_encoder, c.d_encoder));
     x = std::move(out);
   }
   if (vectors) {
@@ -42,6 +35,19 @@ Matrix Rnn::encode(const std::vector<int>& src_ids, const Capture& capture, Enco
   }
   if (trace != nullptr && capture.attention) trace->attention.assign(sites_.size(), Tensor());
   return x;
+}
+
+void encode_direction(Cell cell, const CellWeights& weights, const Matrix& x, int direction, Eigen::Ref<Matrix> out,
+                      std::vector<CellRecord>* records) {
+  const Eigen::Index S = x.rows(), hidden = weights.weight_hh.cols();
+  const Matrix x_proj = ops::linear(x, weights.weight_ih, weights.bias_ih);  // every position at once
+  if (records) records->resize(static_cast<std::size_t>(S));
+  RowVector h = RowVector::Zero(hidden), c = RowVector::Zero(hidden);
+  for (Eigen::Index k = 0; k < S; ++k) {
+    const Eigen::Index j = direction == 0 ? k : S - 1 - k;
+    weights.step(cell, x_proj.row(j), h, c, records ? &(*records)[static_cast<std::size_t>(k)] : nullptr);
+    out.row(j) = h;
+  }
 }
 
 RowVector final_state(const Config& c, const Matrix& states) {

@@ -39,18 +39,18 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
 
   if (c.style != Style::None) {
     if (c.score == Score::Additive) {
-      t.query_proj = w.matrix("attention.query_proj.weight", c.d_attention, H);
-      t.key_proj = w.matrix("attention.key_proj.weight", c.d_attention, D);
-      t.v = w.matrix("attention.v.weight", 1, c.d_attention);
+      t.attention.query_proj = w.matrix("attention.query_proj.weight", c.d_attention, H);
+      t.attention.key_proj = w.matrix("attention.key_proj.weight", c.d_attention, D);
+      t.attention.v = w.matrix("attention.v.weight", 1, c.d_attention);
     } else if (c.score == Score::General) {
-      t.key_proj = w.matrix("attention.key_proj.weight", H, D);
+      t.attention.key_proj = w.matrix("attention.key_proj.weight", H, D);
     } else if (c.score == Score::Location) {
       // One row per source position the model reads (max_positions, a source's longest, </s> included).
-      t.location_proj = w.matrix("attention.location_proj.weight", m.config.max_positions, H);
+      t.attention.location_proj = w.matrix("attention.location_proj.weight", m.config.max_positions, H);
     }
     if (c.local_window > 0) {
-      t.position_proj = w.matrix("attention.position_proj.weight", H, H);
-      t.position_v = w.matrix("attention.position_v.weight", 1, H);
+      t.attention.position_proj = w.matrix("attention.position_proj.weight", H, H);
+      t.attention.position_v = w.matrix("attention.position_v.weight", 1, H);
     }
   }
   if (c.style == Style::Luong) {

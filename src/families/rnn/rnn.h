@@ -43,6 +43,20 @@ struct Config {
   static Config from_json(const std::string& text);
 };
 
+// What one cell step computed, kept when asked for backpropagation through time
+// (src/train/rnn_grad.cpp); inference passes no record and pays nothing for it.
+struct CellRecord {
+  RowVector h_prev, c_prev;  // [1, hidden] the state the step started from (c: LSTM)
+  RowVector gates;           // [gates * hidden] after their nonlinearities: GRU r, z, n; LSTM i, f, g, o
+  RowVector hp_n;            // [hidden] GRU: W_hn h + b_hn (what r multiplies)
+  RowVector c;               // [hidden] LSTM: the new cell
+};
+
+// The cell's gates from both projections, x_proj = x W_ihᵀ + b_ih and h_proj = h W_hhᵀ + b_hh
+// (each [1, gates * hidden]): updates h (and, for an LSTM, c), each [1, hidden].
+void cell_update(Cell cell, const RowVector& x_proj, const RowVector& h_proj, RowVector& h, RowVector& c,
+                 CellRecord* record = nullptr);
+
 // One PyTorch RNN cell (torch.nn.GRUCell / LSTMCell layout), gates stacked in PyTorch's order:
 // GRU r, z, n; LSTM i, f, g, o.
 struct CellWeights {
@@ -52,7 +66,29 @@ struct CellWeights {
 
   // One step from x_proj = x W_ihᵀ + b_ih ([1, gates * hidden], precomputed so the encoder
   // projects a whole sentence at once): updates h (and, for an LSTM, c), each [1, hidden].
-  void step(Cell cell, const RowVector& x_proj, RowVector& h, RowVector& c) const;
+  void step(Cell cell, const RowVector& x_proj, RowVector& h, RowVector& c, CellRecord* record = nullptr) const;
+};
+
+// The decoder's stacked cells on input x [1, in]: layer l reads the layer below's new state (layer
+// 0 reads x) and updates h[l] (and, for an LSTM, c[l]) in place; records[l] keeps its step when given.
+void decoder_layers(Cell cell, const std::vector<CellWeights>& layers, const RowVector& x, std::vector<RowVector>& h,
+                    std::vector<RowVector>& c, std::vector<CellRecord>* records = nullptr);
+
+// One direction of one encoder layer over a sentence: the cell from zeros over x [S, in], forwards
+// (direction 0) or backwards (1), its states into `out` [S, hidden] (row j: the state after
+// reading position j). records[k] (when given) keeps the k-th step (direction 1: position S - 1 - k).
+void encode_direction(Cell cell, const CellWeights& weights, const Matrix& x, int direction, Eigen::Ref<Matrix> out,
+                      std::vector<CellRecord>* records = nullptr);
+
+// The attention's parameters (models/FORMAT.md): those of the config's score and window, the
+// others empty. The loaded model holds them, and so does the training pass (train::RnnParams).
+struct AttentionWeights {
+  Matrix query_proj;     // additive W_q [A, H]
+  Matrix key_proj;       // additive W_k [A, d_mem]; general W_a [H, d_mem]
+  Matrix v;              // additive v [1, A]
+  Matrix location_proj;  // location W_a [max_positions, H]: a row per source position
+  Matrix position_proj;  // local-p W_p [H, H]
+  Matrix position_v;     // local-p v_p [1, H]
 };
 
 struct Weights {
@@ -62,13 +98,7 @@ struct Weights {
   std::vector<CellWeights> encoder;
   Linear bridge;                    // [H, d_mem]: s_0 = tanh(bridge(final))
   std::vector<CellWeights> decoder;  // one per decoder layer
-  // Attention (absent for Style::None):
-  Matrix query_proj;                // additive W_q [A, H]
-  Matrix key_proj;                  // additive W_k [A, d_mem]; general W_a [H, d_mem]
-  Matrix location_proj;             // location W_a [max_positions, H]: a row per source position
-  RowVector v;                      // additive v [A]
-  Matrix position_proj;             // local-p W_p [H, H]
-  RowVector position_v;             // local-p v_p [H]
+  AttentionWeights attention;       // all empty for Style::None
   Matrix combine;                   // Luong W_c [H, d_mem + H]
   Linear output;                    // [V_tgt, H] (Luong) or [V_tgt, H + d_mem]
   bool shared_embeddings = false;
@@ -83,6 +113,33 @@ struct Memory {
   RowVector final;  // [d_mem]: forward state at the last position; backward state at the first
   RowVector mean;   // [d_mem]: the mean encoder state ("no attention")
 };
+
+// The memory of encoder states `states` [S, d_mem] (keys projected when the score has them).
+Memory memory_of(const Config& config, const AttentionWeights& weights, Matrix states);
+
+// What one attention computed, kept when asked for the backward of its score and softmax.
+struct AttendRecord {
+  RowVector q;            // [H] the query
+  RowVector a;            // [S] the weights
+  Matrix additive;        // [S, A] additive: tanh(W_q q + W_k h_j), row j
+  RowVector window;       // [S] local-p: the softmax over the window (0 outside), before the Gaussian
+  RowVector gauss;        // [S] local-p: exp(-(j - p)² / (2σ²))
+  RowVector u;            // [H] local-p: tanh(W_p q)
+  float p = 0, gate = 0;  // local-p: the centre and sigmoid(v_p · u)
+};
+
+// The attention weights over the memory for query state `q` [1, H]: score(q, H) by the config's
+// Score (rnn.h's header), then the softmax, or Luong's local-p window. The energies before the
+// softmax (and, for local-p, the window's centre) go into `vectors` when given.
+RowVector attend(const Config& config, const AttentionWeights& weights, const Memory& memory, const RowVector& q,
+                 NamedVectors* vectors, AttendRecord* record = nullptr);
+
+// s_0 = tanh(W_b final + b_b): every decoder layer's first state.
+RowVector bridge_state(const Matrix& weight, const RowVector& bias, const RowVector& final);
+// Luong's attentional state h~ = tanh(W_c [c; s]).
+RowVector attentional_state(const Matrix& combine, const RowVector& context, const RowVector& s);
+// [a; b]
+RowVector concat(const RowVector& a, const RowVector& b);
 
 // The decoder's recurrent state after one position.
 struct Snapshot {
@@ -131,14 +188,9 @@ class Rnn : public ModelFamily, public Decoder {
   const Weights& weights() const { return weights_; }
 
  private:
-  // The attention weights over the source for query state `q` [1, H], with the energies before
-  // the softmax (and, for local-p, the window's centre) recorded in `vectors` when given.
-  RowVector attend(const Memory& memory, const RowVector& q, NamedVectors* vectors) const;
   // c = a H (the encoder's final state when `a` is null: no attention), or what an intervention
   // puts in its place; `a` is replaced by an attention override first.
   RowVector context(const Memory& memory, RowVector* a, int position, const Interventions& iv) const;
-  // Runs the decoder layers on input x from `prev`, into `next` (h and c).
-  void recur(const RowVector& x, const Snapshot& prev, Snapshot& next) const;
   RowVector step_one(State& state, int token, NamedVectors* vectors, Matrix* attention,
                      const Interventions& interventions) const;
 

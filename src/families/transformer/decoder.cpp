@@ -13,6 +13,13 @@ std::unique_ptr<DecoderState> Transformer::start(const Matrix& memory) const {
   return state;
 }
 
+Matrix Transformer::readout(const Matrix& residual, const Interventions& interventions) const {
+  const Weights& w = weights_;
+  if (config_.norm == NormPosition::Pre && !interventions.skip_layer_norm)
+    return ops::linear(w.decoder_final_norm(residual), w.output_weight(), w.output_step, w.output_bias);
+  return ops::linear(residual, w.output_weight(), w.output_step, w.output_bias);
+}
+
 Matrix Transformer::step(const std::vector<DecoderState*>& base_states, const std::vector<int>& tokens,
                          const Capture& capture, const std::vector<StepTrace*>& traces,
                          const Interventions& interventions) const {
@@ -53,9 +60,7 @@ Matrix Transformer::step(const std::vector<DecoderState*>& base_states, const st
     }
     y = w.decoder_layers[l].step(y, layer_states, probes, decoder_edits(static_cast<int>(l), interventions));
   }
-  if (c.norm == NormPosition::Pre && !interventions.skip_layer_norm) y = w.decoder_final_norm(y);
-
-  Matrix logits = ops::linear(y, w.output_weight(), w.output_step, w.output_bias);
+  Matrix logits = readout(y, interventions);
   for (std::size_t i = 0; i < n; ++i) {
     if (self_attn[i].empty()) continue;
     std::vector<Tensor>& attention = traces[i]->attention;

@@ -67,6 +67,9 @@ class Transformer : public ModelFamily, public Decoder {
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
   Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,
               const std::vector<StepTrace*>& traces, const Interventions& interventions) const override;
+  int lens_layers() const override { return static_cast<int>(weights_.decoder_layers.size()); }
+  // decoder_final_norm (pre-norm only), then the output projection: the step's own readout.
+  Matrix readout(const Matrix& residual, const Interventions& interventions) const override;
 
   const Weights& weights() const { return weights_; }
   const ModelConfig& config() const { return config_; }

@@ -3,11 +3,12 @@
 // limits of web/attnscope.js (TRAIN_LIMITS), Train / Pause / One epoch / Start over at full or
 // classroom speed, the loss curve, the exact-match count, one sentence's cross-attention after
 // every epoch (the heatmap view: tokens + a tensor) with a timeline to scrub back through the run,
-// and the trained weights as a download.
+// and the trained weights as a download. Below them, the induction-heads preset (induction.js).
 // Training runs in the engine's worker (web/app/worker/worker-training.js); when it stops, onTrained(id,
 // pairs) hands the model's name (web/app/state/trained.js) to the page, whose views then use it.
 import { TRAIN_LIMITS } from '../../attnscope.js';
 import { Heatmap } from '../views/heatmap.js';
+import { InductionPanel } from './induction.js';
 import { drawLossCurve } from '../views/loss-curve.js';
 import { ARCHITECTURES, DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId } from '../state/trained.js';
 
@@ -80,6 +81,7 @@ export class TrainingPanel {
     this.$('#tr-confirm-go').addEventListener('click', () => this.#answerLink(true));
     this.$('#tr-confirm-no').addEventListener('click', () => this.#answerLink(false));
     this.#render(); // the empty curve and map: what will be drawn there
+    this.induction = new InductionPanel(this.$('#induction'), { engine }); // the induction-heads preset
   }
 
   $(selector) { return this.#root.querySelector(selector); }

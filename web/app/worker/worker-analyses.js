@@ -33,6 +33,21 @@ export function analysisHandlers(getModel, live) {
       return s.model.embeddingCosine(s.source.ids, ids ? Array.from(ids) : currentPath(s));
     },
 
+    // The logit lens of the path the page shows (ids, one per step), k tokens per layer.
+    logitLens({ sid, ids, k }) {
+      return live(sid).session.logitLens(k, { ids: Array.from(ids) });
+    },
+
+    // What drove the token of `step` along the page's path (session.attribution), and τ per head
+    // averaged over that path up to `step` (session.sentenceAttribution).
+    attribution({ sid, step, hypothesis, token, options }) {
+      const { session } = live(sid);
+      return {
+        step: session.attribution(step, { ...options, hypothesis, token }),
+        mean: session.sentenceAttribution({ ...options, last: step, hypothesis }).meanAgreement,
+      };
+    },
+
     factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {
       const s = live(sid);
       const site = siteNamed(s.model.info.sites, name);

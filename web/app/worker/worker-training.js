@@ -12,10 +12,12 @@
 //          into the name).
 //   trainPause {}  trainReset {}  trainExport {} -> the current weights' .safetensors bytes
 //   trainAttention {sentence} -> greedyAttention of the current weights (another watched sentence)
+//   inductionTrain, inductionStop: the induction-heads preset (worker-induction.js)
 // No numbers are computed here: losses, counts and attention come from web/attnscope.js.
 import { createTrainer, loadModel } from '../../attnscope.js';
 import { normalizePairs, trainedId, trainerOptions } from '../state/trained.js';
 import { greedyAttention } from './worker-session.js';
+import { inductionHandlers } from './worker-induction.js';
 
 /** `register(id, model)`: puts a finished model into the worker's model table under `id`. */
 export function trainingHandlers(register) {
@@ -47,6 +49,8 @@ export function trainingHandlers(register) {
   }
 
   return {
+    ...inductionHandlers(), // the induction-heads preset (its own trainer)
+
     async train(args, progress) {
       const { epochs, stopAtExact = false, sentence = '' } = args;
       if (!Number.isInteger(epochs) || epochs < 0) throw new Error(`epochs must be an integer >= 0, got ${epochs}`);

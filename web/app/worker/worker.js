@@ -45,6 +45,10 @@
 //              heads {first, count}: only that range (web/app/worker/sweep-pool.js splits a sweep so)
 //   timeline   {url, text}                  -> a greedy run of that model: tokens and the main
 //              site's attention (web/app/model/sites.js mainSite)
+//   logitLens  {sid, ids, k}                -> Session.logitLens(k, {ids}): per step of that path and
+//              per decoder layer, the top-k and the chosen token's probability and rank
+//   attribution {sid, step, hypothesis, token, options} -> {step: Session.attribution(step, ...),
+//              mean: the meanAgreement of Session.sentenceAttribution({last: step, hypothesis})}
 //
 // Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder);
 // `interventions` (as in the decoding options) break the model for the study and its analyses:
@@ -180,6 +184,8 @@ function describe(model) {
     name, description, config, srcVocabSize, tgtVocabSize, sites: model.info.sites, architecture: model.info.architecture,
     // The page's model card (web/app/panels/model-card.js).
     ...(PAGE && { license: model.info.license, source: model.info.source, file: model.info.file, generation: model.info.generation }),
+    // The page's logit lens card (web/app/panels/logit-lens.js).
+    ...(PAGE && { logitLensLayers: model.info.logitLensLayers }),
     hasDecoder: model.info.hasDecoder, hasEncoder: model.info.hasEncoder, input: model.info.input,
     refusedInterventions: model.info.refusedInterventions,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },

@@ -1,0 +1,45 @@
+#pragma once
+// What every family's Differentiable (differentiable.h) shares: the checks of its arguments, so
+// that each refuses the same mistakes with the same words, and the bookkeeping around its pass.
+#include <cstddef>
+#include <vector>
+
+#include "core/tensor.h"
+#include "train/differentiable.h"
+
+namespace attnscope::train {
+
+// `side` ("source", "target") holds 1..max_positions ids, or none where the family reads no such side.
+void check_side(const std::vector<int>& ids, bool used, int max_positions, const char* side);
+// The input embeddings of a side: [count, d].
+void check_input_rows(const Matrix& rows, std::size_t count, Eigen::Index d, const char* side);
+// backward's d_logits: the shape of the last forward's logits (none yet: rows < 0).
+void check_d_logits(const Matrix& d_logits, Eigen::Index rows, Eigen::Index vocab);
+
+// A family's parameters and the pass that runs on them (it keeps them by reference), with the
+// shape of the last forward's logits that backward's d_logits must have.
+template <class Params, class Pass>
+class PassDifferentiable : public Differentiable {
+ public:
+  explicit PassDifferentiable(Params params) : params_(std::move(params)), pass_(params_) {}
+  PassDifferentiable(const PassDifferentiable&) = delete;  // pass_ refers to params_
+
+ protected:
+  // The logits of `run()` (the pass's forward); a forward that throws leaves nothing to differentiate.
+  template <class Run>
+  Matrix remember(Run run) {
+    logit_rows_ = -1;
+    Matrix logits = run();
+    logit_rows_ = logits.rows();
+    return logits;
+  }
+  void check_backward(const Matrix& d_logits) const { check_d_logits(d_logits, logit_rows_, vocab_size()); }
+
+  Params params_;
+  Pass pass_;
+
+ private:
+  Eigen::Index logit_rows_ = -1;  // of the last forward; -1 before the first
+};
+
+}  // namespace attnscope::train

@@ -1,0 +1,75 @@
+// The "What drove this token" card under the attention view: the saliency strip and the
+// attention-vs-attribution grids of the toy model's current step, read against the engine run in
+// Node (session.attribution); both change with Next and Back, and with the method.
+import { expect, it } from 'vitest';
+import { formatState, parseState } from '../../web/app/state/state.js';
+import { idle, openPage, screenshot } from './browser.js';
+import { browserWithModel } from './with-model.js';
+
+const SENTENCE = 'i can eat apple';
+const t = browserWithModel('tests/models/toy-en-de.frozen.safetensors');
+
+/** The strip and the grids as drawn once the card shows step `step`. */
+async function shown(page, step) {
+  await idle(page);
+  await page.waitForSelector(`#attribution[data-step="${step}"][data-state="ready"]`);
+  return page.locator('#attribution').evaluate((card) => ({
+    tokens: [...card.querySelectorAll('.saliency-token')].map((s) => ({
+      text: s.querySelector('.saliency-text').textContent, score: Number(s.dataset.score),
+      sign: s.querySelector('.saliency-sign').textContent,
+    })),
+    grids: [...card.querySelectorAll('.agreement-grid')].map((g) => [...g.querySelectorAll('td')].map((c) => Number(c.dataset.tau))),
+  }));
+}
+
+/** The engine's scores in the strip's order (source, then target), and its τ per head. */
+function expected(session, step, options = {}) {
+  const a = session.attribution(step, options);
+  const mean = session.sentenceAttribution({ ...options, last: step }).meanAgreement;
+  return { scores: [...a.sourceScores, ...a.targetScores], tau: [...a.agreement.tau], mean: [...mean.tau], tokens: [...a.sourceTokens, ...a.targetTokens] };
+}
+
+it('draws the current step\'s attribution and τ per head, changing with the step and the method', async () => {
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 1 })}`);
+  await page.click('#attribution > summary');
+  const first = await shown(page, 0);
+
+  const session = t.model.translate(SENTENCE);
+  try {
+    session.step();
+    const want0 = expected(session, 0);
+    expect(first.tokens.map((x) => x.text)).toEqual(want0.tokens);
+    expect(first.tokens.map((x) => x.score)).toEqual(want0.scores.map((v) => Math.fround(v)));
+    expect(first.tokens.map((x) => x.sign)).toEqual(want0.scores.map((v) => (v >= 0 ? '+' : '−')));
+    expect(first.grids).toHaveLength(2); // this step, and the mean over the sentence
+    expect(first.grids[0]).toEqual(want0.tau);
+    expect(first.grids[1]).toEqual(want0.mean);
+
+    // Hover reads a token's value out as text.
+    await page.locator('#attribution .saliency-token').nth(1).hover();
+    expect(await page.textContent('#attribution .saliency-detail')).toMatch(/source token 2 “can”: [+−]\d/);
+
+    await page.click('#next');
+    const second = await shown(page, 1);
+    session.step();
+    const want1 = expected(session, 1);
+    expect(second.tokens.map((x) => x.score)).toEqual(want1.scores.map((v) => Math.fround(v)));
+    expect(second.tokens).toHaveLength(first.tokens.length + 1); // the target prefix grew
+    expect(second.grids[0]).toEqual(want1.tau);
+    expect(second.grids[1]).toEqual(want1.mean);
+    expect(second.tokens.map((x) => x.score)).not.toEqual(first.tokens.map((x) => x.score));
+
+    await page.selectOption('#attribution [name="attr-method"]', 'erasure');
+    const erased = await shown(page, 1);
+    expect(erased.tokens.map((x) => x.score)).toEqual(expected(session, 1, { method: 'erasure' }).scores.map((v) => Math.fround(v)));
+    await screenshot(page, 'attribution', { fullPage: false });
+
+    await page.click('#prev');
+    const back = await shown(page, 0);
+    expect(back.tokens.map((x) => x.score)).toEqual(expected(session, 0, { method: 'erasure' }).scores.map((v) => Math.fround(v)));
+    expect(errors).toEqual([]);
+  } finally {
+    session.dispose();
+    await page.close();
+  }
+});

@@ -1,0 +1,99 @@
+// The "What drove this token" card under the attention view: while it is open, asks the worker
+// for the attribution of the current step (session.attribution and sentenceAttribution through
+// the `attribution` request) whenever the step, the path or the method changes, and draws the
+// saliency strip (views/saliency-strip.js) and the attention-vs-attribution grids
+// (views/saliency-agreement.js). The contrast token is one of the current step's candidates, the
+// logits chart's bars. Closed, it asks nothing: each answer costs the engine a backward pass per
+// step (integrated gradients: one per point).
+import { AgreementGrids } from '../views/saliency-agreement.js';
+import { SaliencyStrip } from '../views/saliency-strip.js';
+import { labelOf } from '../util/pieces.js';
+
+const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+
+export class AttributionPanel {
+  #root;
+  #engine;
+  #strip;
+  #grids;
+  #controls;
+  #key = '';
+  #last = null; // the latest snapshot, drawn when the card opens or an option changes
+
+  constructor(root, { engine }) {
+    this.#root = root;
+    this.#engine = engine;
+    this.#strip = new SaliencyStrip(root.querySelector('.saliency-body'), root.querySelector('.saliency-detail'));
+    this.#grids = new AgreementGrids(root.querySelector('.agreement-body'), root.querySelector('.agreement-detail'));
+    const q = (name) => root.querySelector(`[name="${name}"]`);
+    this.#controls = { method: q('attr-method'), steps: q('attr-steps'), baseline: q('attr-baseline'), contrast: q('attr-contrast') };
+    const redraw = () => {
+      this.#syncControls();
+      if (this.#last) this.render(this.#last);
+    };
+    root.addEventListener('toggle', redraw);
+    for (const c of Object.values(this.#controls)) c.addEventListener('change', redraw);
+    this.#syncControls();
+  }
+
+  #syncControls() {
+    const ig = this.#controls.method.value === 'integrated-gradients';
+    for (const c of [this.#controls.steps, this.#controls.baseline]) c.closest('label').hidden = !ig;
+  }
+
+  // The contrast choices: "none" and the current step's candidates (the logits chart's bars).
+  #offerContrasts(row, label) {
+    const select = this.#controls.contrast;
+    const chosen = select.value;
+    const options = [el('option', { value: '', textContent: 'none' })];
+    for (const a of row?.top ?? []) {
+      if (a.id === row.outputId) continue;
+      options.push(el('option', { value: String(a.id), textContent: label(a.token) }));
+    }
+    select.replaceChildren(...options);
+    select.value = options.some((o) => o.value === chosen) ? chosen : '';
+  }
+
+  /** Draws the attribution of `snap`'s current step (a request when anything it depends on changed). */
+  render(snap) {
+    this.#last = snap;
+    if (!this.#root.open) return;
+    const row = snap.rows.at(-1);
+    const label = labelOf(snap);
+    this.#offerContrasts(row, label);
+    const c = this.#controls;
+    const options = { method: c.method.value };
+    if (options.method === 'integrated-gradients') Object.assign(options, { steps: Number(c.steps.value), baseline: c.baseline.value });
+    if (c.contrast.value) options.contrast = Number(c.contrast.value);
+    const key = JSON.stringify([snap.sid, snap.path.ids, row?.step, options, document.body.classList.contains('show-pieces')]);
+    if (key === this.#key) return;
+    this.#key = key;
+    if (!row) {
+      this.#strip.message('No step yet: press Next (or →).');
+      this.#grids.message('');
+      this.#root.dataset.step = '';
+      return;
+    }
+    this.#root.dataset.state = 'loading';
+    this.#engine.request('attribution', { sid: snap.sid, step: row.step, hypothesis: row.expansion, token: row.outputId, options })
+      .then(({ step, mean }) => {
+        if (key !== this.#key) return;
+        const what = `“${label(step.token)}” at step ${step.step + 1}${step.contrast ? ` rather than “${label(step.contrast)}”` : ''}`;
+        const groups = snap.input === 'prompt'
+          ? [{ name: 'context', tokens: step.targetTokens.map(label), scores: step.targetScores }]
+          : [{ name: 'source', tokens: step.sourceTokens.map(label), scores: step.sourceScores },
+            { name: 'target', tokens: step.targetTokens.map(label), scores: step.targetScores }];
+        this.#strip.set({ groups, what });
+        this.#grids.set({ step: step.agreement, mean });
+        const summary = this.#root.querySelector('.saliency-summary');
+        summary.textContent = `Explains ${what}: f = ${step.f.toFixed(4)}, sum of the scores ${step.sum.toFixed(4)}` +
+          (step.completenessError !== undefined ? `, f(baseline) = ${step.fBaseline.toFixed(4)}, completeness error ${step.completenessError.toExponential(2)}` : '');
+        Object.assign(this.#root.dataset, { step: String(step.step), state: 'ready' });
+      }, (e) => {
+        if (key !== this.#key) return;
+        this.#strip.message(e.message, 'error');
+        this.#grids.message('');
+        this.#root.dataset.state = 'error';
+      });
+  }
+}

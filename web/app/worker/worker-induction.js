@@ -1,0 +1,80 @@
+// The Training panel's induction-heads preset on the engine's side (web/app/panels/induction.js):
+// Olsson et al. 2022's experiment, a fresh 2-layer attention-only language model trained on
+// sequences of random symbols repeated twice, made by the engine from a seed
+// (web/attnscope.js repeatedSequences), and after every epoch the engine's induction scores on the
+// fixed probes (Model#inductionScores). One preset trainer at a time, beside the panel's own.
+//
+//   inductionTrain {epochs} -> {epochs, stopped}: trains until `epochs` epochs in all (fewer when
+//       paused), continuing the current run; every epoch trains on sequences drawn afresh (seed +
+//       epoch), so none is memorised. Progress once per epoch (epoch 0: the untrained model):
+//       {epoch, loss, updates (optimiser steps so far), seconds (training time so far), recipe,
+//       scores: inductionScores(probes, symbols) (or {error})}.
+//   inductionStop {forget} -> {training}: stops after the running epoch (Train continues the run);
+//       forget: drops the run (the next Train starts from random weights).
+// No numbers are computed here beyond adding up the epochs' seconds.
+import { createTrainer, loadModel, repeatedSequences } from '../../attnscope.js';
+
+/**
+ * The preset: the data (repeatedSequences options) and the model and training options
+ * (createTrainer). The halves' lengths vary and an unrepeated prefix comes first, so that
+ * position alone finds the earlier copy only now and then (src/train/repeated_sequences.h);
+ * docs/training.md ("The induction-heads preset") has what was measured.
+ */
+export const INDUCTION_PRESET = Object.freeze({
+  data: Object.freeze({ halfLength: 12, minHalfLength: 3, maxPrefix: 12, symbols: 24, sequences: 256, seed: 1, probes: 4 }),
+  model: Object.freeze({ family: 'decoder_only', layers: 2, heads: 4, dModel: 64, dFf: 0, seed: 1, lr: 0.003, batchTokens: 320 }),
+});
+
+export function inductionHandlers() {
+  let current = null; // {trainer, data, seconds}
+
+  function scoresOf(model, data) {
+    try {
+      return model.inductionScores(data.probes, data.symbols);
+    } catch (e) {
+      return { error: String(e?.message ?? e) };
+    }
+  }
+
+  async function start(progress) {
+    if (current) return;
+    const data = await repeatedSequences(INDUCTION_PRESET.data);
+    const trainer = await createTrainer(data.pairs, INDUCTION_PRESET.model);
+    current = { trainer, data, seconds: 0 };
+    const initial = await loadModel(trainer.exportBytes());
+    try {
+      progress({ epoch: 0, loss: null, updates: 0, seconds: 0, recipe: INDUCTION_PRESET, scores: scoresOf(initial, data) });
+    } finally {
+      initial.dispose();
+    }
+  }
+
+  return {
+    async inductionTrain({ epochs }, progress) {
+      if (!Number.isInteger(epochs) || epochs < 0) throw new Error(`epochs must be an integer >= 0, got ${epochs}`);
+      if (current?.trainer.training) throw new Error('the induction preset is already training (pause it first)');
+      await start(progress);
+      const run = current;
+      const result = await run.trainer.train({
+        epochs: Math.max(0, epochs - run.trainer.epochs),
+        onEpoch: async ({ model, epoch, loss, seconds, updates }) => {
+          run.seconds += seconds;
+          progress({ epoch, loss, updates, seconds: run.seconds, recipe: INDUCTION_PRESET, scores: scoresOf(model, run.data) });
+          const next = await repeatedSequences({ ...INDUCTION_PRESET.data, seed: INDUCTION_PRESET.data.seed + epoch });
+          run.trainer.setPairs(next.pairs);
+        },
+      });
+      return { epochs: run.trainer.epochs, stopped: result.stopped };
+    },
+
+    inductionStop({ forget = false } = {}) {
+      if (forget) {
+        current?.trainer.dispose();
+        current = null;
+      } else {
+        current?.trainer.stop();
+      }
+      return { training: !!current?.trainer.training };
+    },
+  };
+}
