@@ -5,7 +5,7 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v19';
+const CACHE = 'attnscope-v20';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',
@@ -19,7 +19,7 @@ const SHELL = [
   'app/panels/importance-tab.js', 'app/panels/form.js', 'app/panels/stepper.js',
   'app/panels/output-panel.js', 'app/panels/logits-panel.js', 'app/panels/modified-banner.js',
   'app/panels/force-any.js', 'app/panels/training.js', 'app/panels/architecture-panel.js',
-  'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js',
+  'app/panels/compare.js', 'app/panels/encoder-page.js', 'app/panels/mask-panel.js', 'app/panels/mask-attribution.js',
   'app/panels/encoder-analyses.js', 'app/panels/bleu-by-length.js', 'app/panels/open-model.js', 'app/panels/model-card.js',
   'app/panels/prompt-mode.js', 'app/panels/attribution.js', 'app/panels/logit-lens.js', 'app/panels/induction.js',
   'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',

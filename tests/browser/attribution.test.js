@@ -59,6 +59,18 @@ it('draws the current step\'s attribution and τ per head, changing with the ste
     expect(second.grids[1]).toEqual(want1.mean);
     expect(second.tokens.map((x) => x.score)).not.toEqual(first.tokens.map((x) => x.score));
 
+    // A logits bar's "why not?" explains the taken token against that candidate.
+    const why = page.locator('#bars button.why-not').first();
+    const rival = Number(await why.getAttribute('data-id'));
+    await why.click();
+    await page.waitForFunction((id) => document.querySelector('#attribution [name="attr-contrast"]').value === String(id), rival);
+    const contrasted = await shown(page, 1);
+    const wantContrast = expected(session, 1, { contrast: rival });
+    expect(contrasted.tokens.map((x) => x.score)).toEqual(wantContrast.scores.map((v) => Math.fround(v)));
+    expect(contrasted.tokens.map((x) => x.score)).not.toEqual(second.tokens.map((x) => x.score));
+    expect(await page.textContent('#attribution .saliency-summary')).toContain('rather than');
+    await page.selectOption('#attribution [name="attr-contrast"]', '');
+
     await page.selectOption('#attribution [name="attr-method"]', 'erasure');
     const erased = await shown(page, 1);
     expect(erased.tokens.map((x) => x.score)).toEqual(expected(session, 1, { method: 'erasure' }).scores.map((v) => Math.fround(v)));

@@ -113,6 +113,39 @@ it('fills a mask and shows the pattern grid, the shares figure and the precomput
   }
 });
 
+it('explains each fill over the input when its card opens: the CLI\'s attribution, per method', async () => {
+  const { page, errors } = await openEncoder(pathFor({ model: 'multi30k-en-mlm', s: TEXT }));
+  /** The strips once drawn: per [MASK], its position and every input piece's score. */
+  const strips = async (method) => {
+    await page.waitForSelector(`#enc-attribution[data-state="ready"][data-method="${method}"]`);
+    return page.$$eval('#enc-attribution figure.mask-attr', (figs) => figs.map((f) => ({
+      position: Number(f.dataset.position),
+      tokens: [...f.querySelectorAll('.saliency-text')].map((t) => t.textContent),
+      scores: [...f.querySelectorAll('[data-score]')].map((t) => Number(t.dataset.score)),
+    })));
+  };
+  try {
+    expect(await page.locator('#enc-attribution figure').count()).toBe(0); // closed: nothing asked
+    await page.click('#enc-attribution > summary');
+    for (const method of ['gradient-input', 'erasure']) {
+      await page.selectOption('#enc-attribution [name="mask-attr-method"]', method);
+      const want = JSON.parse(cli(['fill-mask', '--model', MODEL, '--json', '--attribution', method, TEXT])).masks;
+      const shown = await strips(method);
+      expect(shown).toHaveLength(want.length);
+      shown.forEach((s, k) => {
+        expect(s.tokens).toEqual(want[k].attribution.source_tokens);
+        expect(s.scores).toHaveLength(want[k].attribution.source_scores.length);
+        // WASM against the native CLI: the same formula, float rounding apart.
+        s.scores.forEach((v, i) => expect(Math.abs(v - want[k].attribution.source_scores[i])).toBeLessThan(1e-4));
+      });
+    }
+    await screenshot(page, 'bert-attribution', { fullPage: false });
+    expect(errors).toEqual([]);
+  } finally {
+    await page.close();
+  }
+});
+
 it('computes the ablation map of pasted sentences in the worker (the CLI\'s numbers), escapes hostile text, and gives way to a translation model', async () => {
   const sentences = ['two dogs play in the snow .', 'a woman is reading a book .'];
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-'));

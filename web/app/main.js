@@ -158,7 +158,7 @@ function startWithGeneration(info, entry) {
 }
 
 function renderLogits(snap) {
-  renderLogitsPanel(snap, { scale: $('scale').value, onForce: (id) => requests.force(id) });
+  renderLogitsPanel(snap, { scale: $('scale').value, onForce: (id) => requests.force(id), onContrast: (id) => attribution.contrastWith(id) });
 }
 
 /**

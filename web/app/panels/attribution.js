@@ -3,7 +3,8 @@
 // the `attribution` request) whenever the step, the path or the method changes, and draws the
 // saliency strip (views/saliency-strip.js) and the attention-vs-attribution grids
 // (views/saliency-agreement.js). The contrast token is one of the current step's candidates, the
-// logits chart's bars. Closed, it asks nothing: each answer costs the engine a backward pass per
+// logits chart's bars: chosen in the card's menu, or with a bar's "why not?" (contrastWith).
+// Closed, it asks nothing: each answer costs the engine a backward pass per
 // step (integrated gradients: one per point).
 import { AgreementGrids } from '../views/saliency-agreement.js';
 import { SaliencyStrip } from '../views/saliency-strip.js';
@@ -19,6 +20,7 @@ export class AttributionPanel {
   #controls;
   #key = '';
   #last = null; // the latest snapshot, drawn when the card opens or an option changes
+  #wanted = null; // the contrast a "why not?" asked for, chosen once the menu offers it
 
   constructor(root, { engine }) {
     this.#root = root;
@@ -41,10 +43,19 @@ export class AttributionPanel {
     for (const c of [this.#controls.steps, this.#controls.baseline]) c.closest('label').hidden = !ig;
   }
 
+  /** Opens the card on the current step's token rather than candidate `id` (a bar's "why not?"). */
+  contrastWith(id) {
+    this.#wanted = String(id);
+    this.#root.open = true;
+    if (this.#last) this.render(this.#last);
+    this.#root.scrollIntoView({ block: 'nearest' });
+  }
+
   // The contrast choices: "none" and the current step's candidates (the logits chart's bars).
   #offerContrasts(row, label) {
     const select = this.#controls.contrast;
-    const chosen = select.value;
+    const chosen = this.#wanted ?? select.value;
+    this.#wanted = null;
     const options = [el('option', { value: '', textContent: 'none' })];
     for (const a of row?.top ?? []) {
       if (a.id === row.outputId) continue;

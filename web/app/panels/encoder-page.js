@@ -4,7 +4,8 @@
 // head's map with its pattern class (pattern-grid.js), the per-layer shares of attention on
 // [CLS]/[SEP]/punctuation/previous/next token raw beside norm-weighted (shares-figure.js), and the
 // head-ablation map (ablation-map.js): precomputed for a shipped model, computed in the worker for
-// pasted sentences; and its Analyses card (encoder-analyses.js). The study, the masks and the
+// pasted sentences; what drove each fill (mask-attribution.js); and its Analyses card
+// (encoder-analyses.js). The study, the masks and the
 // analyses are of the model as "Break the model" left it (heads switched off, sub-layers skipped).
 // Every number comes from the worker (model.headStudy, fillMask, textAnalysis, headAblation).
 import { ablationUrl } from '../../models.js';
@@ -13,6 +14,7 @@ import { byId as $ } from '../util/html.js';
 import { describeInterventions } from './interventions.js';
 import { EncoderAnalyses } from './encoder-analyses.js';
 import { hasInterventions } from '../state/state.js';
+import { MaskAttribution } from './mask-attribution.js';
 import { renderMasks } from './mask-panel.js';
 import { PatternGrid } from '../views/pattern-grid.js';
 import { renderShares } from '../views/shares-figure.js';
@@ -32,6 +34,7 @@ export class EncoderPage {
   #words = null;
   #analyses;
   #modified;
+  #attribution;
 
   /** root: the #encoder section; engine: the worker's client; showError(e). */
   constructor(root, { engine, showError }) {
@@ -41,6 +44,7 @@ export class EncoderPage {
     this.#grid = new PatternGrid($('enc-grid'));
     this.#ablation = new AblationMap($('enc-ablation'));
     this.#analyses = new EncoderAnalyses($('enc-analyses'), { engine });
+    this.#attribution = new MaskAttribution($('enc-attribution'), { engine });
     // What "Break the model" switched off, said above the guesses it changed.
     this.#modified = Object.assign(document.createElement('p'), { id: 'enc-modified', className: 'enc-modified', hidden: true });
     $('enc-masks').before(this.#modified);
@@ -78,6 +82,7 @@ export class EncoderPage {
       this.#modified.textContent = hasInterventions(iv)
         ? `Modified model: ${describeInterventions(iv, info.sites).map((d) => d.text).join('; ')}.` : '';
       renderMasks($('enc-masks'), study);
+      this.#attribution.show({ url, text, modified: hasInterventions(iv) });
       this.#grid.set({ tokens: study.tokens, attention: study.attention, patterns: study.patterns, label: info.sites[0]?.label });
       renderShares($('enc-shares'), study.shares);
       this.#shown.study = study;

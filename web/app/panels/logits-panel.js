@@ -4,8 +4,8 @@ import { byId as $ } from '../util/html.js';
 import { renderLogits } from '../views/logits.js';
 import { labelOf, piecesShown, shownText } from '../util/pieces.js';
 
-/** onForce(tokenId): a bar was clicked. */
-export function renderLogitsPanel(snap, { scale, onForce }) {
+/** onForce(tokenId): a bar was clicked; onContrast(tokenId): its "why not?" was. */
+export function renderLogitsPanel(snap, { scale, onForce, onContrast }) {
   const row = snap.rows.at(-1);
   $('logits-title').textContent = row ? `Logits of step ${row.step + 1}` : 'Logits';
   const cap = $('logits-caption');
@@ -15,8 +15,8 @@ export function renderLogitsPanel(snap, { scale, onForce }) {
     // A decoder-only model's context starts with the prompt (snap.input 'prompt').
     const opening = snap.input === 'prompt' ? [snap.bos, ...snap.source.pieces] : [snap.bos];
     const prefix = shownText([...opening, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
-    cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${row.top.length} candidates. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there.`;
+    cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${row.top.length} candidates. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there, or “why not?” to see what made the model prefer its choice.`;
     cap.querySelector('.mono').textContent = prefix;
   }
-  renderLogits($('bars'), row, { scale, onForce, label: labelOf(snap) });
+  renderLogits($('bars'), row, { scale, onForce, onContrast, label: labelOf(snap) });
 }

@@ -1,5 +1,6 @@
 // The logits of one step as a bar chart of the engine's top alternatives: raw logit and
-// probability side by side; each bar is a button that forces its token.
+// probability side by side; each bar is a button that forces its token, and beside each bar not
+// taken a "why not?" button asks for the contrastive attribution against it.
 import { FONT_FAMILY, svgDocument, titleSVG } from './heatmap.js';
 import { esc } from '../util/html.js';
 
@@ -21,10 +22,11 @@ function lengths(top, scale) {
 
 /**
  * Renders `row` (a snapshot row: top alternatives, the chosen token) into `list` (an <ol>).
- * onForce(tokenId) is called when a bar is clicked; label(piece): a token as shown
+ * onForce(tokenId) is called when a bar is clicked; onContrast(tokenId), when given, when the
+ * "why not?" beside a bar not taken is; label(piece): a token as shown
  * (web/app/util/pieces.js tokenLabel).
  */
-export function renderLogits(list, row, { scale = 'prob', onForce, disabled = false, label = (p) => p } = {}) {
+export function renderLogits(list, row, { scale = 'prob', onForce, onContrast, disabled = false, label = (p) => p } = {}) {
   list.replaceChildren();
   if (!row) return;
   const widths = lengths(row.top, scale);
@@ -53,6 +55,26 @@ export function renderLogits(list, row, { scale = 'prob', onForce, disabled = fa
     b.querySelector('.l').textContent = `logit ${formatLogit(a.logit)}`;
     b.addEventListener('click', () => { if (!chosen) onForce?.(a.id, a.token); });
     li.append(b);
+    if (onContrast && chosen) {
+      // The taken bar has nothing to contrast: an invisible twin keeps the bars' lengths comparable.
+      const twin = document.createElement('span');
+      twin.className = 'why-not twin';
+      twin.textContent = 'why not?';
+      twin.setAttribute('aria-hidden', 'true');
+      li.classList.add('with-why');
+      li.append(twin);
+    } else if (onContrast) {
+      const why = document.createElement('button');
+      why.type = 'button';
+      why.className = 'why-not';
+      why.dataset.id = a.id;
+      why.textContent = 'why not?';
+      why.title = `Which inputs made the taken token more likely than “${token}” (contrastive attribution)`;
+      why.setAttribute('aria-label', `why not ${token}: explain the taken token rather than it`);
+      why.addEventListener('click', () => onContrast(a.id));
+      li.classList.add('with-why');
+      li.append(why);
+    }
     list.append(li);
   });
   if (row.chosen) {

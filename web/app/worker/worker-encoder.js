@@ -14,6 +14,11 @@ export function encoderHandlers(getModel) {
       return { ...study, masks: fill, maskPiece };
     },
 
+    // What drove each [MASK]'s best piece: its attribution over the input (model.maskAttribution).
+    async maskAttribution({ url, text, options = {} }, progress) {
+      return (await getModel(url, progress)).maskAttribution(String(text), options);
+    },
+
     async encoderAnalyses({ url, text, interventions = {} }, progress) {
       return (await getModel(url, progress)).textAnalysis(String(text), { interventions });
     },
