@@ -41,8 +41,8 @@ from attnscope_ref.export import export, load_model  # noqa: E402
 from attnscope_ref.rnn import RNNSeq2Seq, complete_config  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402
 from make_rnn_goldens import TOY, init_weights  # noqa: E402
-from make_train_goldens import (ADAM_CASES, GRAD_ABS, GRAD_REL, LABEL_SMOOTHING, PAIRS, STEPS,  # noqa: E402
-                                WEIGHT_ABS, adam_steps, check_close, fmt, gradients, stored, worst)
+from make_train_goldens import (GRAD_ABS, GRAD_REL, LABEL_SMOOTHING, PAIRS, check_close, fmt,  # noqa: E402
+                                gradients, json_of, optimizer_cases, stored, worst, write_golden)
 
 ROOT = os.path.dirname(MODELS)
 GOLDEN = os.path.join(ROOT, "tests", "golden", "rnn")  # the models
@@ -137,25 +137,10 @@ def main():
                  f'  "n_tokens": {n}',
                  f'  "loss": {fmt(loss)}',
                  f'  "gradients": {stored(name in FULL, grads)}']
-        cases = []
-        for case in ADAM_CASES:
-            model.load_state_dict(initial)
-            model64.load_state_dict({k: v.double() for k, v in initial.items()})
-            w = adam_steps(model, src, tgt, case, loss_of)
-            with Float64():
-                w64 = adam_steps(model64, src, tgt, case, loss_of)
-            for k in w:
-                check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
-            cases.append('{"options": %s, "steps": %d, "weights": %s}' % (
-                json.dumps(case, separators=(",", ":")), STEPS, stored(False, w)))
-        parts.append('  "optimizer_cases": [\n  ' + ",\n  ".join(cases) + "\n  ]")
-        text = "{\n" + ",\n".join(parts) + "\n}\n"
-        json.loads(text)
-        out = os.path.join(OUT, f"{name}.json")
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
+        parts.append(optimizer_cases(name, model, model64, initial, src, tgt, loss_of, precise=Float64))
+        text = json_of(parts)
+        write_golden(os.path.join(OUT, f"{name}.json"), text, loss, n)
         total += len(text)
-        print(f"{out}: loss {loss:.6f} over {n} tokens, {len(text) / 1024:.0f} KB")
     print(f"total {total / 1024:.0f} KB; worst float32 error / tolerance {worst[0]:.3f}")
 
 

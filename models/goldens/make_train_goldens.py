@@ -34,6 +34,7 @@ to 0, as the engine's backward pass does, so both take the same (zero-gradient) 
 Schema: tests/golden/README.md ("Training goldens").
 """
 
+import contextlib
 import json
 import math
 import os
@@ -215,20 +216,32 @@ def golden_text(name, model_field, model, model64, src, tgt, batch, full, loss_o
              f'  "n_tokens": {n}',
              f'  "loss": {fmt(loss)}',
              f'  "gradients": {stored(full, grads)}']
+    parts.append(optimizer_cases(name, model, model64, initial, src, tgt, loss_of))
+    return json_of(parts), loss, n
+
+
+def optimizer_cases(name, model, model64, initial, src, tgt, loss_of, precise=contextlib.nullcontext):
+    """The "optimizer_cases" part of a golden: every ADAM_CASES run from the `initial` weights,
+    float32 `model` screened against float64 `model64` (run under the `precise` context)."""
     cases = []
     for case in ADAM_CASES:
         model.load_state_dict(initial)
         model64.load_state_dict({k: v.double() for k, v in initial.items()})
         w = adam_steps(model, src, tgt, case, loss_of)
-        w64 = adam_steps(model64, src, tgt, case, loss_of)
+        with precise():
+            w64 = adam_steps(model64, src, tgt, case, loss_of)
         for k in w:
             check_close(f"{name} {case['name']} {k}", w[k], w64[k], 0.0, WEIGHT_ABS)
         cases.append('{"options": %s, "steps": %d, "weights": %s}' % (
             json.dumps(case, separators=(",", ":")), STEPS, stored(False, w)))
-    parts.append('  "optimizer_cases": [\n  ' + ",\n  ".join(cases) + "\n  ]")
+    return '  "optimizer_cases": [\n  ' + ",\n  ".join(cases) + "\n  ]"
+
+
+def json_of(parts):
+    """A golden's JSON text from its parts (each a '  "key": value' line), checked to parse."""
     text = "{\n" + ",\n".join(parts) + "\n}\n"
     json.loads(text)
-    return text, loss, n
+    return text
 
 
 def write_golden(out, text, loss, n):
