@@ -26,6 +26,7 @@
 #include "families/bert/tasks.h"
 #include "train/options_json.h"
 #include "train/repeated_sequences.h"
+#include "train/successor_walks.h"
 #include "train/trainer.h"
 
 namespace {
@@ -926,29 +927,55 @@ val parse_pairs(const std::string& csv, int max_pairs) {
   });
 }
 
-// The induction-heads corpus (train/repeated_sequences.h): {halfLength, minHalfLength, maxPrefix,
-// symbols, sequences, seed, probes} -> {symbols: words, pairs: [[prefix and first half, first
-// half]] (a language model learns <bos> source target </s>), probes: texts}.
+// An induction-heads corpus as {symbols: words, pairs: [[source, target]] (a language model
+// learns <bos> source target </s>), probes: texts}.
+val corpus_object(const train::InductionCorpus& corpus) {
+  val out = val::object();
+  out.set("symbols", to_array(corpus.symbols));
+  val pairs = val::array();
+  for (std::size_t i = 0; i < corpus.pairs.size(); ++i)
+    pairs.set(i, to_array(std::vector<std::string>{corpus.pairs[i].source, corpus.pairs[i].target}));
+  out.set("pairs", pairs);
+  out.set("probes", to_array(corpus.probes));
+  return out;
+}
+
+// A corpus seed from JS: a whole number a double holds exactly.
+std::uint64_t corpus_seed(double seed, const std::string& corpus) {
+  if (!(seed >= 0 && seed <= 9007199254740991.0 && seed == static_cast<double>(static_cast<std::uint64_t>(seed))))
+    throw InputError(corpus + ": the seed must be an integer in [0, 2^53)");
+  return static_cast<std::uint64_t>(seed);
+}
+
+// Random halves repeated twice (train/repeated_sequences.h): {halfLength, minHalfLength,
+// maxPrefix, symbols, sequences, seed, probes} -> corpus_object; the pairs are [prefix and first
+// half, first half].
 val repeated_sequences(int half_length, int min_half_length, int max_prefix, int symbols, int sequences, double seed,
                        int probes) {
   return guarded([&] {
-    if (!(seed >= 0 && seed <= 9007199254740991.0 && seed == static_cast<double>(static_cast<std::uint64_t>(seed))))
-      throw InputError("repeated sequences: the seed must be an integer in [0, 2^53)");
     train::RepeatedSequencesOptions options;
     options.half_length = half_length;
     options.min_half_length = min_half_length;
     options.max_prefix = max_prefix;
     options.symbols = symbols;
     options.sequences = sequences;
-    options.seed = static_cast<std::uint64_t>(seed);
-    const train::RepeatedSequences r = train::repeated_sequences(options, probes);
-    val out = val::object();
-    out.set("symbols", to_array(r.symbols));
-    val pairs = val::array();
-    for (std::size_t i = 0; i < r.pairs.size(); ++i) pairs.set(i, to_array(std::vector<std::string>{r.pairs[i].source, r.pairs[i].target}));
-    out.set("pairs", pairs);
-    out.set("probes", to_array(r.probes));
-    return out;
+    options.seed = corpus_seed(seed, "repeated sequences");
+    return corpus_object(train::repeated_sequences(options, probes));
+  });
+}
+
+// In-context bigram walks (train/successor_walks.h): {symbols, length, jump, sequences, seed,
+// probeLength, probes} -> corpus_object; the pairs are [first half, second half] of each walk.
+val successor_walks(int symbols, int length, double jump, int sequences, double seed, int probe_length, int probes) {
+  return guarded([&] {
+    train::SuccessorWalksOptions options;
+    options.symbols = symbols;
+    options.length = length;
+    options.jump = jump;
+    options.sequences = sequences;
+    options.seed = corpus_seed(seed, "successor walks");
+    options.probe_length = probe_length;
+    return corpus_object(train::successor_walks(options, probes));
   });
 }
 
@@ -1086,6 +1113,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("inductionScores", &ModelHandle::induction_scores);
   emscripten::function("parsePairs", &parse_pairs);
   emscripten::function("repeatedSequences", &repeated_sequences);
+  emscripten::function("successorWalks", &successor_walks);
   emscripten::function("bleuByLength", &bleu_by_length_of);
   class_<TrainerHandle>("TrainerHandle")
       .constructor<>()

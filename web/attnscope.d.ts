@@ -35,12 +35,18 @@ export function bleuByLength(sources: string[], translations: string[], referenc
 
 export interface Progress { loaded: number; total: number; url?: string }
 
-/** The induction-heads corpus (Olsson et al. 2022): symbol words, each sequence as [prefix and half, half], the probes as texts. */
-export interface RepeatedSequences { symbols: string[]; pairs: [string, string][]; probes: string[] }
+/** An induction-heads corpus (Olsson et al. 2022): symbol words, each sequence as a [source, target] pair, the probes as texts. */
+export interface InductionCorpus { symbols: string[]; pairs: [string, string][]; probes: string[] }
+/** @deprecated name: an InductionCorpus. */
+export type RepeatedSequences = InductionCorpus;
 /** Made by the engine from a seed: each sequence is halfLength symbols, then the same again. */
 export function repeatedSequences(options?: {
   halfLength?: number; minHalfLength?: number; maxPrefix?: number; symbols?: number; sequences?: number; seed?: number; probes?: number;
-}): Promise<RepeatedSequences>;
+}): Promise<InductionCorpus>;
+/** Made by the engine from a seed: walks on a random successor map of their own (the induction preset's data). */
+export function successorWalks(options?: {
+  symbols?: number; length?: number; jump?: number; sequences?: number; seed?: number; probeLength?: number; probes?: number;
+}): Promise<InductionCorpus>;
 /** Model#inductionScores: per layer and head, and the two halves' losses (nats per token). */
 export interface InductionScores {
   layers: number; heads: number;

@@ -138,19 +138,39 @@ export async function bleuByLength(sources, translations, references, { bins } =
     texts(references, 'references'), lengthEdges(bins)));
 }
 
+/** A corpus seed: a whole number a double holds exactly. */
+function seedOf(seed) {
+  if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new AttnscopeError(`seed must be a non-negative integer, got ${String(seed)}`);
+  return seed;
+}
+
 /**
- * The induction-heads corpus (Olsson et al. 2022), made by the engine from a seed
- * (src/train/repeated_sequences.h): `sequences` sequences of minHalfLength to halfLength
- * (minHalfLength 0: halfLength) symbols drawn uniformly from `symbols` symbols ("s0", "s1", ...)
- * and then the same again, after up to `maxPrefix` unrepeated ones, as pairs [prefix and half,
- * half] (a decoder-only trainer learns <bos> source target </s>), and `probes` fixed probe texts (each
- * half's symbols distinct, then repeated) for Model#inductionScores. -> {symbols, pairs, probes}.
+ * Random halves repeated twice, made by the engine from a seed (src/train/repeated_sequences.h):
+ * `sequences` sequences of minHalfLength to halfLength (minHalfLength 0: halfLength) symbols drawn
+ * uniformly from `symbols` symbols ("s0", "s1", ...) and then the same again, after up to
+ * `maxPrefix` unrepeated ones, as pairs [prefix and half, half] (a decoder-only trainer learns
+ * <bos> source target </s>), and `probes` fixed probe texts (halfLength distinct symbols, then
+ * the same again) for Model#inductionScores. -> {symbols, pairs, probes}.
  */
 export async function repeatedSequences({ halfLength = 10, minHalfLength = 0, maxPrefix = 0, symbols = 16, sequences = 256, seed = 1, probes = 4 } = {}) {
   const runtime = await init();
-  if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new AttnscopeError(`seed must be a non-negative integer, got ${String(seed)}`);
   return check(runtime.repeatedSequences(int(halfLength, 'halfLength'), int(minHalfLength, 'minHalfLength'), int(maxPrefix, 'maxPrefix'), int(symbols, 'symbols'),
-    int(sequences, 'sequences'), seed, int(probes, 'probes')));
+    int(sequences, 'sequences'), seedOf(seed), int(probes, 'probes')));
+}
+
+/**
+ * In-context bigrams, the induction-heads preset's corpus, made by the engine from a seed
+ * (src/train/successor_walks.h): `sequences` walks of `length` symbols ("s0", "s1", ...), each on
+ * its own random successor map (every next symbol is the map's successor of the one before, or
+ * with probability `jump` a uniform one), as pairs [first half, second half] (a decoder-only
+ * trainer learns <bos> source target </s>), and `probes` fixed probe texts (probeLength distinct
+ * symbols, then the same again) for Model#inductionScores. -> {symbols, pairs, probes}.
+ */
+export async function successorWalks({ symbols = 24, length = 96, jump = 0.2, sequences = 256, seed = 1, probeLength = 12, probes = 4 } = {}) {
+  const runtime = await init();
+  if (typeof jump !== 'number' || !(jump >= 0 && jump <= 1)) throw new AttnscopeError(`jump must be a probability in [0, 1], got ${String(jump)}`);
+  return check(runtime.successorWalks(int(symbols, 'symbols'), int(length, 'length'), jump, int(sequences, 'sequences'), seedOf(seed),
+    int(probeLength, 'probeLength'), int(probes, 'probes')));
 }
 
 /** Bytes currently allocated on the engine's heap (for leak checks). */
@@ -989,7 +1009,7 @@ export class Trainer {
 
   /**
    * The pairs the next epochs train on, in createTrainer's forms (a corpus drawn afresh each
-   * epoch, e.g. repeatedSequences with another seed, is not memorised); the model and the
+   * epoch, e.g. successorWalks with another seed, is not memorised); the model and the
    * optimiser carry on. Words the model's vocabulary lacks are read as <unk>.
    */
   setPairs(pairs) {

@@ -5,7 +5,7 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v20';
+const CACHE = 'attnscope-v21';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',

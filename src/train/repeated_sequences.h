@@ -1,20 +1,19 @@
 #pragma once
-// The induction-heads data (Olsson et al. 2022, "In-context learning and induction heads"):
-// sequences of tokens drawn uniformly from `symbols` symbols, each followed by itself again. A
-// model can predict a repeated half only by looking back (an induction head); the first half
-// stays at chance (ln symbols nats). So that position alone tells where the earlier copy is only
-// now and then, and the lookup must be by content (a previous-token head feeding an induction
-// head), the halves' lengths vary (uniform in [min_half_length, half_length]) and a random number
-// of unrepeated random symbols (up to max_prefix) comes first. Measured: with one fixed length a
-// first-layer head copied from a fixed distance, and with the halves right after <bos>
-// first-layer heads attended to a fraction of the position; in neither did a layer-2 head
-// prefix-match. Made by the engine from a seed (train::Random): the page's Training panel and the
-// tests see the same corpus natively and in WASM.
+// Random halves repeated twice, the sequences Olsson et al. 2022 ("In-context learning and
+// induction heads") measure induction heads on: tokens drawn uniformly from `symbols` symbols,
+// each half followed by itself again, so a repeated half is predictable only by looking back. The
+// halves' lengths vary (uniform in [min_half_length, half_length]) and a random number of
+// unrepeated symbols (up to max_prefix) comes first, so that position alone tells where the
+// earlier copy is only now and then. Even so, trained on these a 2-layer attention-only model
+// copies with first-layer heads that look back by position, and no layer-2 head prefix-matches
+// (docs/training.md); the induction preset trains on train/successor_walks.h instead. Made by the
+// engine from a seed (train::Random): natively and in WASM the same corpus.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "train/corpus.h"
+#include "train/induction_corpus.h"
 
 namespace attnscope::train {
 
@@ -27,22 +26,13 @@ struct RepeatedSequencesOptions {
   std::uint64_t seed = 1;
 };
 
-struct RepeatedSequences {
-  std::vector<std::string> symbols;  // the symbols as words ("s0", "s1", ...), one token each
-  // Each training sequence as a pair: the source is its unrepeated prefix and its first half, the
-  // target the half again (the symbols' words separated by spaces: the word tokenizer splits them
-  // back into one token a symbol). A decoder-only model learns a pair as <bos> source target </s>,
-  // the whole sequence.
-  std::vector<TrainPair> pairs;
-  // Fixed probe sequences for the scores (analysis/induction.h), drawn from their own seed: each
-  // half's tokens are distinct, so every token of the repeated half has exactly one earlier
-  // occurrence.
-  std::vector<std::string> probes;
-};
+// The corpus: pairs [prefix and first half, first half again], and the probes (their half is
+// half_length long).
+using RepeatedSequences = InductionCorpus;
 
 // Throws InputError on options outside the limits (half_length >= 2, 2 <= symbols <= 1000,
 // half_length <= symbols, 1 <= min_half_length <= half_length unless 0, 0 <= max_prefix,
-// 1 <= sequences <= kMaxPairs, 2 · half_length + max_prefix <= kMaxSideTokens).
+// 1 <= sequences <= kMaxPairs, 2 · half_length + max_prefix <= kMaxSideTokens, 1 <= probes <= 64).
 RepeatedSequences repeated_sequences(const RepeatedSequencesOptions& options, int probes = 4);
 
 }  // namespace attnscope::train

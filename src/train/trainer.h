@@ -116,7 +116,7 @@ class Trainer {
   int updates_done() const { return updates_; }  // optimiser steps so far
   // The pairs the next epochs train on (and count exact matches of), checked as the constructor
   // checks them; the model and the optimiser carry on. A corpus drawn afresh for every epoch
-  // (the induction preset's repeated sequences, train/repeated_sequences.h) is not memorised.
+  // (the induction preset's walks, train/successor_walks.h) is not memorised.
   void set_pairs(std::vector<TrainPair> pairs);
   // The current weights as a model file, and as the engine loads it (for every view).
   std::vector<std::uint8_t> export_bytes();

@@ -1,15 +1,18 @@
 // The Training panel's induction-heads preset in Chromium (Olsson et al. 2022): the 2-layer
-// attention-only model trains in the page's worker on repeated random symbols (a prefix and the
-// halves' lengths random, so that position alone rarely finds the earlier copy) until the
-// engine's loss on the probes' repeated half is GAP nats below the first half's, which no model
-// can predict: it has learnt to copy from its context. Prints the steps and seconds it took and
-// every head's prefix-matching score then (src/analysis/induction.h): measurements
-// (docs/training.md), not assertions.
+// attention-only model trains in the page's worker on in-context bigrams (src/train/
+// successor_walks.h) until some layer-2 head's prefix-matching score on the probes (random
+// symbols repeated twice; src/analysis/induction.h) exceeds THRESHOLD: an induction head has
+// formed. Prints the steps and seconds it took, the probes' two half losses and the best head of
+// each layer then (docs/training.md has the figures).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPage, screenshot, startBrowser } from './browser.js';
 
-/** Nats per token the repeated half's loss must fall below the first half's (untrained: about 0). */
-const GAP = 1;
+/**
+ * The layer-2 prefix-matching score that counts as an induction head. Attention spread evenly
+ * over the context scores about 0.05 on the probes, a head that looks back by position about 0;
+ * the heads that form reach 0.8-1.
+ */
+const THRESHOLD = 0.5;
 /** How long the preset may train before the test gives up (the figure measured is well below it). */
 const BUDGET_MS = 480_000;
 
@@ -24,7 +27,7 @@ const scores = (page) => page.$$eval('#ih-grid td', (cells) => cells.map((td) =>
 })));
 const losses = (page) => page.$eval('#induction', (el) => ({ ...el.dataset }));
 
-it('trains the induction preset until the repeated half is predicted from the first', async () => {
+it('trains the induction preset until a layer-2 head prefix-matches', async () => {
   const { page, errors } = await openPage(env, '/web/index.html');
   await page.click('#induction > summary');
   await page.fill('#ih-epochs', '100000');
@@ -38,11 +41,10 @@ it('trains the induction preset until the repeated half is predicted from the fi
   for (const s of untrainedScores) expect(s.prefixMatching).toBeLessThan(0.2); // attention spread over the context
 
   const start = Date.now();
-  await page.waitForFunction((gap) => {
-    const d = document.querySelector('#induction').dataset;
-    return Number(d.lossFirstHalf) - Number(d.lossRepeatedHalf) >= gap;
-  }, GAP, { timeout: BUDGET_MS, polling: 500 });
+  await page.waitForFunction((threshold) => [...document.querySelectorAll('#ih-grid td[data-layer="1"]')]
+    .some((td) => Number(td.dataset.prefixMatching) > threshold), THRESHOLD, { timeout: BUDGET_MS, polling: 500 });
   const wall = (Date.now() - start) / 1000;
+  const formed = await losses(page);
   await page.click('#ih-pause');
   await page.waitForFunction(() => document.querySelector('#induction').dataset.training === 'false', null, { timeout: 120_000 });
 
@@ -51,11 +53,14 @@ it('trains the induction preset until the repeated half is predicted from the fi
   const repeated = Number(d.lossRepeatedHalf);
   const heads = await scores(page);
   const best = (layer) => heads.filter((s) => s.layer === layer).reduce((a, b) => (b.prefixMatching > a.prefixMatching ? b : a));
-  console.log(`[induction] repeated half ${repeated.toFixed(3)} vs first half ${first.toFixed(3)} nats per token after `
-    + `${d.updates} steps (epoch ${d.epoch}), ${Number(d.seconds).toFixed(1)} s of training (${wall.toFixed(1)} s wall); `
+  console.log(`[induction] a layer-2 head's prefix matching passed ${THRESHOLD} after ${formed.updates} steps `
+    + `(epoch ${formed.epoch}), ${Number(formed.seconds).toFixed(1)} s of training (${wall.toFixed(1)} s wall); `
+    + `after the pause (epoch ${d.epoch}): repeated half ${repeated.toFixed(3)} vs first half ${first.toFixed(3)} nats per token, `
     + `best prefix matching: layer 1 head ${best(0).head + 1} ${best(0).prefixMatching.toFixed(3)}, `
     + `layer 2 head ${best(1).head + 1} ${best(1).prefixMatching.toFixed(3)}`);
-  expect(first - repeated).toBeGreaterThanOrEqual(GAP - 0.5); // (a pause lets one more epoch run)
+  expect(best(1).prefixMatching).toBeGreaterThan(THRESHOLD);
+  expect(best(0).prefixMatching).toBeLessThan(THRESHOLD); // the lookup is in layer 2, not a layer-1 shortcut
+  expect(first - repeated).toBeGreaterThan(1); // and it predicts the repeated half from the first
   // The map is the last layer's strongest prefix-matching head, drawn from the engine's tensor.
   expect(await page.textContent('#ih-head')).toBe(`layer 2, head ${best(1).head + 1}`);
   expect(await page.locator('#ih-heatmap canvas').count()).toBe(1);

@@ -1,11 +1,11 @@
 // The induction-heads preset's engine calls through the WASM build: Model#inductionScores on the
 // decoder-only goldens' models against the PyTorch reference and numpy
 // (tests/golden/induction/scores.json, models/goldens/make_induction_goldens.py), the seeded
-// repeated-sequence corpus (repeatedSequences), and a trainer's corpus replaced between epochs
+// corpora (repeatedSequences, successorWalks), and a trainer's corpus replaced between epochs
 // (Trainer#setPairs). Bad input is an AttnscopeError naming what is wrong.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttnscopeError, createTrainer, loadModel, repeatedSequences } from '../../web/attnscope.js';
+import { AttnscopeError, createTrainer, loadModel, repeatedSequences, successorWalks } from '../../web/attnscope.js';
 import { path } from './helpers.js';
 
 const golden = JSON.parse(readFileSync(path('tests/golden/induction/scores.json'), 'utf8'));
@@ -96,6 +96,46 @@ describe('repeatedSequences(options)', () => {
     await expect(repeatedSequences({ sequences: 0 })).rejects.toThrow(/sequences must be in/);
     await expect(repeatedSequences({ seed: -1 })).rejects.toThrow(AttnscopeError);
     await expect(repeatedSequences({ halfLength: 'x' })).rejects.toThrow(/halfLength must be an integer/);
+  });
+});
+
+describe('successorWalks(options)', () => {
+  const walk = ([source, target]) => [...source.split(' '), ...target.split(' ')];
+
+  it('splits each walk in halves, from a seed, with the repeated-sequence probes', async () => {
+    const a = await successorWalks({ symbols: 10, length: 21, sequences: 40, seed: 3, probeLength: 5, probes: 2 });
+    expect(a.symbols).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`));
+    expect(a.pairs.length).toBe(40);
+    for (const [source, target] of a.pairs) {
+      expect(source.split(' ').length).toBe(10);
+      expect(target.split(' ').length).toBe(11);
+      for (const w of [...source.split(' '), ...target.split(' ')]) expect(a.symbols).toContain(w);
+    }
+    expect(await successorWalks({ symbols: 10, length: 21, sequences: 40, seed: 3, probeLength: 5, probes: 2 })).toEqual(a);
+    const other = await successorWalks({ symbols: 10, length: 21, sequences: 40, seed: 4, probeLength: 5, probes: 2 });
+    expect(other.pairs).not.toEqual(a.pairs);
+    expect(other.probes).toEqual((await repeatedSequences({ halfLength: 5, symbols: 10, sequences: 1, probes: 2 })).probes);
+  });
+
+  it('follows one successor per symbol in a walk without jumps', async () => {
+    const { pairs } = await successorWalks({ symbols: 12, length: 60, jump: 0, sequences: 50 });
+    for (const pair of pairs) {
+      const words = walk(pair);
+      const next = new Map();
+      for (let t = 1; t < words.length; t++) {
+        if (!next.has(words[t - 1])) next.set(words[t - 1], words[t]);
+        expect(words[t]).toBe(next.get(words[t - 1]));
+      }
+    }
+  });
+
+  it('refuses options outside its limits', async () => {
+    await expect(successorWalks({ length: 20, probeLength: 12 })).rejects.toThrow(/length must be in \[twice the probe length = 24, 512\], got 20/);
+    await expect(successorWalks({ jump: 1.5 })).rejects.toThrow(/jump must be a probability in \[0, 1\], got 1.5/);
+    await expect(successorWalks({ jump: 'x' })).rejects.toThrow(AttnscopeError);
+    await expect(successorWalks({ symbols: 1 })).rejects.toThrow(/symbols must be in \[2, 1000\]/);
+    await expect(successorWalks({ probes: 0 })).rejects.toThrow(/probes must be in \[1, 64\]/);
+    await expect(successorWalks({ seed: 0.5 })).rejects.toThrow(/seed must be a non-negative integer/);
   });
 });
 

@@ -1,6 +1,6 @@
 // The Training panel's "Induction heads" preset (Olsson et al. 2022): a fresh 2-layer
-// attention-only language model trained on random symbols repeated twice, and, live while it
-// trains, the loss on the probes' first half and on their repeated half, every head's
+// attention-only language model trained on in-context bigrams (src/train/successor_walks.h), and,
+// live while it trains, the loss on the probes' first half and on their repeated half, every head's
 // prefix-matching and copying scores (layers × heads) and the attention map of the last layer's
 // strongest prefix-matching head on the first probe. The engine trains and scores in the worker
 // (web/app/worker/worker-induction.js); this module only draws what it answers.

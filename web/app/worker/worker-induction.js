@@ -1,8 +1,8 @@
 // The Training panel's induction-heads preset on the engine's side (web/app/panels/induction.js):
 // Olsson et al. 2022's experiment, a fresh 2-layer attention-only language model trained on
-// sequences of random symbols repeated twice, made by the engine from a seed
-// (web/attnscope.js repeatedSequences), and after every epoch the engine's induction scores on the
-// fixed probes (Model#inductionScores). One preset trainer at a time, beside the panel's own.
+// in-context bigrams (walks on a random successor map of each sequence's own, made by the engine
+// from a seed: web/attnscope.js successorWalks), and after every epoch the engine's induction
+// scores on the fixed probes, random symbols repeated twice (Model#inductionScores). One preset trainer at a time, beside the panel's own.
 //
 //   inductionTrain {epochs} -> {epochs, stopped}: trains until `epochs` epochs in all (fewer when
 //       paused), continuing the current run; every epoch trains on sequences drawn afresh (seed +
@@ -12,17 +12,17 @@
 //   inductionStop {forget} -> {training}: stops after the running epoch (Train continues the run);
 //       forget: drops the run (the next Train starts from random weights).
 // No numbers are computed here beyond adding up the epochs' seconds.
-import { createTrainer, loadModel, repeatedSequences } from '../../attnscope.js';
+import { createTrainer, loadModel, successorWalks } from '../../attnscope.js';
 
 /**
- * The preset: the data (repeatedSequences options) and the model and training options
- * (createTrainer). The halves' lengths vary and an unrepeated prefix comes first, so that
- * position alone finds the earlier copy only now and then (src/train/repeated_sequences.h);
- * docs/training.md ("The induction-heads preset") has what was measured.
+ * The preset: the data (successorWalks options) and the model and training options
+ * (createTrainer). Only an induction head predicts these walks (src/train/successor_walks.h);
+ * docs/training.md ("The induction-heads preset") has what was measured, and why not repeated
+ * halves.
  */
 export const INDUCTION_PRESET = Object.freeze({
-  data: Object.freeze({ halfLength: 12, minHalfLength: 3, maxPrefix: 12, symbols: 24, sequences: 256, seed: 1, probes: 4 }),
-  model: Object.freeze({ family: 'decoder_only', layers: 2, heads: 4, dModel: 64, dFf: 0, seed: 1, lr: 0.003, batchTokens: 320 }),
+  data: Object.freeze({ symbols: 24, length: 96, jump: 0.2, sequences: 256, seed: 1, probeLength: 12, probes: 4 }),
+  model: Object.freeze({ family: 'decoder_only', layers: 2, heads: 4, dModel: 64, dFf: 0, seed: 1, lr: 0.003, batchTokens: 768 }),
 });
 
 export function inductionHandlers() {
@@ -38,7 +38,7 @@ export function inductionHandlers() {
 
   async function start(progress) {
     if (current) return;
-    const data = await repeatedSequences(INDUCTION_PRESET.data);
+    const data = await successorWalks(INDUCTION_PRESET.data);
     const trainer = await createTrainer(data.pairs, INDUCTION_PRESET.model);
     current = { trainer, data, seconds: 0 };
     const initial = await loadModel(trainer.exportBytes());
@@ -60,7 +60,7 @@ export function inductionHandlers() {
         onEpoch: async ({ model, epoch, loss, seconds, updates }) => {
           run.seconds += seconds;
           progress({ epoch, loss, updates, seconds: run.seconds, recipe: INDUCTION_PRESET, scores: scoresOf(model, run.data) });
-          const next = await repeatedSequences({ ...INDUCTION_PRESET.data, seed: INDUCTION_PRESET.data.seed + epoch });
+          const next = await successorWalks({ ...INDUCTION_PRESET.data, seed: INDUCTION_PRESET.data.seed + epoch });
           run.trainer.setPairs(next.pairs);
         },
       });
