@@ -520,7 +520,7 @@ class ModelHandle {
 
   // Induction heads (analysis/induction.h) on `probes` (texts whose second half repeats the first),
   // the copying score over `symbols` (words of the vocabulary): {layers, heads, prefixMatching
-  // [layer][head], copying [layer][head], lossFirstHalf, lossRepeatedHalf, tokens (the first
+  // [layer][head], previousToken [layer][head], copying [layer][head], lossFirstHalf, lossRepeatedHalf, tokens (the first
   // probe's context, <bos> first), attention {shape [layers, heads, T, T], data}}.
   val induction_scores(const val& probes, const val& symbols) const {
     return guarded([&] {
@@ -544,6 +544,7 @@ class ModelHandle {
       out.set("layers", r.layers);
       out.set("heads", r.heads);
       out.set("prefixMatching", nested(r.prefix_matching));
+      out.set("previousToken", nested(r.previous_token));
       out.set("copying", nested(r.copying));
       out.set("lossFirstHalf", r.loss_first_half);
       out.set("lossRepeatedHalf", r.loss_repeated_half);

@@ -52,6 +52,8 @@ export interface InductionScores {
   layers: number; heads: number;
   /** [layer][head]: mean attention from a repeated token to the token after its earlier occurrence. */
   prefixMatching: number[][];
+  /** [layer][head]: mean attention from a token to the one before it. */
+  previousToken: number[][];
   /** [layer][head]: Σ Re λ / Σ |λ| of the head's OV circuit over the symbols, in [-1, 1]. */
   copying: number[][];
   lossFirstHalf: number; lossRepeatedHalf: number;

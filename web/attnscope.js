@@ -517,7 +517,8 @@ export class Model {
    * Induction heads (Olsson et al. 2022) of a language model (src/analysis/induction.h), on
    * `probes` (texts whose second half repeats the first, e.g. repeatedSequences().probes):
    * {layers, heads, prefixMatching [layer][head] (the mean attention from a repeated token to
-   * the token after its earlier occurrence), copying [layer][head] (Σ Re λ / Σ |λ| of the head's
+   * the token after its earlier occurrence), previousToken [layer][head] (the mean attention from
+   * a token to the one before it), copying [layer][head] (Σ Re λ / Σ |λ| of the head's
    * OV circuit over `symbols`, in [-1, 1]), lossFirstHalf, lossRepeatedHalf (nats per token),
    * tokens (the first probe's context, <bos> first), attention {shape [layers, heads, T, T], data}
    * (the first probe's)}.

@@ -9,6 +9,8 @@ never from the engine (run with /usr/bin/python3).
 Per model, on fixed probes (a sequence of distinct word tokens, then the same again):
   prefix_matching [L][H]  the mean over the probes of the mean over the repeated half's queries q
                           of the attention from q to the keys k whose previous token is q's token;
+  previous_token [L][H]   the mean over the probes of the mean over the queries q >= 1 of the
+                          attention from q to q - 1;
   copying [L][H]          Σ Re λ / Σ |λ| over the eigenvalues of the full OV circuit
                           M = (E·scale) W_V^hᵀ W_O^hᵀ Uᵀ on the given tokens (V' x V', np.linalg.eigvals);
   loss_first_half, loss_repeated_half
@@ -46,6 +48,7 @@ def scores(model, config):
     L, H, d = config["n_layers"], config["n_heads"], config["d_model"]
     dh = d // H
     prefix = np.zeros((L, H))
+    previous = np.zeros((L, H))
     first, repeated = [], []
     attention0 = None
     for p, probe in enumerate(PROBES):
@@ -59,6 +62,7 @@ def scores(model, config):
         for q in range(n + 1, T):
             keys = [k for k in range(1, q + 1) if ctx[k - 1] == ctx[q]]
             prefix += attn[:, :, q, keys].sum(axis=-1) / (T - n - 1) / len(PROBES)
+        previous += np.stack([attn[:, :, q, q - 1] for q in range(1, T)], axis=-1).mean(axis=-1) / len(PROBES)
         log_probs = torch.log_softmax(out["logits"].double(), dim=-1).numpy()
         for pos in range(1, T - 1):  # logits at pos predict ctx[pos + 1]
             (first if pos + 1 <= n else repeated).append(-log_probs[pos, ctx[pos + 1]])
@@ -72,7 +76,7 @@ def scores(model, config):
             M = E @ wv[h * dh:(h + 1) * dh].T @ wo[:, h * dh:(h + 1) * dh].T @ U.T
             lam = np.linalg.eigvals(M)
             copying[layer, h] = lam.real.sum() / np.abs(lam).sum()
-    return {"prefix_matching": prefix.tolist(), "copying": copying.tolist(),
+    return {"prefix_matching": prefix.tolist(), "previous_token": previous.tolist(), "copying": copying.tolist(),
             "loss_first_half": float(np.mean(first)), "loss_repeated_half": float(np.mean(repeated)),
             "attention": attention0.tolist()}
 

@@ -124,6 +124,16 @@ double prefix_matching_score(const Matrix& head_map, const std::vector<int>& con
   return sum / (T - first_query);
 }
 
+double previous_token_score(const Matrix& head_map) {
+  const Eigen::Index T = head_map.rows();
+  if (head_map.cols() != T || T < 2)
+    throw InputError("previous token: a " + std::to_string(head_map.rows()) + "x" + std::to_string(head_map.cols()) +
+                     " attention map (square, at least 2 positions)");
+  double sum = 0;
+  for (Eigen::Index q = 1; q < T; ++q) sum += head_map(q, q - 1);
+  return sum / static_cast<double>(T - 1);
+}
+
 double eigenvalue_copying_score(const Matrix& circuit) {
   if (circuit.rows() != circuit.cols() || circuit.rows() == 0)
     throw InputError("copying score: the circuit must be a non-empty square matrix, got " +
@@ -143,6 +153,7 @@ InductionScores induction_scores(const Model& model, const std::vector<std::vect
   out.layers = info.layers;
   out.heads = info.heads;
   out.prefix_matching.assign(info.layers, std::vector<double>(info.heads, 0.0));
+  out.previous_token.assign(info.layers, std::vector<double>(info.heads, 0.0));
   out.copying.assign(info.layers, std::vector<double>(info.heads, 0.0));
 
   double first = 0, repeated = 0;
@@ -157,6 +168,7 @@ InductionScores induction_scores(const Model& model, const std::vector<std::vect
       for (int h = 0; h < info.heads; ++h) {
         const Eigen::Map<const Matrix> map(run.attention.data.data() + run.attention.offset({l, h, 0, 0}), T, T);
         out.prefix_matching[l][h] += prefix_matching_score(map, context, (T - 1) / 2 + 1) / probes.size();
+        out.previous_token[l][h] += previous_token_score(map) / probes.size();
       }
     first += run.first_sum, first_n += run.first_count;
     repeated += run.repeated_sum, repeated_n += run.repeated_count;

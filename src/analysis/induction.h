@@ -7,6 +7,9 @@
 //   prefix matching   per head, the mean over every query q of the repeated half of the attention
 //                     from q to the keys k whose previous token (k - 1) is q's token: 1 for a head
 //                     that attends only there, about 1/q for a uniform one.
+//   previous token    per head, the mean over every query q >= 1 of the attention from q to q - 1:
+//                     the first-layer half of the circuit, whose output lets a later head's keys
+//                     say which token came before them (1 for a head that attends only there).
 //   copying           Olsson et al.'s eigenvalue score of the head's full OV circuit
 //                     M = W_E W_V^hᵀ W_O^hᵀ W_Uᵀ (row vectors: M[a][b] is the logit the head adds to
 //                     token b when it attends to token a alone), Σ Re(λ) / Σ |λ| over M's
@@ -32,6 +35,7 @@ namespace attnscope {
 struct InductionScores {
   int layers = 0, heads = 0;
   std::vector<std::vector<double>> prefix_matching;  // [layer][head], the mean over the probes
+  std::vector<std::vector<double>> previous_token;   // [layer][head], the mean over the probes
   std::vector<std::vector<double>> copying;          // [layer][head]
   double loss_first_half = 0, loss_repeated_half = 0;  // nats per token, over every probe
   // The first probe's context: <bos> then its tokens, and every head's attention over it,
@@ -44,6 +48,10 @@ struct InductionScores {
 // mean over the queries q >= `first_query` of Σ map(q, k) over 1 <= k <= q with
 // context[k - 1] == context[q]. Throws InputError on a map that does not fit the context.
 double prefix_matching_score(const Matrix& head_map, const std::vector<int>& context, int first_query);
+
+// One head's previous-token score on its causal map [T, T] (T >= 2): the mean over the queries
+// q >= 1 of map(q, q - 1). Throws InputError on a map that is not square or has under 2 rows.
+double previous_token_score(const Matrix& head_map);
 
 // Σ Re(λ) / Σ |λ| over the eigenvalues λ of the square `circuit` (0 when every λ is 0).
 double eigenvalue_copying_score(const Matrix& circuit);

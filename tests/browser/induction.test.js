@@ -2,8 +2,8 @@
 // attention-only model trains in the page's worker on in-context bigrams (src/train/
 // successor_walks.h) until some layer-2 head's prefix-matching score on the probes (random
 // symbols repeated twice; src/analysis/induction.h) exceeds THRESHOLD: an induction head has
-// formed. Prints the steps and seconds it took, the probes' two half losses and the best head of
-// each layer then (docs/training.md has the figures).
+// formed, fed by a layer-1 previous-token head. Prints the steps and seconds it took, the probes'
+// two half losses and the best heads then (docs/training.md has the figures).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPage, screenshot, startBrowser } from './browser.js';
 
@@ -20,10 +20,11 @@ let env;
 beforeAll(async () => { env = await startBrowser(); });
 afterAll(async () => { await env?.close(); });
 
-/** The grid's cells as the engine's numbers: [{layer, head, prefixMatching, copying}]. */
+/** The grid's cells as the engine's numbers: [{layer, head, prefixMatching, copying, previousToken}]. */
 const scores = (page) => page.$$eval('#ih-grid td', (cells) => cells.map((td) => ({
   layer: Number(td.dataset.layer), head: Number(td.dataset.head),
   prefixMatching: Number(td.dataset.prefixMatching), copying: Number(td.dataset.copying),
+  previousToken: Number(td.dataset.previousToken),
 })));
 const losses = (page) => page.$eval('#induction', (el) => ({ ...el.dataset }));
 
@@ -52,15 +53,20 @@ it('trains the induction preset until a layer-2 head prefix-matches', async () =
   const first = Number(d.lossFirstHalf);
   const repeated = Number(d.lossRepeatedHalf);
   const heads = await scores(page);
-  const best = (layer) => heads.filter((s) => s.layer === layer).reduce((a, b) => (b.prefixMatching > a.prefixMatching ? b : a));
+  const bestBy = (layer, key) => heads.filter((s) => s.layer === layer).reduce((a, b) => (b[key] > a[key] ? b : a));
+  const best = (layer) => bestBy(layer, 'prefixMatching');
+  const previous = bestBy(0, 'previousToken');
   console.log(`[induction] a layer-2 head's prefix matching passed ${THRESHOLD} after ${formed.updates} steps `
     + `(epoch ${formed.epoch}), ${Number(formed.seconds).toFixed(1)} s of training (${wall.toFixed(1)} s wall); `
     + `after the pause (epoch ${d.epoch}): repeated half ${repeated.toFixed(3)} vs first half ${first.toFixed(3)} nats per token, `
     + `best prefix matching: layer 1 head ${best(0).head + 1} ${best(0).prefixMatching.toFixed(3)}, `
-    + `layer 2 head ${best(1).head + 1} ${best(1).prefixMatching.toFixed(3)}`);
+    + `layer 2 head ${best(1).head + 1} ${best(1).prefixMatching.toFixed(3)} (copying ${best(1).copying.toFixed(3)}); `
+    + `best previous-token head: layer 1 head ${previous.head + 1} ${previous.previousToken.toFixed(3)}`);
   expect(best(1).prefixMatching).toBeGreaterThan(THRESHOLD);
   expect(best(0).prefixMatching).toBeLessThan(THRESHOLD); // the lookup is in layer 2, not a layer-1 shortcut
   expect(first - repeated).toBeGreaterThan(1); // and it predicts the repeated half from the first
+  expect(best(1).copying).toBeGreaterThan(0.5); // it copies what it attends to
+  expect(previous.previousToken).toBeGreaterThan(0.5); // fed by a previous-token head (untrained: about 0.15)
   // The map is the last layer's strongest prefix-matching head, drawn from the engine's tensor.
   expect(await page.textContent('#ih-head')).toBe(`layer 2, head ${best(1).head + 1}`);
   expect(await page.locator('#ih-heatmap canvas').count()).toBe(1);

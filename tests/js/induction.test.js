@@ -24,6 +24,7 @@ describe('model.inductionScores(probes, symbols)', () => {
         const s = model.inductionScores(probes, golden.tokens.map((id) => vocab[id]));
         expect([s.layers, s.heads]).toEqual([want.prefix_matching.length, want.prefix_matching[0].length]);
         expect(s.prefixMatching.flat()).toEqual(close(want.prefix_matching.flat()));
+        expect(s.previousToken.flat()).toEqual(close(want.previous_token.flat()));
         expect(s.copying.flat()).toEqual(close(want.copying.flat()));
         expect([s.lossFirstHalf, s.lossRepeatedHalf]).toEqual(close([want.loss_first_half, want.loss_repeated_half]));
         expect(s.attention.shape).toEqual([s.layers, s.heads, 1 + golden.probes[0].length, 1 + golden.probes[0].length]);

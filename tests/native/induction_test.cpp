@@ -47,6 +47,20 @@ TEST(PrefixMatching, RefusesAMapThatDoesNotFitTheContext) {
   EXPECT_THROW(prefix_matching_score(Matrix::Zero(7, 7), kContext, 0), InputError);
 }
 
+TEST(PreviousToken, ScoresTheShareOfAttentionOnTheTokenBefore) {
+  Matrix previous = Matrix::Zero(5, 5);
+  previous(0, 0) = 1.0f;
+  for (int q = 1; q < 5; ++q) previous(q, q - 1) = 1.0f;
+  EXPECT_DOUBLE_EQ(previous_token_score(previous), 1.0);
+  Matrix self = Matrix::Identity(5, 5);  // every query on itself
+  EXPECT_DOUBLE_EQ(previous_token_score(self), 0.0);
+  Matrix uniform = Matrix::Zero(5, 5);
+  for (int q = 0; q < 5; ++q) uniform.row(q).head(q + 1).setConstant(1.0f / static_cast<float>(q + 1));
+  EXPECT_NEAR(previous_token_score(uniform), (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5) / 4, 1e-7);
+  EXPECT_THROW(previous_token_score(Matrix::Zero(1, 1)), InputError);
+  EXPECT_THROW(previous_token_score(Matrix::Zero(4, 5)), InputError);
+}
+
 TEST(CopyingScore, KnownEigenvalues) {
   EXPECT_DOUBLE_EQ(eigenvalue_copying_score(2.0f * Matrix::Identity(4, 4)), 1.0);  // copies every token
   EXPECT_DOUBLE_EQ(eigenvalue_copying_score(-Matrix::Identity(3, 3)), -1.0);      // suppresses every token
@@ -76,6 +90,7 @@ TEST(InductionScores, MatchTheReferenceOnTheDecoderOnlyGoldens) {
     const auto model = Model::load_file(testing::golden_path("decoder_only/" + name + ".safetensors"));
     const InductionScores s = induction_scores(*model, probes, tokens);
     expect_scores_close(want["prefix_matching"], s.prefix_matching, name + " prefix matching");
+    expect_scores_close(want["previous_token"], s.previous_token, name + " previous token");
     expect_scores_close(want["copying"], s.copying, name + " copying");
     const float losses[] = {static_cast<float>(s.loss_first_half), static_cast<float>(s.loss_repeated_half)};
     testing::expect_close(json::array({want["loss_first_half"], want["loss_repeated_half"]}), losses, 2, {2},
