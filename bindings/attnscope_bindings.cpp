@@ -1008,8 +1008,8 @@ class TrainerHandle {
     });
   }
 
-  // One epoch: {epoch, loss, exact, total, seconds, updates (optimiser steps so far)}; `into`
-  // receives the weights after it.
+  // One epoch: {epoch, loss, exact (null when the options say not to count), total, seconds,
+  // updates (optimiser steps so far)}; `into` receives the weights after it.
   val epoch(ModelHandle& into) {
     return guarded([&] {
       const train::EpochReport r = trainer().epoch();
@@ -1017,7 +1017,7 @@ class TrainerHandle {
       val out = val::object();
       out.set("epoch", r.epoch);
       out.set("loss", r.loss);
-      out.set("exact", r.exact);
+      out.set("exact", r.exact < 0 ? val::null() : val(r.exact));
       out.set("total", r.total);
       out.set("seconds", r.seconds);
       out.set("updates", trainer().updates_done());

@@ -505,6 +505,7 @@ export interface TrainOptions {
   dropout?: number;        // default 0
   clipNorm?: number;       // default 0: no clipping
   warmup?: number;         // > 0: inverse-square-root schedule with this warmup; default constant lr
+  countExact?: boolean;    // default true; false: no exact-match count after each epoch (`exact` null)
   /** Continue training this model file (bytes, a URL or a Response) instead of a fresh one (no family or architecture fields then). */
   from?: string | URL | Response | ArrayBuffer | Uint8Array;
 }
@@ -514,8 +515,8 @@ export interface EpochReport {
   epoch: number;
   /** Mean loss per target token over the epoch. */
   loss: number;
-  /** Pairs whose greedy translation equals the target, out of `total`. */
-  exact: number;
+  /** Pairs whose greedy translation equals the target, out of `total` (null with countExact: false). */
+  exact: number | null;
   total: number;
   /** Time of the training pass (without the exact count). */
   seconds: number;

@@ -168,7 +168,8 @@ export async function repeatedSequences({ halfLength = 10, minHalfLength = 0, ma
  */
 export async function successorWalks({ symbols = 24, length = 96, jump = 0.2, sequences = 256, seed = 1, probeLength = 12, probes = 4 } = {}) {
   const runtime = await init();
-  if (typeof jump !== 'number' || !(jump >= 0 && jump <= 1)) throw new AttnscopeError(`jump must be a probability in [0, 1], got ${String(jump)}`);
+  // Embind would read null as 0 and '0.3' as 0.3; the engine checks the range.
+  if (typeof jump !== 'number') throw new AttnscopeError(`jump must be a number, got ${String(jump)}`);
   return check(runtime.successorWalks(int(symbols, 'symbols'), int(length, 'length'), jump, int(sequences, 'sequences'), seedOf(seed),
     int(probeLength, 'probeLength'), int(probes, 'probes')));
 }
@@ -914,7 +915,8 @@ function trainOptionsOf(options, resuming) {
  * word-level model, vocabularies built from the pairs; limited to TRAIN_LIMITS), or
  * family: 'rnn' with cell, attention, score, layers, dEmbed, dHidden, dEncoder, dAttention,
  * bidirectional, inputFeeding, localWindow (src/train/trainer.h RnnArchitecture), seed, lr,
- * batchTokens, labelSmoothing, dropout, clipNorm, warmup (0: constant lr); or `from` (a model
+ * batchTokens, labelSmoothing, dropout, clipNorm, warmup (0: constant lr), countExact (false: no
+ * exact-match count after each epoch, `exact` null); or `from` (a model
  * file's bytes, a URL or a Response) to continue training that model.
  */
 export async function createTrainer(pairs, { from, ...options } = {}) {
@@ -960,7 +962,8 @@ export class Trainer {
 
   /**
    * One epoch, now: {epoch, loss, exact, total, seconds, updates, model}. `loss` is the mean per
-   * target token, `exact` the pairs whose greedy translation equals the target, `seconds` the time
+   * target token, `exact` the pairs whose greedy translation equals the target (null with
+   * countExact: false), `seconds` the time
    * of the training pass (without the exact count), `updates` the optimiser steps so far, `model`
    * as trainer.model.
    */

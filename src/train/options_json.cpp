@@ -88,6 +88,7 @@ TrainSetup train_setup_from_json(const std::string& text) {
     else if (key == "labelSmoothing") s.options.label_smoothing = static_cast<float>(number(v, key));
     else if (key == "dropout") s.options.dropout = static_cast<float>(number(v, key));
     else if (key == "clipNorm") s.options.clip_norm = number(v, key);
+    else if (key == "countExact") s.options.count_exact = boolean(v, key);
     else if (key == "warmup") {
       const int warmup = static_cast<int>(integer(v, key, kInt));
       if (warmup > 0) s.options.schedule = {Schedule::Kind::InverseSqrt, warmup};
@@ -95,7 +96,7 @@ TrainSetup train_setup_from_json(const std::string& text) {
       throw InputError("unknown training option " + quote(key) +
                        " (family, layers, heads, dModel, dFf, cell, attention, score, dEmbed, dHidden, dEncoder, "
                        "dAttention, bidirectional, inputFeeding, localWindow, activation, norm, positions, tiedOutput, "
-                       "seed, lr, batchTokens, labelSmoothing, dropout, clipNorm, warmup)");
+                       "seed, lr, batchTokens, labelSmoothing, dropout, clipNorm, warmup, countExact)");
     }
   }
   if (s.family != "transformer" && s.family != "rnn" && s.family != "decoder_only")

@@ -275,7 +275,7 @@ EpochReport Trainer::epoch() {
   report.loss = tokens ? loss_sum / tokens : 0.0;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.model = model();
-  report.exact = exact_matches(*report.model);
+  report.exact = options_.count_exact ? exact_matches(*report.model) : -1;
   report.total = static_cast<int>(pairs_.size());
   return report;
 }

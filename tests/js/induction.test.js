@@ -150,6 +150,7 @@ describe('trainer.setPairs(pairs)', () => {
       trainer.setPairs(second.pairs);
       const two = trainer.runEpoch();
       expect(two.epoch).toBe(2);
+      expect(one.exact).toBeGreaterThanOrEqual(0); // counted by default
       expect(two.total).toBe(30); // the exact count is of the new pairs
       expect(two.updates).toBeGreaterThan(one.updates);
       expect(() => trainer.setPairs([['s0', '']])).toThrow(/empty target/);
@@ -157,5 +158,29 @@ describe('trainer.setPairs(pairs)', () => {
     } finally {
       trainer.dispose();
     }
+  });
+});
+
+describe('createTrainer(pairs, {countExact: false})', () => {
+  it('skips the exact-match count and trains the same weights', async () => {
+    const { pairs } = await successorWalks({ symbols: 8, length: 16, sequences: 20, probeLength: 4, seed: 2 });
+    const options = { family: 'decoder_only', layers: 1, heads: 2, dModel: 16, dFf: 0, batchTokens: 64 };
+    const counted = await createTrainer(pairs, options);
+    const uncounted = await createTrainer(pairs, { ...options, countExact: false });
+    try {
+      for (let e = 0; e < 2; e++) {
+        const a = counted.runEpoch();
+        const b = uncounted.runEpoch();
+        expect(a.exact).toBeGreaterThanOrEqual(0);
+        expect(b.exact).toBeNull();
+        expect(b.total).toBe(20);
+        expect(b.loss).toBe(a.loss); // the count decodes after the epoch: the training is the same
+      }
+      expect(uncounted.exportBytes()).toEqual(counted.exportBytes());
+    } finally {
+      counted.dispose();
+      uncounted.dispose();
+    }
+    await expect(createTrainer(pairs, { ...options, countExact: 'no' })).rejects.toThrow(/countExact/);
   });
 });
