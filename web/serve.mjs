@@ -21,12 +21,16 @@ const types = {
 };
 
 /**
- * The folders `npm start` serves, each with the file types it serves from there: the page, the
- * widget and the engine (web/: their modules, styles, the built bundles and web/wasm/) and the
- * models with their precomputed analyses (models/: not its Python scripts, logs or notes).
+ * The folders `npm start` serves, each with the file types it serves from there: what the page,
+ * the widget and their workers load from web/ (the two pages, their modules and bundles, the
+ * service worker, the styles, the engine in web/wasm/, the Training panel's sentence pairs in
+ * web/data/), not the Node scripts beside them (this server and the build recipes, .mjs) nor the
+ * type declarations; and the models with their precomputed analyses (models/: not its Python
+ * scripts, logs or notes). tests/js/serve.test.js checks that what web/ serves is what the pages
+ * load, found by following their scripts, imports and URLs.
  */
 export const SERVED_FOLDERS = Object.freeze([
-  { folder: 'web', extensions: Object.keys(types) },
+  { folder: 'web', extensions: ['.html', '.js', '.css', '.wasm', '.csv'] },
   { folder: 'models', extensions: ['.safetensors', '.json'] },
 ]);
 /**
@@ -203,6 +207,11 @@ export function serve({ port = 8080, host = '127.0.0.1', folders = SERVED_FOLDER
       else refuse(res, 500, 'internal error');
     });
   });
+  // A client may half-close its side once its request is written (`shutdown(SHUT_WR)`, Node's
+  // socket.end()): its answer is still sent in full, and the connection closed after it. By
+  // default Node's server ends the socket when the request side ends, before a file streamed
+  // from disk has been written, and such a client got 0 bytes of a 200.
+  server.httpAllowHalfOpen = true;
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => ok(server));

@@ -4,10 +4,10 @@
 // the page, the widget, the engine and the models and nothing else of the repository, not
 // through a link either. The server runs as `npm start` runs it, in its own process.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../../web/serve.mjs';
 import { root } from './helpers.js';
@@ -31,13 +31,16 @@ beforeAll(async () => {
 });
 afterAll(() => child?.kill());
 
-/** One request written as is (`target` unnormalised), answered on a fresh connection. */
-function request(target, { method = 'GET', to = port } = {}) {
+/**
+ * One request written as is (`target` unnormalised), answered on a fresh connection; the server
+ * closes it after its answer (Connection: close). With `halfClose` the client ends its side of
+ * the connection as soon as the request is written, as `curl`-like clients and proxies may.
+ */
+function request(target, { method = 'GET', to = port, halfClose = false } = {}) {
   return new Promise((ok, fail) => {
-    // write(), not end(): a client that half-closes may lose a streamed answer; the server
-    // closes the connection after its answer (Connection: close).
     const socket = connect(to, '127.0.0.1', () => {
       socket.write(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      if (halfClose) socket.end();
     });
     const chunks = [];
     socket.on('data', (d) => chunks.push(d));
@@ -130,6 +133,17 @@ describe('what it serves', () => {
     await stillServing();
   });
 
+  it('the whole answer to a client that half-closes after its request', async () => {
+    for (const target of ['/web/index.html', '/web/attnscope.js', '/models/toy-en-de.safetensors']) {
+      const r = await request(target, { halfClose: true });
+      const file = readFileSync(join(root, target));
+      expect([target, r.status, Number(r.headers['content-length'])]).toEqual([target, 200, file.length]);
+      expect(Buffer.from(r.body, 'latin1').equals(file), target).toBe(true);
+    }
+    expect((await request('/web/no-such.js', { halfClose: true })).status).toBe(404);
+    await stillServing();
+  });
+
   it('GET and HEAD only', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
       const r = await request('/web/index.html', { method });
@@ -146,6 +160,75 @@ describe('what it serves', () => {
       expect([target, (await request(target)).headers['access-control-allow-origin']]).toEqual([target, '*']);
     }
     expect((await request('/web/index.html')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+// What the pages load from web/, found by following them: index.html and blog.html (their
+// scripts and styles), the service worker's list of files to keep offline, and the package's
+// browser entries (the API and the one-file widget); from each script, its imports and the files
+// it names by `new URL('…', import.meta.url)`. Type declarations, build recipes and the server
+// itself are none of these.
+function loadedByThePages() {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const entries = ['web/index.html', 'web/blog.html', 'web/sw.js',
+    ...Object.values(pkg.exports).map((e) => e.default).filter((f) => /^\.\/web\/.*\.js$/.test(f ?? '')).map((f) => f.slice(2))];
+  const loaded = new Set();
+  const queue = [...entries];
+  const refer = (from, spec) => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || spec.startsWith('#') || spec.includes('${')) return; // another origin, data:, node:, a fragment, a computed name
+    if (!spec.startsWith('.') && !spec.startsWith('/')) return; // a bare package name: not a file of this server
+    const rel = spec.startsWith('/') ? spec.slice(1) : posix.join(dirname(from), spec);
+    queue.push(posix.normalize(rel.split(/[?#]/)[0]));
+  };
+  while (queue.length) {
+    const file = queue.pop();
+    if (loaded.has(file) || !file.startsWith('web/') || !existsSync(join(root, file))) continue;
+    loaded.add(file);
+    const text = readFileSync(join(root, file), 'utf8');
+    if (file.endsWith('.html')) {
+      for (const [, spec] of text.matchAll(/\b(?:src|href)="([^"]+)"/g)) refer(file, spec);
+    } else if (file.endsWith('.js')) {
+      for (const re of [/\b(?:import|export)\s[^'"`;]*?\bfrom\s*(['"])([^'"]+)\1/g, /\bimport\s*\(?\s*(['"])([^'"]+)\1/g,
+        /new URL\(\s*(['"`])([^'"`]+)\1\s*,\s*import\.meta\.url/g]) {
+        for (const [, , spec] of text.matchAll(re)) refer(file, spec);
+      }
+      // The service worker's SHELL: paths relative to its own folder.
+      const shell = /const SHELL = \[([^\]]*)\]/.exec(text);
+      if (shell) for (const [, spec] of shell[1].matchAll(/'([^']+)'/g)) refer(file, `./${spec}`);
+    }
+  }
+  return loaded;
+}
+
+/** Every file under web/ (no dotfiles), as repository paths. */
+function webFiles(dir = 'web') {
+  return readdirSync(join(root, dir)).filter((name) => !name.startsWith('.')).flatMap((name) => {
+    const rel = `${dir}/${name}`;
+    return statSync(join(root, rel)).isDirectory() ? webFiles(rel) : [rel];
+  });
+}
+
+describe('what the pages load, and nothing else of web/', () => {
+  it('the server and the build recipes are not served', async () => {
+    for (const target of ['/web/serve.mjs', '/web/build-page.mjs', '/web/build-widget.mjs', '/web/build-wasm.sh', '/web/attnscope.d.ts']) {
+      expect([target, (await request(target)).status]).toEqual([target, 404]);
+    }
+  });
+
+  it('every file of web/ is served exactly when a page, the widget or a worker loads it', async () => {
+    const loaded = loadedByThePages();
+    // The following found the pages' own modules, the engine and the offline list (a scan that
+    // found nothing would make this test pass for any server).
+    for (const file of ['web/app/main.js', 'web/app/panels/open-model.js', 'web/widget/attn-scope.js', 'web/app/worker/worker.js',
+      'web/attnscope.js', 'web/model-header.js', 'web/models.js', 'web/package-files.js', 'web/app/app.css', 'web/data/toy-en-de.csv']) {
+      expect(loaded.has(file), file).toBe(true);
+    }
+    const wrong = [];
+    for (const file of webFiles()) {
+      const { status } = await request(`/${file}`);
+      if ((status === 200) !== loaded.has(file)) wrong.push(`${file}: ${status} but ${loaded.has(file) ? '' : 'not '}loaded by the pages`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 
