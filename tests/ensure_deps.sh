@@ -5,8 +5,8 @@
 #   ensure_deps.sh node     -> Node.js and npm
 #   ensure_deps.sh browser  -> Debian's Chromium (driven by playwright-core, never downloaded)
 #   ensure_deps.sh fuzz     -> clang 14 with its sanitizer and libFuzzer runtimes (build/asan, build/fuzz)
-#   ensure_deps.sh torch    -> PyTorch and SentencePiece for /usr/bin/python3 (Debian python3-torch,
-#                              python3-sentencepiece), which the reference
+#   ensure_deps.sh torch    -> PyTorch, SentencePiece and OpenBLAS for /usr/bin/python3 (Debian
+#                              python3-torch, python3-sentencepiece, libopenblas0-pthread), which the reference
 #                              self-checks and the training scripts need (about 1.5 minutes to install)
 # As root it installs missing Debian packages with apt-get; otherwise it prints the exact
 # command to run and fails.
@@ -43,6 +43,9 @@ for part in "$@"; do
       need python3-torch /usr/bin/python3 -c 'import torch'
       # The Hugging Face Marian reference (models/reference/hf_marian.py) tokenizes with the real library.
       need python3-sentencepiece /usr/bin/python3 -c 'import sentencepiece'
+      # PyTorch's BLAS: OpenBLAS rather than the reference BLAS, so that tests/run.sh's second
+      # pass under OPENBLAS_CORETYPE=Prescott really runs another kernel.
+      need libopenblas0-pthread dpkg -s libopenblas0-pthread
       ;;
     node)
       need nodejs command -v node

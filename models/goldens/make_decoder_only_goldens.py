@@ -32,6 +32,7 @@ from attnscope_ref import gpt, search  # noqa: E402
 from attnscope_ref import tokenizer as tk  # noqa: E402
 from make_bert_goldens import init_weights as init_peaky  # noqa: E402
 from make_goldens import write_json  # noqa: E402
+from golden_compare import differences  # noqa: E402
 
 ROOT = os.path.dirname(MODELS)
 OUT = os.path.join(ROOT, "tests", "golden", "decoder_only")
@@ -41,7 +42,6 @@ PROMPTS = ["i want to", "we can eat apple and"]
 MAX_STEPS = 5
 BEAM = {"beam_size": 3, "nbest": 3, "max_length": 4}
 MASKED_HEAD = (0, 1)  # (layer, head) switched off in the "masked" decode
-TOLERANCE = 1e-4
 
 CONFIGS = [
     ("pre_learned_gelu_tanh", {"d_model": 16, "n_heads": 2, "d_ff": 32, "n_layers": 2, "activation": "gelu_tanh",
@@ -143,23 +143,10 @@ def goldens():
     return out
 
 
-def compare(a, b, where, fail):
-    """Numbers within TOLERANCE (NaN never passes), everything else equal."""
-    if isinstance(a, float) or isinstance(b, float):
-        if not (isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= TOLERANCE):
-            fail(f"{where}: {a!r} != {b!r}")
-    elif isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return fail(f"{where}: length {len(a)} != {len(b)}")
-        for i, (x, y) in enumerate(zip(a, b)):
-            compare(x, y, f"{where}[{i}]", fail)
-    elif isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return fail(f"{where}: keys {sorted(a)} != {sorted(b)}")
-        for k in a:
-            compare(a[k], b[k], f"{where}.{k}", fail)
-    elif a != b:
-        fail(f"{where}: {a!r} != {b!r}")
+def compare(made, committed, where, fail):
+    """What the reference makes now against the committed golden, by golden_compare's rule."""
+    for d in differences(made, committed, where=where):
+        fail(d)
 
 
 def check_causality(name, model, config, fail):

@@ -33,6 +33,7 @@ sys.path[:0] = [HERE, os.path.join(MODELS, "reference")]
 
 import hf_marian  # noqa: E402
 from make_goldens import write_json  # noqa: E402
+from golden_compare import differences  # noqa: E402
 
 OUT = os.path.join(ROOT, "tests", "golden", "hf")
 MAX_NEW_TOKENS = 32  # every case also runs one search to the limit, where </s> is forced
@@ -159,33 +160,11 @@ def as_plain(obj):
     return obj
 
 
-def float32s(values):
-    return np.asarray(values, dtype=np.float64).astype(np.float32)
-
-
-def compare(expected, actual, path, fail, tolerance=1e-6):
-    """Ids, strings and structure exactly; floats, both read as the float32 they stand for, within
-    `tolerance`."""
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict) or set(expected) != set(actual):
-            return fail(f"{path}: keys differ")
-        for k in expected:
-            compare(expected[k], actual[k], f"{path}.{k}", fail, tolerance)
-    elif isinstance(expected, list) and expected and isinstance(expected[0], dict):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            return fail(f"{path}: lengths differ")
-        for n, (e, a) in enumerate(zip(expected, actual)):
-            compare(e, a, f"{path}[{n}]", fail, tolerance)
-    elif isinstance(expected, list) and expected and isinstance(expected[0], (list, float)):
-        d = max_abs_difference(float32s(expected), float32s(actual))
-        if not d <= tolerance:
-            fail(f"{path}: differs by {d}")
-    elif isinstance(expected, float):
-        d = max_abs_difference(float32s(expected), float32s(actual))
-        if not d <= tolerance:
-            fail(f"{path}: {actual} != {expected}")
-    elif expected != actual:
-        fail(f"{path}: {actual!r} != {expected!r}")
+def compare(expected, actual, path, fail):
+    """The committed golden against what the reference makes now, by golden_compare's rule: ids,
+    strings and structure exactly, floats within float32 on another CPU."""
+    for d in differences(actual, expected, where=path):
+        fail(d)
 
 
 def check_interleaved_sinusoids_change_the_logits(name, golden, fail):

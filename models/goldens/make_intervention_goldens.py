@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(MODELS, "reference"))
 from attnscope_ref import interventions  # noqa: E402
 from attnscope_ref.export import load_model  # noqa: E402
 from attnscope_ref.tokenizer import Tokenizer  # noqa: E402
+from golden_compare import differences  # noqa: E402
 
 MODEL = "tests/models/toy-en-de.frozen.safetensors"
 SOURCE = "i can eat apple"
@@ -65,8 +66,10 @@ def main():
     if "--check" in sys.argv[1:]:
         with open(path, encoding="utf-8") as f:
             committed = json.load(f)
-        if committed != out:
-            sys.exit(f"{os.path.relpath(path, ROOT)} differs from what the reference computes now")
+        failed = differences(out, committed)
+        if failed:
+            sys.exit(f"{os.path.relpath(path, ROOT)} differs from what the reference computes now: "
+                     + "; ".join(failed[:5]))
         print(f"{os.path.relpath(path, ROOT)}: every row reproduced")
         return
     with open(path, "w", encoding="utf-8") as f:
