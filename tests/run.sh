@@ -47,6 +47,7 @@ torch_checks=(
   "models/goldens/make_decoder_only_goldens.py --check"
   "models/goldens/make_logit_lens_goldens.py --check"
   "models/goldens/make_attribution_goldens.py --check"
+  "models/goldens/make_induction_goldens.py --check"
   models/train/check_training_state.py
 )
 run_torch_checks() {  # run_torch_checks [ENV=VALUE ...] -- SCRIPT ARGS
