@@ -282,7 +282,8 @@ export class AnalysesPanel {
     $('#fq-query-field').hidden = site.perStep;
     const row = snap.rows.at(-1);
     $('#fq-step').hidden = !site.perStep;
-    $('#fq-step').textContent = row ? `query: step ${row.step + 1} (input “${row.input}”, producing “${row.output}”)` : '';
+    const shown = labelOf(snap);
+    $('#fq-step').textContent = row ? `query: step ${row.step + 1} (input “${shown(row.input)}”, producing “${shown(row.output)}”)` : '';
     if (site.perStep && !row) {
       body.innerHTML = '<p class="placeholder">No step yet: press Next (or →).</p>';
       return;

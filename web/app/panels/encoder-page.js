@@ -19,9 +19,6 @@ import { renderMasks } from './mask-panel.js';
 import { PatternGrid } from '../views/pattern-grid.js';
 import { renderShares } from '../views/shares-figure.js';
 
-/** The form's words while an encoder-only model is chosen (and the ones they replace). */
-const FORM_WORDS = { label: 'Text (put [MASK] where a word should be guessed; a pair: A [SEP] B)', button: 'Read' };
-
 export class EncoderPage {
   #root;
   #engine;
@@ -31,7 +28,6 @@ export class EncoderPage {
   #current = null; // {url, entry}
   #shown = { study: null, ablation: null, ablationSource: null };
   #queue = Promise.resolve();
-  #words = null;
   #analyses;
   #modified;
   #attribution;
@@ -98,20 +94,16 @@ export class EncoderPage {
     if (this.#root.hidden) return;
     this.#root.hidden = true;
     $('app').classList.remove('encoder-only');
-    $('sentence-label').textContent = this.#words.label;
-    $('translate').textContent = this.#words.button;
     this.#current = null;
     this.#shown = { study: null, ablation: null, ablationSource: null };
     this.#analyses.hide();
   }
 
+  // The form's words are the page's words for the model's kind (prompt-mode.js renderInputKind).
   #enter() {
     if (!this.#root.hidden) return;
-    this.#words = { label: $('sentence-label').textContent, button: $('translate').textContent };
     this.#root.hidden = false;
     $('app').classList.add('encoder-only');
-    $('sentence-label').textContent = FORM_WORDS.label;
-    $('translate').textContent = FORM_WORDS.button;
   }
 
   /** Runs `work` after what was asked before; its error is shown, or with `rethrow` the caller's. */

@@ -2,7 +2,7 @@
 // line per step of the followed hypothesis ("input → output", click to go there), the
 // translation so far.
 import { byId as $, setText } from '../util/html.js';
-import { piecesShown, shownWords, tokenLabel } from '../util/pieces.js';
+import { markerHelp, piecesShown, shownText, shownWords, tokenLabel } from '../util/pieces.js';
 
 /**
  * What the model did, in words, when the result looks broken: an empty translation (it ended at
@@ -30,7 +30,7 @@ export function outcomeNote(snap) {
 
 /** What a line (or the source) shows: one whose key is unchanged is left as it is (no DOM write). */
 const shown = new WeakMap(); // element -> its key
-const lineKey = (row, current, show) => JSON.stringify([row.input, row.output, !!row.forced, current, show]);
+const lineKey = (input, row, current, show) => JSON.stringify([input, row.output, !!row.forced, current, show]);
 
 /** One line of the list, "k) input → output", its step in data-step (the click goes there). */
 function newLine(onClick) {
@@ -40,8 +40,11 @@ function newLine(onClick) {
   return li;
 }
 
-/** Writes step `k`'s row into `li` (a new line, or one that showed something else). */
-function fillLine(li, row, k, current, pieces) {
+/**
+ * Writes step `k`'s row into `li` (a new line, or one that showed something else); `input`: what
+ * the step read, as shown.
+ */
+function fillLine(li, row, k, current, pieces, input) {
   const button = li.firstChild;
   li.dataset.step = k + 1;
   li.classList.toggle('current', current);
@@ -49,7 +52,7 @@ function fillLine(li, row, k, current, pieces) {
   else li.removeAttribute('aria-current');
   button.title = `Go to step ${k + 1}`;
   button.querySelector('.n').textContent = `${k + 1})`;
-  button.querySelector('.in').textContent = tokenLabel(row.input, pieces);
+  button.querySelector('.in').textContent = input;
   button.querySelector('.out').textContent = tokenLabel(row.output, pieces);
   const badge = button.querySelector('.badge');
   if (row.forced && !badge) {
@@ -61,7 +64,7 @@ function fillLine(li, row, k, current, pieces) {
     badge.previousSibling.remove(); // the space before it
     badge.remove();
   }
-  shown.set(li, lineKey(row, current, pieces.show));
+  shown.set(li, lineKey(input, row, current, pieces.show));
 }
 
 // The list's lines are kept from one snapshot to the next: a press of Next appends one line and
@@ -106,14 +109,17 @@ export function renderOutput(snap, { onGoto }) {
     lines.querySelector(':scope > .placeholder')?.remove();
     const kept = lines.children;
     while (kept.length > snap.rows.length) kept[kept.length - 1].remove();
+    // A decoder-only model's first step reads <s> and the whole prompt (snap.input 'prompt').
+    const opening = snap.input === 'prompt' ? shownText([snap.bos, ...source], pieces) : null;
     snap.rows.forEach((row, k) => {
       const current = k === snap.rows.length - 1;
+      const input = k === 0 && opening !== null ? opening : tokenLabel(row.input, pieces);
       let li = kept[k];
       if (!li) {
         li = newLine(goto);
         lines.append(li);
       }
-      if (shown.get(li) !== lineKey(row, current, pieces.show)) fillLine(li, row, k, current, pieces);
+      if (shown.get(li) !== lineKey(input, row, current, pieces.show)) fillLine(li, row, k, current, pieces, input);
     });
   }
   // The current line in view inside the list's own scroll box; never scrolls the page (on a
@@ -127,6 +133,7 @@ export function renderOutput(snap, { onGoto }) {
     });
   }
   $('pieces-line').hidden = !snap.subwords;
+  setText($('pieces-help'), markerHelp(snap.subwords));
   const note = outcomeNote(snap);
   $('outcome-note').hidden = !note;
   setText($('outcome-note'), note);

@@ -8,6 +8,7 @@
 // pairs) hands the model's name (web/app/state/trained.js) to the page, whose views then use it.
 import { TRAIN_LIMITS } from '../../attnscope.js';
 import { Heatmap } from '../views/heatmap.js';
+import { counted } from '../util/html.js';
 import { InductionPanel } from './induction.js';
 import { drawLossCurve } from '../views/loss-curve.js';
 import { ARCHITECTURES, DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId } from '../state/trained.js';
@@ -199,7 +200,7 @@ export class TrainingPanel {
   /** Shows the question "this link trains N epochs" and resolves to the reader's answer. */
   #askLink(epochs) {
     const box = this.$('#tr-confirm');
-    box.querySelector('span').textContent = `This link trains a model for ${epochs} epochs, which can take minutes to hours `
+    box.querySelector('span').textContent = `This link trains a model for ${counted(epochs, 'epoch')}, which can take minutes to hours `
       + 'in this tab. Start it?';
     box.hidden = false;
     box.scrollIntoView({ block: 'center' }); // the question is the page's first business

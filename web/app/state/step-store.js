@@ -121,7 +121,7 @@ function causalMap(site, opening, outputs, traces) {
   const context = [...opening, ...outputs.slice(0, -1)];
   const made = (i) => outputs[i - opening.length + 1];
   return {
-    site, highlightRow: context.length - 1, rows: traces,
+    site, highlightRow: context.length - 1, rows: traces, context: true,
     queries: {
       labels: context,
       text: (i) => `position ${i} “${context[i]}”${made(i) === undefined ? '' : `, choosing “${made(i)}”,`}`,

@@ -19,3 +19,6 @@ export function setText(el, text) {
 export function setProp(el, prop, value) {
   if (el[prop] !== value) el[prop] = value;
 }
+
+/** "1 candidate", "2 candidates": a count and its noun, singular for one (`many`: an irregular plural). */
+export const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -3,6 +3,7 @@
 // shipped as models/analysis/<model>.ablation.json), as one diverging heatmap, with the five heads
 // whose loss hurts most. Every number is the engine's; this file lays them out and orders them.
 import { Heatmap } from './heatmap.js';
+import { counted } from '../util/html.js';
 
 const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 const signed = (v) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(4)}`;
@@ -34,7 +35,7 @@ export class AblationMap {
     const cap = el('p', { className: 'caption', textContent: caption });
     const base = el('p', { className: 'enc-base' });
     base.append('Masked-token accuracy with every head: ', el('b', { textContent: ablation.baseAccuracy.toFixed(4) }),
-      ` on ${ablation.positions} masked pieces${ablation.sentences ? ` of ${ablation.sentences} sentences` : ''}.`);
+      ` on ${counted(ablation.positions, 'masked piece')}${ablation.sentences ? ` of ${counted(ablation.sentences, 'sentence')}` : ''}.`);
     const fig = el('figure', { className: 'hi-site enc-ablation-map' });
     this.#box.replaceChildren(cap, base, fig);
     this.#map = new Heatmap(fig);

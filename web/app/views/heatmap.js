@@ -53,6 +53,16 @@ const HIGHLIGHT_TEXT = '#a63603';
 const EMPTY = '#eef0f3';
 const TEXT = '#1f2328';
 
+const rgbOf = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+/**
+ * The text colour on a cell of colour `rgb` (0-255): black or white, whichever contrasts more
+ * with it. Their WCAG contrast ratios, (L + 0.05) / 0.05 and 1.05 / (L + 0.05) for the cell's
+ * relative luminance L, are equal at L = 0.179, where both are 4.58:1: one of the two always
+ * passes the 4.5:1 small text needs. The one rule for text on a coloured cell: the heatmaps'
+ * canvas and SVG, and the cells of the logit lens (cellColours).
+ */
+const inkFor = (rgb) => (rgb.reduce((l, v, i) => l + [0.2126, 0.7152, 0.0722][i] * ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4), 0) > 0.179 ? '#000' : '#fff');
+
 // ColorBrewer "Blues" (9 classes): white for 0, deep blue for 1; interpolated into 256 steps.
 const STOPS = ['#f7fbff', '#deebf7', '#c6dbef', '#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b'];
 // ColorBrewer "RdBu" (11 classes), red for negative, white for 0, blue for positive.
@@ -62,8 +72,9 @@ const DIVERGING = ['#67001f', '#b2182b', '#d6604d', '#f4a582', '#fddbc7', '#f7f7
  * order (the cells' bitmap).
  */
 function lutOf(stops) {
-  const rgb = stops.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+  const rgb = stops.map(rgbOf);
   const out = [];
+  const ink = [];
   const bytes = new Uint8Array(4 * 256);
   for (let i = 0; i < 256; i++) {
     const x = (i / 255) * (rgb.length - 1);
@@ -72,8 +83,10 @@ function lutOf(stops) {
     const c = rgb[j].map((a, k) => Math.round(a + (rgb[j + 1][k] - a) * f));
     out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
     bytes.set([...c, 255], 4 * i);
+    ink.push(inkFor(c));
   }
   out.pixels = new Uint32Array(bytes.buffer);
+  out.ink = ink;
   return out;
 }
 const LUT = lutOf(STOPS);
@@ -114,12 +127,17 @@ export function scaleOf(spec) {
     ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => [f, tick(lo + f * (hi - lo))]), diverging: false };
 }
 const colourIn = (scale, v) => scale.lut[Math.round(scale.t(v) * 255)];
-// Text on a cell: white from the mid blues on (both choices keep ~4.5:1 contrast or better);
-// on a diverging scale, white at both dark ends.
-const inkOn = (scale, v) => {
-  const t = scale.t(v);
-  return (scale.diverging ? t < 0.15 || t > 0.85 : t > 0.68) ? '#fff' : TEXT;
-};
+// Text on a cell: black or white from the cell colour's luminance (inkFor).
+const inkOn = (scale, v) => scale.lut.ink[Math.round(scale.t(v) * 255)];
+
+/**
+ * A cell of value `v` drawn outside a canvas (an HTML table's cell): {fill, ink}, the colour the
+ * heatmaps give it on `spec`'s scale (attention weights, [0, 1], by default) and its text's colour.
+ */
+export function cellColours(v, spec = null) {
+  const scale = scaleOf(spec);
+  return { fill: colourIn(scale, v), ink: inkOn(scale, v) };
+}
 
 const newCanvas = (w, h) => (typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(w, h) : Object.assign(document.createElement('canvas'), { width: w, height: h }));
 
@@ -176,7 +194,7 @@ const fmt = (v) => (Math.abs(v) >= 9.95 ? v.toFixed(1) : Math.abs(v) >= 0.995 ? 
 /**
  * The colours of a map's labels, legend text and empty cells, from the CSS around the map (its
  * `color`, `--hm-empty` and `--hm-highlight-ink`): the widget's theme (light, dark, --attnscope-*) reaches the canvas.
- * Cell colours are the data's scale and never change; text on cells keeps TEXT/white (inkOn).
+ * Cell colours are the data's scale and never change; text on cells is black or white (inkOn).
  */
 function themeOf(el) {
   const style = getComputedStyle(el);

@@ -3,6 +3,9 @@
 // probability that layer's readout gives the token the step chose; its text is the layer's most
 // probable token; hover or focus shows the layer's top-k. Takes the engine's answer as it is
 // (session.logitLens, docs/js-api.md); model strings reach the page as text, never as markup.
+// A cell is coloured as a heatmap's cell of that probability, its text black or white as the
+// heatmaps choose it (heatmap.js cellColours), in both themes.
+import { cellColours } from './heatmap.js';
 
 const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 const percent = (p) => `${(100 * p).toFixed(p < 0.001 ? 3 : 1)}%`;
@@ -53,9 +56,9 @@ export class LogitLensGrid {
           title: `Layer ${l + 1}, step ${s + 1}: “${label(step.token)}” (chosen) ${percent(reading.chosen.p)}, rank ${reading.chosen.rank}; top: ${top}`,
         });
         Object.assign(cell.dataset, { layer: l, step: s, p: reading.chosen.p, rank: reading.chosen.rank });
-        cell.style.setProperty('--p', reading.chosen.p);
+        const { fill, ink } = cellColours(reading.chosen.p);
+        Object.assign(cell.style, { background: fill, color: ink });
         cell.classList.toggle('current', s === current);
-        cell.classList.toggle('dark', reading.chosen.p > 0.55);
         row.append(cell);
       });
     }

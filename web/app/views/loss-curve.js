@@ -1,5 +1,7 @@
 // The Training panel's loss curve: an SVG built with DOM calls (no HTML strings), loss per epoch.
 // A view: it takes the numbers ([{epoch, loss}]) and knows nothing of the model.
+import { counted } from '../util/html.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 420;
 const H = 160;
@@ -41,7 +43,7 @@ export function drawLossCurve(container, points) {
     maxLoss: Math.max(1e-9, ...points.map((p) => p.loss)),
     yLabel: 'loss per target token',
     ariaLabel: points.length
-      ? `Training loss over ${points.length} epochs, from ${points[0].loss.toFixed(3)} to ${points.at(-1).loss.toFixed(3)}`
+      ? `Training loss over ${counted(points.length, 'epoch')}, from ${points[0].loss.toFixed(3)} to ${points.at(-1).loss.toFixed(3)}`
       : 'Training loss: no epoch yet',
   });
   if (points.length) {

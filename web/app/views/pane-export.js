@@ -8,14 +8,26 @@ const GAP = 18;
 
 const shown = (el) => el.getClientRects().length > 0;
 
-/** The heading a figure is shown under: its figcaption, else its section's h3. */
-function captionOf(el) {
-  const text = el.closest('figure')?.querySelector('figcaption')?.textContent ?? el.closest('section')?.querySelector('h3')?.textContent ?? '';
-  return text.replace(/\s+/g, ' ').trim();
+/**
+ * The heading a figure is shown under, as the reader sees it: its figcaption, else the last
+ * heading on screen before it in the pane, else the pane's own title (`paneTitle`: its tab's
+ * label). Never a heading outside the pane, nor one hidden with another pane.
+ */
+function captionOf(el, pane, paneTitle) {
+  let heading = el.closest('figure')?.querySelector('figcaption');
+  if (!heading) {
+    for (const h of pane.querySelectorAll('h3, h4')) {
+      if (shown(h) && (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) heading = h;
+    }
+  }
+  return (heading?.textContent ?? paneTitle ?? '').replace(/\s+/g, ' ').trim();
 }
 
-/** The pane's figures as one SVG document titled `title`; throws when it shows none. */
-export function paneSVG(pane, title) {
+/**
+ * The pane's figures as one SVG document titled `title`, each under its heading (captionOf;
+ * `paneTitle`: the pane's own); throws when it shows none.
+ */
+export function paneSVG(pane, title, paneTitle) {
   const figures = [...pane.querySelectorAll('canvas, svg')].filter((el) => shown(el) && !el.parentElement.closest('svg'));
   const parts = [];
   let y = 0;
@@ -23,7 +35,7 @@ export function paneSVG(pane, title) {
   let last = '';
   const blocks = [];
   for (const el of figures) {
-    const caption = captionOf(el);
+    const caption = captionOf(el, pane, paneTitle);
     let block;
     if (el instanceof HTMLCanvasElement) {
       const map = heatmapOf(el);
@@ -63,12 +75,12 @@ export function paneSVG(pane, title) {
 }
 
 /**
- * The pane's heatmaps as data (web/app/util/data-export.js), each named by its heading (and its
- * number on the pane, for two under one heading); throws when it shows none.
+ * The pane's heatmaps as data (web/app/util/data-export.js), each named by its heading (captionOf)
+ * and its number on the pane, for two under one heading; throws when it shows none.
  */
-export function paneData(pane, title) {
+export function paneData(pane, title, paneTitle) {
   const maps = [...pane.querySelectorAll('canvas')].filter(shown).map((el) => ({ el, map: heatmapOf(el) })).filter(({ map }) => map?.spec)
-    .map(({ el, map }, i) => ({ name: { figure: i + 1, heading: captionOf(el) }, spec: map.spec }));
+    .map(({ el, map }, i) => ({ name: { figure: i + 1, heading: captionOf(el, pane, paneTitle) }, spec: map.spec }));
   if (!maps.length) throw new Error('this analysis shows no map to export as data yet: run it first');
   return mapsData(title, maps);
 }

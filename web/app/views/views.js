@@ -55,7 +55,7 @@ export function attentionSpec(map, layer, head, vnorm = false) {
   const { site, queries, keys } = map;
   const headName = head === 'mean' ? 'mean of heads' : `head ${head + 1}`; // 1-based: people read it
   const values = headRows(map, layer, head);
-  const nouns = { source: 'source tokens', target: site.perStep ? 'target steps' : 'target tokens' };
+  const nouns = { source: 'input tokens', target: map.context ? 'positions' : site.perStep ? 'target steps' : 'target tokens' };
   const spec = {
     values, rowLabels: queries.labels, colLabels: keys.labels, highlightRow: map.highlightRow,
     describe: (r, c) => `${queries.text(r)} attends to ${keys.text(c)}`,

@@ -8,7 +8,7 @@
 // attention, logits, vectors (what the session captures)}.
 
 import { hasQueryKeyValues, mainSite, patternSite, vectorsOffered } from '../model/sites.js';
-import { cutsWords } from '../util/pieces.js';
+import { pieceStyle } from '../util/pieces.js';
 
 export const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -130,7 +130,7 @@ export function fixedParts(s) {
   return {
     sid: s.sid, url: s.url, options: s.options, source: s.source, input: model.info.input, bos: s.vocab[model.config.special_tokens.bos],
     eos: s.vocab[model.config.special_tokens.eos], sites: model.info.sites, attention: fixed,
-    subwords: cutsWords(model.info.tokenizer),
+    subwords: pieceStyle(model.info.tokenizer) ?? false, // how its pieces mark words (web/app/util/pieces.js)
     vectors: s.vectors, ...(s.vectors ? { vnorm: vfixed } : {}),
     // The rollout and the head patterns read self-attention over the source: only a model with one.
     ...(patternSite(model.info.sites) ? { rollout: session.rollout().data, patterns: session.encoderPatterns() } : { rollout: null, patterns: null }),
