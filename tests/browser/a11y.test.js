@@ -121,6 +121,32 @@ it("the demo page's other views (every head at once, the beam tree, a modified m
   }
 });
 
+it('the logit lens and the attribution card (its τ grids, this step\'s and the mean over steps 1–k): every cell\'s text readable on its colour; axe finds nothing serious, light or dark', async () => {
+  const name = 'page, logit lens and attribution';
+  const { page, errors } = await openPage(env, '/web/index.html?model=multi30k-en-de&step=6');
+  await page.evaluate(() => { for (const id of ['logit-lens', 'attribution']) document.getElementById(id).open = true; });
+  await page.waitForSelector('#logit-lens[data-steps="6"]', { timeout: 30_000 });
+  await page.waitForSelector('#attribution[data-step="5"][data-state="ready"]', { timeout: 60_000 });
+  // Cells of every colour: the lens gives the chosen token probabilities from ~0 to ~1.
+  const ps = await page.locator('#logit-lens td[data-p]').evaluateAll((tds) => tds.map((td) => Number(td.dataset.p)));
+  expect(ps.length).toBeGreaterThan(12);
+  expect(Math.max(...ps) - Math.min(...ps)).toBeGreaterThan(0.5);
+  expect(await page.locator('#attribution .agreement-grid td[data-tau]').count()).toBeGreaterThan(0);
+  // The second grid is the mean over the steps so far (step 6 of a longer sentence), and says so.
+  expect((await page.locator('#attribution .agreement-grid caption').allTextContents()).map((c) => c.replace(/ \(.*\)$/, ''))).toEqual(['This step', 'Mean over steps 1–6']);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const run = await axe(page, `${name} (${scheme})`);
+    expect(severe(run), `${name} (${scheme})`).toEqual([]);
+    // axe checked these very cells (none left out as hidden or off screen).
+    expect(await page.evaluate(() => document.querySelector('#logit-lens td[data-p]').checkVisibility())).toBe(true);
+  }
+  await page.locator('#logit-lens').scrollIntoViewIfNeeded();
+  await screenshot(page, 'a11y-logit-lens-dark', { fullPage: false });
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 it('the page for encoder-only models (the MLM: fill-mask, pattern grid, shares, ablation map): heatmaps are keyboard stops with tables; axe finds nothing serious, light or dark', async () => {
   const name = 'page, encoder-only model';
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 1000 }, serviceWorkers: 'block' });

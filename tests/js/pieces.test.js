@@ -36,7 +36,7 @@ describe.each([
     kind: 'SentencePiece: ▁ starts a word, and may stand alone', subwords: '▁',
     pieces: ['▁A', '▁man', '▁', 'is', '▁', 'rid', 'ing', '▁a', '▁ho', 'rse', '</s>'],
     text: 'A man is riding a horse </s>',
-    labels: ['A', 'man', '▁', '·is', '▁', '·rid', '·ing', 'a', 'ho', '·rse', '</s>'],
+    labels: ['A', 'man', '␣', '·is', '␣', '·rid', '·ing', 'a', 'ho', '·rse', '</s>'],
   },
   {
     kind: 'byte-level BPE: Ġ is the space before a word', subwords: 'Ġ',

@@ -155,7 +155,7 @@ export class AttnScope extends Base {
           <button type="button" class="prev" part="button" aria-label="Previous step">◀</button>
           <button type="button" class="next" part="button" aria-label="Next step">▶</button>
           <span class="status" part="status" aria-live="polite"></span>
-          <a class="open" part="link" target="_blank" rel="noopener">explore in attnscope ↗</a>
+          <a class="open" part="link" target="_blank" rel="noopener" hidden>explore in attnscope ↗</a>
         </div>
       </figure>`;
     this.#map = new Heatmap(this.#root.querySelector('.map'));
@@ -323,8 +323,10 @@ export class AttnScope extends Base {
     const box = this.#root.querySelector('.error');
     box.hidden = !e || failed;
     box.textContent = e && !failed ? e.message : '';
-    // What is on screen no longer matches the attributes: say so until a new translation comes.
+    // What is on screen no longer matches the attributes: say so until a new translation comes,
+    // and offer no link to it (#draw shows the link again, to what it draws).
     this.#map.root.style.opacity = e ? '0.35' : '';
+    if (e) this.#root.querySelector('.open').hidden = true;
   }
 
   #draw() {

@@ -12,9 +12,9 @@
 // With pieces hidden (the page's default, and the widget's), a run of tokens reads as the words a
 // person writes ("Ein Mann fährt"); where a view labels a single token, the marker is dropped and
 // a piece that goes on a word stands after "·" ("Mann", "·t"; "fähr·" before its next piece), so
-// that it is not read as a word of its own. With pieces shown, every token is the model's piece,
-// marker and all. A word-level model ('word') has no pieces: its tokens are words, shown as they
-// are either way. Special tokens (<s>, </s>, <unk>, [CLS], [SEP], [MASK]) are never cut or marked.
+// that it is not read as a word of its own, and a word-start marker cut off alone reads "␣", the
+// space it stands for. With pieces shown, every token is the model's piece, marker and all. A
+// word-level model ('word') has no pieces: its tokens are words, shown as they are either way. Special tokens (<s>, </s>, <unk>, [CLS], [SEP], [MASK]) are never cut or marked.
 
 /**
  * Where each convention's marker stands: 'start' (it begins a word; a piece without it goes on
@@ -31,6 +31,8 @@ export const pieceStyle = (tokenizer) => STYLE[tokenizer?.type] ?? null;
 /** Whether a model (its info.tokenizer) cuts words into pieces. */
 export const cutsWords = (tokenizer) => pieceStyle(tokenizer) !== null;
 
+/** How a word-start marker cut off alone (SentencePiece's "▁" before "is") reads: the space it stands for. */
+const SPACE = '␣';
 const special = (p) => /^<.*>$|^\[[A-Z]+\]$/.test(p);
 
 /**
@@ -51,7 +53,8 @@ function read(p, m) {
  * false for a word-level model; show: the page's "show subword pieces" switch.
  */
 export function tokenLabel(piece, { subwords, show = false }) {
-  if (!MARKERS[subwords] || show || special(piece) || piece === subwords) return piece;
+  if (!MARKERS[subwords] || show || special(piece)) return piece;
+  if (piece === subwords) return SPACE;
   const [text, on, open] = read(piece, subwords);
   return `${on ? '·' : ''}${text}${open ? '·' : ''}`;
 }
@@ -76,8 +79,8 @@ export function shownWords(pieces, { subwords, show = false }) {
     words.at(-1).open = ends;
     open = !special(p);
   });
-  // A word-start marker the model cut off alone, with no piece after it: shown as itself.
-  return words.map(({ text, from, to }) => ({ text: text || pieces[from], from, to }));
+  // A word-start marker the model cut off alone, with no piece after it: a space.
+  return words.map(({ text, from, to }) => ({ text: text || SPACE, from, to }));
 }
 
 /** A run of tokens as one line of text (shownWords joined by spaces). */

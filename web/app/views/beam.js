@@ -112,7 +112,7 @@ export function beamTreeSVG(tree, { showPruned = false, expanded = new Set(), pa
     const hidden = collapsed.get(n.id);
     if (hidden) {
       // The collapsed candidates stay in the document (not drawn), behind their summary.
-      boxes.push(`<g class="pruned-summary" data-parent="${n.id}" data-count="${hidden.length}" tabindex="0" role="button" aria-label="${counted(hidden.length, 'pruned candidate')} after ${esc(n.token)}: show them" style="cursor:pointer">
+      boxes.push(`<g class="pruned-summary" data-parent="${n.id}" data-count="${hidden.length}" tabindex="0" role="button" aria-label="${counted(hidden.length, 'pruned candidate')} after ${esc(n.token)}: show ${hidden.length === 1 ? 'it' : 'them'}" style="cursor:pointer">
 <title>${hidden.length === 1 ? 'Show the candidate' : `Show the ${hidden.length} candidates`} that fell out of the beam after this one</title>
 <rect x="${X(n) + 6}" y="${Y(n) + 32}" width="${nodeW - 12}" height="13" rx="6" fill="#f6f8fa" stroke="#8c959f" stroke-dasharray="3 2"/>
 <text x="${X(n) + nodeW / 2}" y="${Y(n) + 42}" text-anchor="middle" font-size="10" fill="#57606a">+${hidden.length} pruned</text>

@@ -1,5 +1,5 @@
 // "Attention vs attribution": Kendall's τ-b between each head's attention row and |attribution|,
-// as two layers × heads grids, this step's and the sentence's mean. A cell's text is τ (— where
+// as two layers × heads grids, this step's and the mean over the steps up to it. A cell's text is τ (— where
 // it is undefined) and its colour τ's sign and size. Takes the engine's agreement objects
 // ({site, layers, heads, tau: [layer * heads + head]}, session.attribution, docs/js-api.md) as
 // they are.
@@ -35,6 +35,9 @@ function grid(agreement, title) {
   return table;
 }
 
+/** The mean grid's title: the steps it averages, 1 to the current one (`steps`: how many). */
+export const meanTitle = (steps) => (steps === 1 ? 'Mean over step 1' : `Mean over steps 1–${steps}`);
+
 export class AgreementGrids {
   #box;
   #detail;
@@ -45,11 +48,11 @@ export class AgreementGrids {
     readOut(box, detail, 'td[data-tau]');
   }
 
-  /** step, mean: agreement objects (either may be absent: no attention to compare). */
+  /** step, mean: agreement objects, mean's `steps` how many it averages (either may be absent: no attention to compare). */
   set({ step, mean }) {
     const parts = [];
     if (step) parts.push(grid(step, 'This step'));
-    if (mean) parts.push(grid(mean, 'Mean over the sentence'));
+    if (mean) parts.push(grid(mean, meanTitle(mean.steps)));
     if (!parts.length) parts.push(el('p', { className: 'placeholder', textContent: 'No attention site to compare with.' }));
     this.#box.replaceChildren(...parts);
     this.#detail.textContent = '';
