@@ -104,7 +104,7 @@ describe('the page', () => {
         expect(await page.evaluate(() => Number(document.querySelector('#app').dataset.steps))).toBe(3);
       } else {
         await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
-        expect(await page.locator('#error').textContent()).toMatch(/^the sentence has \d+ tokens but this model reads at most 16/);
+        expect(await page.locator('#error').textContent()).toMatch(/^the sentence has more than \d+ tokens but this model reads at most 16/);
       }
       // The sentence is the input's value, verbatim.
       expect(await page.inputValue('#sentence'), model).toBe(sentence);
@@ -126,6 +126,34 @@ describe('the page', () => {
       expect(errors, extra).toEqual([]);
       await page.close();
     }
+  });
+
+  it('refuses a model-url of any scheme but http(s), blob: or a relative path, in plain words', async () => {
+    for (const [url, scheme] of [['file:///etc/passwd', 'file:'], [`javascript:__pwned('model-url')`, 'javascript:'],
+      ['data:application/octet-stream;base64,AAAA', 'data:'], ['ftp://127.0.0.1/toy.safetensors', 'ftp:']]) {
+      const { page, errors, dialogs } = await trappedPage();
+      await page.goto(env.url(`/web/index.html?model-url=${encodeURIComponent(url)}`));
+      await idle(page);
+      const notice = await page.locator('#notice').textContent();
+      expect(notice, url).toContain(`model-url “${url}” is a ${scheme} URL`);
+      expect(notice, url).toMatch(/only from an http\(s\) or blob: URL, or a path relative to the page\. Showing “Toy en→de/);
+      expect(notice, url).not.toMatch(/opened from a computer/);
+      expect(await page.locator('#notice').isVisible()).toBe(true);
+      expect(await page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
+      const q = new URL(page.url()).searchParams;
+      expect([url, q.get('model'), q.get('model-url')]).toEqual([url, 'toy-en-de', null]);
+      await expectNothingRan(page, dialogs);
+      expect(errors, url).toEqual([]);
+      await page.close();
+    }
+    // model=file:NAME names a file opened from a computer, whose name has no folder in it.
+    const { page } = await trappedPage();
+    await page.goto(env.url(`/web/index.html?model=${encodeURIComponent('file:///etc/passwd')}`));
+    await idle(page);
+    const notice = await page.locator('#notice').textContent();
+    expect(notice).not.toMatch(/opened from a computer/);
+    expect(notice).toContain('there is no model “file:///etc/passwd”');
+    await page.close();
   });
 
   it('shows hostile custom attention text in its error message as text', async () => {

@@ -5,13 +5,18 @@
 // beam tree, cross-attention and a masked head against the engine run here in Node. A file whose
 // header declares tensors too big for the engine is refused with the size and the limit before
 // the worker gets any byte (and a download as soon as its header has arrived, from a server that
-// never sends the rest); a truncated file is the engine's clear error, naming the file.
-import { existsSync, readFileSync } from 'node:fs';
+// never sends the rest); a truncated file is the engine's clear error, naming the file. A file
+// bigger than the engine's memory is refused by its size before any of it is read. A model that
+// fails to load or whose download is cancelled leaves the page as it was: the picker, the URL
+// and the views name and show the model they showed before. A refusal is said where the reader
+// is, however far down the page they dropped the file.
+import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
-import { FROZEN_TOY, idle, root, safetensorsHeader, screenshot, startBrowser, watchErrors } from './browser.js';
+import { FROZEN_TOY, artifacts, idle, root, safetensorsHeader, screenshot, startBrowser, watchErrors } from './browser.js';
 
 const NAME = 'my-model.safetensors';
 const SENTENCE = 'i can eat apple';
@@ -42,11 +47,30 @@ const tooBig = safetensors({
 }, Buffer.alloc(0));
 const TOO_BIG_FILE = 8 + (tooBig.length - 8) + 1_600_000_000;
 
+/** A real PNG image (2×2 pixels, RGB), the kind of file a reader may rename `.safetensors` by mistake. */
+function png() {
+  const chunk = (type, data) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])));
+    return Buffer.concat([length, Buffer.from(type, 'latin1'), data, crc]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0]); // 2×2, 8 bits, RGB
+  const rows = Buffer.from([0, 255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255]); // filter 0, two pixels a row
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+const PICTURE = png();
+/** The PNG as the page's own server serves it (tests/artifacts/: a same-origin model-url). */
+const PICTURE_PATH = '/tests/artifacts/picture.safetensors';
+
 let env;
 let other; // the second origin: serves the model files with CORS
 let engineModel;
 beforeAll(async () => {
   env = await startBrowser();
+  mkdirSync(artifacts, { recursive: true });
+  writeFileSync(join(root, PICTURE_PATH), PICTURE);
   engineModel = await loadModel(new Uint8Array(model));
   other = createServer(async (req, res) => {
     const cors = { 'access-control-allow-origin': '*', 'content-type': 'application/octet-stream' };
@@ -62,6 +86,8 @@ beforeAll(async () => {
       // Its first 64 KiB, then nothing: a download only Cancel ends.
       res.writeHead(200, { ...cors, 'content-length': String(model.length) });
       res.write(model.subarray(0, 64 * 1024));
+    } else if (req.url === '/picture.safetensors') {
+      res.writeHead(200, { ...cors, 'content-length': String(PICTURE.length) }).end(PICTURE);
     } else if (req.url === '/too-big.safetensors') {
       // The header, then nothing: the rest never comes, so a refusal can only come from the header.
       res.writeHead(200, { ...cors, 'content-length': String(TOO_BIG_FILE) });
@@ -73,6 +99,7 @@ beforeAll(async () => {
   await new Promise((ok) => other.listen(0, '127.0.0.1', ok));
 });
 afterAll(async () => {
+  rmSync(join(root, PICTURE_PATH), { force: true });
   engineModel?.dispose();
   other?.closeAllConnections?.();
   await new Promise((ok) => (other ? other.close(ok) : ok()));
@@ -112,6 +139,22 @@ async function freshPage(path) {
 
 const settle = (page) => page.evaluate(() => window.attnscope.idle());
 const modelOpened = (page, id) => page.waitForFunction((want) => window.attnscope.state.model === want && window.attnscope.snapshot?.url === want, id, { timeout: 30_000 });
+
+/**
+ * What the page names and what it shows: the picker, the page's URL, the state's model, the
+ * model and translation of the views, the sentence, the model card and the word hints.
+ */
+const named = (page) => page.evaluate(() => ({
+  picker: document.querySelector('#model').value,
+  url: location.search,
+  state: window.attnscope.state.model,
+  views: window.attnscope.snapshot?.url ?? null,
+  translation: window.attnscope.snapshot?.path.text ?? null,
+  sentence: document.querySelector('#sentence').value,
+  card: document.querySelector('#model-card').textContent,
+  stale: document.querySelector('#app').classList.contains('stale'),
+  hint: document.querySelector('#vocab-hint').hidden,
+}));
 
 /** The card's rows as {field: text}. */
 const card = (page) => page.$$eval('#model-card dl > div', (rows) => Object.fromEntries(rows.map((r) => [r.dataset.field, r.querySelector('dd').textContent])));
@@ -252,6 +295,57 @@ describe('a model file opened in the page', () => {
     await page.close();
   });
 
+  it('refuses a file bigger than the engine\'s memory by its size, before reading any of it', async () => {
+    // 3 GiB on disk: the toy model (a header that fits) and then zeros, a sparse file that costs
+    // no disk; the picker hands Chromium its path, and Chromium reads a File only when asked to.
+    const path = join(artifacts, 'three-gib.safetensors');
+    writeFileSync(path, model);
+    truncateSync(path, 3 * 2 ** 30);
+    try {
+      const { page } = await freshPage('/web/index.html');
+      await page.setInputFiles('#open-file', path);
+      await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not open/);
+      const message = await page.locator('#error').textContent();
+      expect(message).toMatch(/^Could not open the model file “three-gib\.safetensors”: .*is too big/);
+      expect(message).toContain(`${(3).toFixed(2)} GiB`); // the file's own size, 3 × 2^30 bytes
+      expect(message).toContain('limit of 2.00 GiB');
+      // Nothing was read: no progress of reading, no byte posted to the worker.
+      expect(await page.evaluate(() => window.__progress.filter((t) => t.startsWith('Reading')))).toEqual([]);
+      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
+      expect(await page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
+      await page.close();
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
+
+  it('says a refusal where the reader is: scrolled far down, a dropped or picked file\'s error comes into view, focused', async () => {
+    const { page } = await freshPage('/web/index.html');
+    const bottom = () => page.evaluate(() => { window.scrollTo(0, document.documentElement.scrollHeight); return window.scrollY; });
+    const seen = () => page.evaluate(() => {
+      const box = document.querySelector('#error');
+      const r = box.getBoundingClientRect();
+      return { inView: r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight, focused: document.activeElement === box, role: box.getAttribute('role') };
+    });
+    // A PNG renamed .safetensors, dropped on what is under the reader's pointer.
+    expect(await bottom(), 'the error box is far above the viewport').toBeGreaterThan(1400);
+    await page.evaluate((bytes) => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], 'picture.safetensors'));
+      const target = document.elementFromPoint(window.innerWidth / 2, window.innerHeight - 100);
+      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
+    }, [...PICTURE]);
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not open the model file “picture\.safetensors”/);
+    expect(await seen()).toEqual({ inView: true, focused: true, role: 'alert' });
+
+    // A file too big for the engine, picked with the page scrolled down again.
+    expect(await bottom()).toBeGreaterThan(1400);
+    await page.setInputFiles('#open-file', { name: 'huge.safetensors', mimeType: 'application/octet-stream', buffer: tooBig });
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not open the model file “huge\.safetensors”/);
+    expect(await seen()).toEqual({ inView: true, focused: true, role: 'alert' });
+    await page.close();
+  });
+
   it('says a truncated file or header is truncated (the engine\'s words, with the file\'s name)', async () => {
     const { page } = await freshPage('/web/index.html');
     await page.setInputFiles('#open-file', { name: 'cut.safetensors', mimeType: 'application/octet-stream', buffer: model.subarray(0, model.length - 1000) });
@@ -283,13 +377,42 @@ describe('a model file named by ?model-url= on another origin', () => {
     await page.close();
   });
 
-  it('cancels a download that stalls, and says so', async () => {
+  it('cancels a download that stalls, says so, and leaves the page as it was', async () => {
     const url = otherUrl(`/stalls/${NAME}`);
     const { page } = await freshPage(`/web/index.html?model-url=${encodeURIComponent(url)}`);
+    const before = await named(page);
+    expect(before).toMatchObject({ picker: 'toy-en-de', state: 'toy-en-de', stale: false });
     await page.click('#notice button');
     await page.locator('#progress-cancel').click({ timeout: 30_000 });
     await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/the download was cancelled/);
+    await settle(page);
     expect(await page.locator('#progress').isHidden()).toBe(true);
+    expect(await named(page)).toEqual(before);
+    expect(await page.locator('#error').textContent()).toContain('The page still shows “Toy en→de');
+    await page.close();
+  });
+
+  it('a file that is no model (a PNG renamed .safetensors) leaves the page as it was, and says which model it shows', async () => {
+    const url = otherUrl('/picture.safetensors');
+    const { page } = await freshPage(`/web/index.html?model-url=${encodeURIComponent(url)}`);
+    const before = await named(page);
+    await page.click('#notice button');
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not load the model “picture\.safetensors/);
+    await settle(page);
+    expect(await named(page)).toEqual(before);
+    expect(await page.locator('#error').textContent()).toContain('The page still shows “Toy en→de');
+    await page.close();
+  });
+
+  it('a link to a file of the page\'s own origin that is no model: the page shows the default model, and says so', async () => {
+    const { page } = await freshPage(`/web/index.html?model-url=${encodeURIComponent(PICTURE_PATH)}`);
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not load the model “picture\.safetensors/);
+    await settle(page);
+    const now = await named(page);
+    expect(now).toMatchObject({ picker: 'toy-en-de', state: 'toy-en-de', views: env.url('/models/toy-en-de.safetensors'), stale: false });
+    expect(new URLSearchParams(now.url).get('model') ?? 'toy-en-de').toBe('toy-en-de');
+    expect(now.url).not.toContain('picture');
+    expect(await page.locator('#error').textContent()).toContain('The page shows “Toy en→de');
     await page.close();
   });
 

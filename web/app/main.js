@@ -36,7 +36,7 @@ import { pageStore } from './state/store.js';
 import { TrainingPanel } from './panels/training.js';
 import { OpenModel, applyGeneration, offerModel } from './panels/open-model.js';
 import { renderModelCard } from './panels/model-card.js';
-import { withModelUrl } from './state/model-url.js';
+import { readModelUrl } from './state/model-url.js';
 
 const app = $('app');
 const engine = getEngine(); // starts the worker and the WebAssembly compile at once
@@ -45,7 +45,7 @@ const style = document.createElement('style');
 style.textContent = HEATMAP_CSS;
 document.head.append(style);
 
-const search = withModelUrl(location.search, location.href); // ?model-url=URL is model=URL
+const { search, refused: refusedModelUrl } = readModelUrl(location.search, location.href); // ?model-url=URL is model=URL
 const store = pageStore(parseState(search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
 const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];
@@ -333,6 +333,7 @@ const asked = new URLSearchParams(search).get('model');
 if (!opener.noteReopen(asked)) {
   noteUnknownModel(asked, first.model, { onLoadFile: (url) => { offerModel(url); requests.translate({ step: first.step }); } });
 }
+if (refusedModelUrl) opener.noteRefusedUrl(refusedModelUrl, first.model);
 if (hasInterventions(first.iv)) panel.open = true;
 wire();
 if (findModel(first.model)?.trained) {

@@ -1,12 +1,15 @@
 // Opening a model file from the reader's computer: the "Open a model file…" picker and a drop of a
-// file anywhere on the page. The file's safetensors header is read here first (its first bytes
-// only) and a file too big for the engine is refused before anything is sent (web/model-header.js);
+// file anywhere on the page. A file bigger than the engine's memory is refused by its size, before
+// any of it is read; then its safetensors header is read (its first bytes only) and a file whose
+// tensors cannot fit is refused before anything is sent (web/model-header.js, the one rule);
 // then its bytes are read with a progress bar and moved (transferred, not copied) to the engine's
 // worker, which keeps the model under `file:NAME` (web/models.js). From there it is a model like a
 // shipped one: the page's picker, the compare picker, every view, intervention and export.
 // A page URL says `model=file:NAME`; a link to it cannot reopen the file, so the page asks for it.
-import { isLocalFileId, localFileId, noteOpenedFile } from '../../models.js';
-import { checkModelFile, headerEnd } from '../../model-header.js';
+// A refusal is said where the reader is: the page scrolls to the error and focuses it (a drop
+// may come with the page scrolled far below the error's place).
+import { findModel, isLocalFileId, localFileId, noteOpenedFile } from '../../models.js';
+import { WASM_MEMORY_LIMIT, checkModelFile, headerEnd } from '../../model-header.js';
 import { addModelOption, showModeOptions } from './form.js';
 import { formatBytes } from '../worker/client.js';
 import { byId as $ } from '../util/html.js';
@@ -59,12 +62,28 @@ async function readAll(file, onProgress, signal) {
 }
 
 /**
- * A picked file's header, read from its first bytes only: refused when it cannot fit in the
- * engine; one that cannot be read goes on to the engine, which says what is wrong with it.
+ * A picked file, checked before it is read: refused by its size alone when it is bigger than the
+ * engine's memory (the engine holds a copy of the file's bytes while it loads, web/model-header.js),
+ * then by its header, read from its first bytes only, when its tensors cannot fit; a header that
+ * cannot be read goes on to the engine, which says what is wrong with it.
  */
 export async function checkFile(file) {
+  const what = `“${file.name}”`;
+  if (file.size > WASM_MEMORY_LIMIT) {
+    const gib = (n) => `${(n / 2 ** 30).toFixed(2)} GiB`;
+    throw new Error(`${what} is too big: the file alone is ${gib(file.size)}, over the engine's limit of ${gib(WASM_MEMORY_LIMIT)} (nothing of it was read)`);
+  }
   const end = headerEnd(new Uint8Array(await file.slice(0, 8).arrayBuffer()));
-  return checkModelFile(new Uint8Array(await file.slice(0, end).arrayBuffer()), `“${file.name}”`);
+  return checkModelFile(new Uint8Array(await file.slice(0, end).arrayBuffer()), what);
+}
+
+/** Shows the page's error box where the reader is: scrolled into view and focused (it is an alert). */
+function revealError() {
+  const box = $('error');
+  if (box.hidden) return;
+  box.tabIndex = -1;
+  box.scrollIntoView({ block: 'center' });
+  box.focus({ preventScroll: true });
 }
 
 export class OpenModel {
@@ -142,6 +161,7 @@ export class OpenModel {
       this.#onOpened(id);
     } catch (e) {
       this.#showError(new Error(`Could not open the model file “${file.name}”: ${e.message}`));
+      revealError();
     } finally {
       if (this.#reading === reading) this.#reading = null;
       $('progress').hidden = true;
@@ -154,7 +174,8 @@ export class OpenModel {
    * reopen it by itself. Says so, with the picker at hand; true when `asked` is such a name.
    */
   noteReopen(asked) {
-    if (!isLocalFileId(asked)) return false;
+    // A file's name has no folder in it: `file:///etc/passwd` names no file a reader opened.
+    if (!isLocalFileId(asked) || /[/\\]/.test(asked.slice('file:'.length))) return false;
     const notice = $('notice');
     notice.hidden = false;
     notice.textContent = `The link shows the model file “${asked.slice('file:'.length)}”, which was opened from a computer: a page cannot open it again by itself. Open the file again to see it: `;
@@ -162,5 +183,16 @@ export class OpenModel {
     open.addEventListener('click', () => $('open-file').click());
     notice.append(open);
     return true;
+  }
+
+  /**
+   * A link's model-url was refused (`why`, web/app/state/model-url.js): says so, and which model
+   * (`shown`) the page shows instead.
+   */
+  noteRefusedUrl(why, shown) {
+    const notice = $('notice');
+    notice.hidden = false;
+    notice.textContent = `${why} Showing “${findModel(shown)?.label ?? shown}” instead.`;
+    $('model').addEventListener('change', () => { notice.hidden = true; }, { once: true });
   }
 }

@@ -2,7 +2,7 @@
 // answer is applied to the page's copy of the session (web/app/state/step-store.js: appended, never
 // fetched again) and the new snapshot goes into the store. Translating, stepping, forcing a
 // token, following a hypothesis, and the unmodified translation beside a modified model.
-import { findModel, modelUrl } from '../../models.js';
+import { defaultModelId, findModel, modelUrl } from '../../models.js';
 import { formatBytes } from './client.js';
 import { byId as $ } from '../util/html.js';
 import { fitInterventions } from '../panels/interventions.js';
@@ -45,6 +45,41 @@ export function createRequests({ store, engine, ui }) {
   // The interventions of what the page shows (null: nothing shown yet): a change the engine
   // refuses is rolled back to them, in the controls and the URL.
   let accepted = null;
+  // The model the views show ({model, url, s}; null: none yet). A model that cannot be loaded
+  // (refused, cancelled, unreachable) leaves the picker, the sentence and the URL as they were:
+  // the page never names one model while it shows another.
+  let shown = null;
+
+  /**
+   * After `e`, an error on the way to showing the model `entry` (`loaded`: whether the engine
+   * holds it). One that could not be loaded: the picker and the URL go back to the model the
+   * views show, and the error says which (`hint`: whether its word hints were hidden); with
+   * nothing shown yet, the default model takes its place, and the error stays said beside it.
+   * One that loaded but refused the sentence (or the options) stays chosen, to be given another:
+   * the error says which model the views still show.
+   */
+  function keepShownModel(e, entry, loaded, hint) {
+    if (store.get().st.model !== entry.id) return; // another choice came since
+    if (loaded) {
+      if (shown) e.message += ` The views still show “${findModel(shown.model)?.label ?? shown.model}”.`;
+      return;
+    }
+    const back = shown?.model ?? (entry.id !== defaultModelId ? defaultModelId : null);
+    if (!back || back === entry.id) return;
+    const label = findModel(back)?.label ?? back;
+    $('model').value = back;
+    // The picker's change put the new model's example in the box: the shown sentence returns.
+    const swapped = shown && entry.example && $('sentence').value.trim() === entry.example && shown.s !== entry.example;
+    if (swapped) $('sentence').value = shown.s;
+    store.setState({ model: back, ...(swapped ? { s: shown.s } : {}) });
+    if (shown) {
+      $('vocab-hint').hidden = hint;
+      e.message += ` The page still shows “${label}”.`;
+    } else {
+      e.message += ` The page shows “${label}” instead.`;
+      translate({ step: 1, keepError: true });
+    }
+  }
 
   /** A worker's answer into the page's session copy, and the snapshot into the store. */
   function apply(answer, patch = {}) {
@@ -81,8 +116,11 @@ export function createRequests({ store, engine, ui }) {
     performance.measure(`attnscope:round-trip:${type}`, { start });
   }
 
-  /** Runs engine work one piece at a time; an answer it returns is applied. */
-  function run(work) {
+  /**
+   * Runs engine work one piece at a time; an answer it returns is applied. Its success clears
+   * the page's error, unless `keepError` (an error that says why this work was asked for).
+   */
+  function run(work, { keepError = false } = {}) {
     pending++;
     app.dataset.busy = 'true';
     // "working…" only when the engine takes long enough to notice (a big model loading).
@@ -92,7 +130,7 @@ export function createRequests({ store, engine, ui }) {
       try {
         const answer = await work();
         if (answer?.sid) apply(answer);
-        ui.showError(null);
+        if (!keepError) ui.showError(null);
       } catch (e) {
         ui.stopPlay();
         // Refused interventions are said once, in the panel beside their controls (translate()).
@@ -132,7 +170,7 @@ export function createRequests({ store, engine, ui }) {
    * A new session of the form's sentence, model and options at `step`. With `restore`, the state's
    * forced tokens and followed hypothesis are replayed (a shared URL, the same session with vectors).
    */
-  function translate({ step = 1, restore = false } = {}) {
+  function translate({ step = 1, restore = false, keepError = false } = {}) {
     ui.stopPlay();
     ui.readForm();
     const st = store.get().st;
@@ -144,11 +182,13 @@ export function createRequests({ store, engine, ui }) {
     // Another model: what is on screen is the old model's (its word hints, maps, logits), so it is
     // greyed out and its hints hidden until the new model's first answer replaces it.
     const before = store.get().snap;
+    const hint = $('vocab-hint').hidden;
     if (before && before.url !== url) {
       app.classList.add('stale');
       $('vocab-hint').hidden = true;
     }
     return run(async () => {
+      let loaded = false; // whether the engine holds the model (a failure after it is the text's or the options')
       const bar = $('progress-bar');
       const onProgress = ({ loaded, total }) => {
         $('progress').hidden = false;
@@ -160,11 +200,14 @@ export function createRequests({ store, engine, ui }) {
         let options = decodeOptions(want);
         let unmodified = null;
         let fitted = null; // {iv, sites, info, pieces}: the interventions as sent, and the model's sites and info
+        // A model the views do not show yet is loaded first, so that a failure to load it is
+        // told apart from one of the sentence (the engine keeps it: `open` then finds it loaded).
+        const described = hasInterventions(asked) || shown?.url !== url ? await engine.request('load', { url }, onProgress) : null;
+        loaded = true;
         if (hasInterventions(asked)) {
           // Fit the interventions to this model and sentence (a link made with another model, a
           // custom row of another length, an option this model's family refuses), and get the
           // unmodified translation to show beside (a model without a decoder translates nothing).
-          const described = await engine.request('load', { url }, onProgress);
           if (described.hasDecoder) unmodified = await outcomeOf(url, text, strategyOptions(want), onProgress);
           const iv = fitInterventions(asked, described.sites, unmodified?.source.ids.length, described);
           if (store.get().st.iv === asked) store.setState({ iv });
@@ -211,20 +254,24 @@ export function createRequests({ store, engine, ui }) {
           }
           ui.panel.showError(null);
           accepted = used;
+          shown = { model: st.model, url, s: text };
           return null;
         }
         ui.panel.showError(null);
         accepted = used;
         apply(answer, { info: answer.info, original: unmodified });
+        shown = { model: st.model, url, s: text };
         return null;
       } catch (e) {
         if (/cannot fetch model/.test(e.message)) e.message = `Could not load the model “${entry.label}”: ${e.message.replace(/^cannot fetch model '[^']*': /, '')}`;
+        else if (!loaded) e.message = `Could not load the model “${entry.label}”: ${e.message}`;
+        if (shown?.url !== url) keepShownModel(e, entry, loaded, hint);
         throw e;
       } finally {
         $('progress').hidden = true;
         app.classList.remove('stale');
       }
-    });
+    }, { keepError });
   }
 
   /**
