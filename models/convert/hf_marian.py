@@ -62,10 +62,10 @@ from attnscope_ref import safetensors_io  # noqa: E402
 sys.path.insert(0, HERE)
 import convert_hf  # noqa: E402
 
-# Reading a snapshot's JSON and weights is the same for every family (hf_bert.py).
-_common = convert_hf.load_converter("hf_bert")
-ConversionError = _common.ConversionError
-path_in, read_json, read_weights = _common.path_in, _common.read_json, _common.read_weights
+# Reading a snapshot's files as untrusted input, for every family.
+files = convert_hf.load_converter("snapshot_files")
+ConversionError = files.ConversionError
+path_in, read_json, read_weights = files.path_in, files.read_json, files.read_weights
 
 ACTIVATIONS = {"swish": "swish", "silu": "swish", "gelu": "gelu", "relu": "relu"}
 # The copies of the shared embedding a MarianMTModel state dict may hold (save_pretrained keeps one).
@@ -208,13 +208,9 @@ def generation_defaults(folder, hf_config, config, vocab_size):
 
 def read_vocab(folder):
     """vocab.json (piece -> id) as the list of pieces by id; ids must be 0..V-1, each once."""
-    path = path_in(folder, "vocab.json")
-    with open(path, encoding="utf-8") as f:
-        try:
-            vocab = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ConversionError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(vocab, dict) or not vocab:
+    path = os.path.join(folder, "vocab.json")
+    vocab = read_json(folder, "vocab.json")
+    if not vocab:
         raise ConversionError(f"{path}: expected a non-empty JSON object of piece -> id")
     pieces = [None] * len(vocab)
     for piece, i in vocab.items():
@@ -225,8 +221,7 @@ def read_vocab(folder):
 
 
 def spm_bytes(folder, name):
-    with open(path_in(folder, name), "rb") as f:
-        return f.read()
+    return files.read_bytes(folder, name)
 
 
 def map_tensors(weights, path, config, vocab_size):
@@ -339,14 +334,22 @@ def convert(folder, out, dtype="F32", name=None, positions="sinusoidal_halves"):
     if pad != specials["pad_token"]:
         raise ConversionError(f"{config_path}: field 'pad_token_id' = {pad!r} but vocab.json has the pad at "
                               f"{specials['pad_token']}")
+    weights_path, weights = read_weights(folder)
+    layer = r"^model\.{}\.layers\.(\d+)\."
+    files.bound_config(hf_config, config_path, weights, weights_path,
+                       sizes=("d_model", "encoder_ffn_dim", "decoder_ffn_dim", "encoder_attention_heads",
+                              "decoder_attention_heads"),
+                       layers=[("encoder_layers", layer.format("encoder")), ("decoder_layers", layer.format("decoder"))])
     config = convert_config(hf_config, config_path, len(pieces), pad, specials["unk_token"])
+    # The sinusoid table is computed, not read: bounded like the engine's derived tables.
+    files.bound_table(config_path, "max_position_embeddings", 4 * config["max_positions"] * config["d_model"],
+                      weights_path)
     if config["special_tokens"]["eos"] != specials["eos_token"]:
         raise ConversionError(f"{config_path}: field 'eos_token_id' = {config['special_tokens']['eos']} but vocab.json "
                               f"has </s> at {specials['eos_token']}")
     suppress, generation = generation_defaults(folder, hf_config, config, len(pieces))
     if suppress:
         config["suppress_tokens"] = suppress
-    weights_path, weights = read_weights(folder)
     tensors = map_tensors(weights, weights_path, config, len(pieces))
     if positions not in ("sinusoidal_halves", "sinusoidal"):
         raise ValueError(f"positions must be 'sinusoidal_halves' or 'sinusoidal', got {positions!r}")
