@@ -17,11 +17,14 @@
 // word-level model ('word') has no pieces: its tokens are words, shown as they are either way. Special tokens (<s>, </s>, <unk>, [CLS], [SEP], [MASK]) are never cut or marked.
 
 /**
- * Where each convention's marker stands: 'start' (it begins a word; a piece without it goes on
- * the word before), 'next' (it begins a piece that goes on the word before) or 'end' (it ends a
- * piece that the next one goes on).
+ * Where each convention's marker stands: START (it begins a word; a piece without it goes on the
+ * word before), NEXT (it begins a piece that goes on the word before) or END (it ends a piece
+ * that the next one goes on).
  */
-export const MARKERS = { '▁': 'start', 'Ġ': 'start', '##': 'next', '@@': 'end' };
+const START = 0;
+const NEXT = 1;
+const END = 2;
+export const MARKERS = { '▁': START, 'Ġ': START, '##': NEXT, '@@': END };
 /** The convention of each tokenizer that cuts words (info.tokenizer.type). */
 const STYLE = { bpe: '▁', sentencepiece: '▁', byte_bpe: 'Ġ', wordpiece: '##' };
 
@@ -37,15 +40,14 @@ const special = (p) => /^<.*>$|^\[[A-Z]+\]$/.test(p);
 
 /**
  * Piece `p` (not special) read with marker `m`: [its text without the marker, whether it goes on
- * the word before, whether the next piece goes on it]. A word-start marker alone (SentencePiece's
- * "▁" before "is") is an empty word start.
+ * the word before, whether the next piece goes on it]. A word-start marker alone is an empty
+ * word start.
  */
 function read(p, m) {
   const at = MARKERS[m];
-  const marked = p !== m && (at === 'end' ? p.endsWith(m) : p.startsWith(m));
-  if (at === 'start') return p.startsWith(m) ? [p.slice(m.length), false, false] : [p, true, false];
-  if (!marked) return [p, false, false];
-  return at === 'next' ? [p.slice(m.length), true, false] : [p.slice(0, -m.length), false, true];
+  if (at === START) return p.startsWith(m) ? [p.slice(m.length)] : [p, true];
+  if (p === m || !(at === NEXT ? p.startsWith(m) : p.endsWith(m))) return [p];
+  return at === NEXT ? [p.slice(m.length), true] : [p.slice(0, -m.length), false, true];
 }
 
 /**
@@ -53,7 +55,7 @@ function read(p, m) {
  * false for a word-level model; show: the page's "show subword pieces" switch.
  */
 export function tokenLabel(piece, { subwords, show = false }) {
-  if (!MARKERS[subwords] || show || special(piece)) return piece;
+  if (!(subwords in MARKERS) || show || special(piece)) return piece;
   if (piece === subwords) return SPACE;
   const [text, on, open] = read(piece, subwords);
   return `${on ? '·' : ''}${text}${open ? '·' : ''}`;
@@ -64,7 +66,7 @@ export function tokenLabel(piece, { subwords, show = false }) {
  * one item per word, its pieces joined without their markers; otherwise one item per token.
  */
 export function shownWords(pieces, { subwords, show = false }) {
-  if (!MARKERS[subwords] || show) return pieces.map((p, i) => ({ text: p, from: i, to: i + 1 }));
+  if (!(subwords in MARKERS) || show) return pieces.map((p, i) => ({ text: p, from: i, to: i + 1 }));
   const words = [];
   let open = false; // the next piece may go on the last word: it ended open, or takes pieces that go on it
   pieces.forEach((p, i) => {
@@ -88,10 +90,10 @@ export const shownText = (pieces, options) => shownWords(pieces, options).map((w
 
 /** What the page's "show subword pieces" line says of the markers of `subwords` (a key of MARKERS). */
 export function markerHelp(subwords) {
+  if (!(subwords in MARKERS)) return '';
   const at = MARKERS[subwords];
-  if (!at) return '';
-  return `The model cuts words into pieces: ${at === 'start' ? `${subwords} starts a word, a piece without it continues the word before (shown as ·piece`
-    : at === 'next' ? `${subwords} starts a piece that continues the word before (shown as ·piece` : `${subwords} ends a piece that the next one continues (shown as piece·`} where a view names one token).`;
+  return `The model cuts words into pieces: ${at === START ? `${subwords} starts a word, a piece without it continues the word before (shown as ·piece`
+    : at === NEXT ? `${subwords} starts a piece that continues the word before (shown as ·piece` : `${subwords} ends a piece that the next one continues (shown as piece·`} where a view names one token).`;
 }
 
 /** Whether the page's "show subword pieces" switch is on (main.js keeps it as a class of <body>). */
