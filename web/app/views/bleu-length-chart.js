@@ -3,6 +3,8 @@
 // figure of a point on hover or focus, and the same figures as a table (the accessible reading).
 // Draws what it is given: the engine's numbers (attnscope-cli bleu-by-length, shipped as
 // models/analysis/bleu-by-length.json); the only arithmetic is the figure's own geometry.
+import { counted } from '../util/html.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 // Okabe & Ito's colour-blind-safe hues; each line also has its own marker and dash.
 const STYLES = [
@@ -135,7 +137,7 @@ export function drawBleuLengthChart(container, data) {
     m.bins.forEach((b, i) => {
       if (b.bleu === null) return;
       const point = el('g', { class: 'bl-point', tabindex: 0, role: 'img', 'data-model': m.id, 'data-bin': i, 'data-value': b.bleu }, g);
-      point.setAttribute('aria-label', `${m.label}, ${labels[i]} words (${b.sentences} sentences): BLEU ${fmt(b.bleu)}`);
+      point.setAttribute('aria-label', `${m.label}, ${labels[i]} words (${counted(b.sentences, 'sentence')}): BLEU ${fmt(b.bleu)}`);
       el('circle', { cx: x(i), cy: y(b.bleu), r: 9, fill: 'transparent', class: 'bl-hit' }, point);
       marker(style.marker, x(i), y(b.bleu), style.color, point);
       point.addEventListener('focus', () => show(point));
