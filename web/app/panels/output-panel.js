@@ -12,6 +12,7 @@ export function outcomeNote(snap) {
   if (!snap.done) return '';
   const tokens = snap.path.tokens;
   const empty = !snap.path.text.trim();
+  const output = snap.input === 'prompt' ? 'continuation' : 'translation'; // what a prompt's model writes is no translation
   const parts = [];
   if (snap.hitMaxLength) {
     const counts = new Map();
@@ -19,11 +20,11 @@ export function outcomeNote(snap) {
     const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
     parts.push(`The model never wrote “${snap.eos}” (end of sentence): it stopped at the length limit of ${tokens.length} tokens`
       + (n > tokens.length / 2 ? `, having written “${tokenLabel(top, { subwords: snap.subwords, show: piecesShown() })}” ${n} times` : '') + '.');
-    if (empty) parts.push('Those are special tokens, not words, so the translation is empty.');
+    if (empty) parts.push(`Those are special tokens, not words, so the ${output} is empty.`);
   } else if (empty && tokens.length <= 1) {
-    parts.push(`The model ended at once: the first token it chose was “${snap.eos}” (end of sentence), so the translation is empty.`);
+    parts.push(`The model ended at once: the first token it chose was “${snap.eos}” (end of sentence), so the ${output} is empty.`);
   } else if (empty) {
-    parts.push(`The model wrote only special tokens (${tokens.join(' ')}), not words, so the translation is empty.`);
+    parts.push(`The model wrote only special tokens (${tokens.join(' ')}), not words, so the ${output} is empty.`);
   }
   return parts.join(' ');
 }
