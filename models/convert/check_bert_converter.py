@@ -11,6 +11,7 @@ run by the reference (hidden states of every layer, attention, pooled vector, ML
 <= 1e-4. Also: bad checkpoints fail with a message. Exits non-zero on any failure.
 """
 
+import argparse
 import json
 import math
 import os
@@ -188,4 +189,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -16,6 +16,7 @@ npm test runs it when torch imports). Exits non-zero on any failure.
      that lower-cases a cased model, and a NaN must each fail these comparisons.
 """
 
+import argparse
 import filecmp
 import json
 import os
@@ -302,4 +303,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

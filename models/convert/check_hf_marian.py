@@ -13,6 +13,7 @@
     bad_words_ids, sampling, a truncated safetensors file.
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -196,4 +197,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

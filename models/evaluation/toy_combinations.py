@@ -10,9 +10,9 @@ object). Prints, per model, the exact matches on both parts and every wrong outp
 library only; decodes with build/native/attnscope-cli (greedy), as models/evaluation/evaluate.py does.
 """
 
+import argparse
 import itertools
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -50,4 +50,6 @@ def main(models):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="+", help="attnscope model files to translate with")
+    main(parser.parse_args().models)

@@ -20,6 +20,7 @@ head's cross-attention row and |gradient × input| over the source, counted here
 Schema: tests/golden/README.md ("Attribution").
 """
 
+import argparse
 import json
 import math
 import os
@@ -355,8 +356,7 @@ def compare(want, got, path="$"):
         assert want == got, f"{path}: {want} vs {got}"
 
 
-def main():
-    check = "--check" in sys.argv
+def main(check=False):
     os.makedirs(OUT, exist_ok=True)
     for name, obj in build().items():
         path = os.path.join(OUT, name)
@@ -372,4 +372,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

@@ -18,6 +18,7 @@
 Schema: tests/golden/README.md ("BERT").
 """
 
+import argparse
 import math
 import os
 import sys
@@ -213,4 +214,5 @@ def write_hf_converted(vocab, tok):
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

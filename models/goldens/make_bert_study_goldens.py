@@ -21,6 +21,7 @@ accuracy, and what a head's ablation changes, is not all zero as in a random mod
 study_mlm.safetensors and study.json (schema: tests/golden/README.md, "BERT study").
 """
 
+import argparse
 import math
 import os
 import sys
@@ -232,4 +233,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

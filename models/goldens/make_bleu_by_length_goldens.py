@@ -9,6 +9,7 @@ The Multi30k cases read the first 40 val pairs and fixed translations of them
 (tests/data/multi30k/val.first40.hyp.de: what multi30k-en-de once wrote greedily; here they are
 only text to score).
 """
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -61,4 +62,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

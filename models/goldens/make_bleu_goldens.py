@@ -4,6 +4,7 @@ tests/python/test_bleu.py), for the C++ BLEU in src/analysis/bleu.cpp to match.
 
     python3 models/goldens/make_bleu_goldens.py        (standard library only)
 """
+import argparse
 import json
 import random
 import sys
@@ -73,4 +74,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -17,6 +17,7 @@ attnscope_ref.gpt.export, "architecture": "decoder_only") and <name>.json, all f
 token does.
 """
 
+import argparse
 import math
 import os
 import sys
@@ -159,11 +160,10 @@ def check_causality(name, model, config, fail):
         fail(f"{name}: gpt.py's forward is not causal")
 
 
-def main():
+def main(check=False):
     import json
 
     torch.set_num_threads(1)
-    check = "--check" in sys.argv[1:]
     made = goldens()
     failures = []
     if check:
@@ -190,4 +190,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

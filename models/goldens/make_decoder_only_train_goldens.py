@@ -20,6 +20,7 @@ float64 screen as make_train_goldens.py, whose functions this script runs. Schem
 tests/golden/README.md ("Training goldens"); "batch.src" holds an empty list per example.
 """
 
+import argparse
 import os
 import sys
 
@@ -77,4 +78,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

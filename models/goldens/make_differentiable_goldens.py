@@ -18,6 +18,7 @@ compares them the same way): "model", "source", "target" (empty), "logits", "d_l
 "d_source" [S, d], "d_target" (empty).
 """
 
+import argparse
 import json
 import os
 import sys
@@ -86,4 +87,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

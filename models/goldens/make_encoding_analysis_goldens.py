@@ -17,6 +17,7 @@ A switched-off head ("maskHeads" in the interventions) has its output zeroed bef
 projection; it still attends. Models: tests/golden/bert/study_mlm.safetensors (make_bert_study_goldens.py).
 """
 
+import argparse
 import os
 import sys
 
@@ -96,4 +97,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

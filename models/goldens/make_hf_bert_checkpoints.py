@@ -17,6 +17,7 @@ random, scaled so that attention is peaked and the logits spread. The goldens ar
 folders by make_hf_bert_goldens.py.
 """
 
+import argparse
 import json
 import math
 import os
@@ -221,4 +222,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

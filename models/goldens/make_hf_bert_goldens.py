@@ -14,6 +14,7 @@
      spec the converter makes of them and the pieces Hugging Face's BertTokenizer cuts texts into.
 """
 
+import argparse
 import importlib.util
 import json
 import os
@@ -134,4 +135,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -35,6 +35,7 @@ embedding row, hence its lm_head row, is zero) a logit that often wins before ba
 removes it.
 """
 
+import argparse
 import io
 import json
 import math
@@ -350,4 +351,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -18,6 +18,7 @@ checkpoint's generation_config.json. Schema: tests/golden/README.md ("Hugging Fa
     early_stopping="never" here), so the beam goldens prove the engine follows HF's rule.
 """
 
+import argparse
 import json
 import math
 import os
@@ -321,9 +322,9 @@ def check(name, fail):
     check_stopping_rule_decides(name, golden, fail)
 
 
-def main():
+def main(checking=False):
     torch.set_num_threads(1)
-    if "--check" in sys.argv[1:]:
+    if checking:
         fail = Failures()
         for name in CASES:
             check(name, fail)
@@ -341,4 +342,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

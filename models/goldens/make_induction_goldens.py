@@ -20,6 +20,7 @@ Per model, on fixed probes (a sequence of distinct word tokens, then the same ag
   attention               the first probe's [L][H][T][T].
 """
 
+import argparse
 import os
 import sys
 
@@ -89,13 +90,13 @@ def goldens():
     return out
 
 
-def main():
+def main(checking=False):
     import json
 
     torch.set_num_threads(1)
     made = json.loads(json.dumps(goldens()))
     path = os.path.join(OUT, "scores.json")
-    if "--check" in sys.argv[1:]:
+    if checking:
         failures = []
         with open(path, encoding="utf-8") as f:
             compare(made, json.load(f), "induction", failures.append)
@@ -109,4 +110,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

@@ -7,6 +7,7 @@ intervention) on the frozen toy model, computed by the Python reading of the int
     /usr/bin/python3 models/goldens/make_intervention_goldens.py --check   # recompute, compare, write nothing
 """
 
+import argparse
 import json
 import os
 import sys
@@ -47,7 +48,7 @@ ROWS = [
 ]
 
 
-def main():
+def main(checking=False):
     model, config, tok_spec, src_vocab, tgt_vocab = load_model(os.path.join(ROOT, MODEL))
     special = config["special_tokens"]
     src_tok = Tokenizer(tok_spec, src_vocab, special["unk"])
@@ -63,7 +64,7 @@ def main():
     out = {"generator": "models/goldens/make_intervention_goldens.py (models/reference/attnscope_ref/interventions.py)",
            "model": MODEL, "source": SOURCE, "src_ids": src_ids, "strategy": "greedy", "rows": rows}
     path = os.path.join(ROOT, "tests", "golden", "interventions.json")
-    if "--check" in sys.argv[1:]:
+    if checking:
         with open(path, encoding="utf-8") as f:
             committed = json.load(f)
         failed = differences(out, committed)
@@ -79,4 +80,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

@@ -22,6 +22,7 @@ that no top-k order or rank hangs on a logit gap smaller than MARGIN (an engine'
 from the reference's by about 1e-5, so it sees the same order).
 """
 
+import argparse
 import json
 import os
 import sys
@@ -136,9 +137,8 @@ def goldens():
     return {name: _dump(golden) + "\n" for name, golden in out.items()}
 
 
-def main():
+def main(check=False):
     torch.set_num_threads(1)
-    check = "--check" in sys.argv[1:]
     made = goldens()
     if check:
         # Another CPU's float32 may differ in the last bits: numbers within compare's tolerance,
@@ -159,4 +159,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed goldens and write nothing")
+    main(parser.parse_args().check)

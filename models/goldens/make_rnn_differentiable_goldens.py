@@ -19,6 +19,7 @@ or relative to the largest magnitude). Fields: "model", "source", "target" (ids)
 "d_logits", "d_source" [S, E], "d_target" [T, E].
 """
 
+import argparse
 import os
 import sys
 
@@ -94,4 +95,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

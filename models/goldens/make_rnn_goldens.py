@@ -11,6 +11,7 @@ layer) for every cell x style, local-p windows, bidirectional and stacked encode
 and the no-attention baseline for both cells. Schema: tests/golden/README.md ("RNN").
 """
 
+import argparse
 import math
 import os
 import sys
@@ -157,4 +158,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -25,6 +25,7 @@ reference's own zeros/arange are float64 too) within half the C++ test's toleran
 Schema: tests/golden/README.md ("Training goldens"); the file adds "family": "rnn".
 """
 
+import argparse
 import json
 import os
 import sys
@@ -145,4 +146,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

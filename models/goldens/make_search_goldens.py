@@ -19,6 +19,7 @@ spec's requirement, e.g. "stopped by max_length") is kept. Rejections are counte
             >= PROB_EPS; no top-p prefix sum may be within U_EPS of p.
 """
 
+import argparse
 import json
 import math
 import os
@@ -497,4 +498,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

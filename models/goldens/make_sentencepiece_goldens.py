@@ -30,6 +30,7 @@ not part of valid UTF-8 as \\xHH. A decoded or joined field of exactly \\= equal
 joined field of exactly \\~ equals the decoded one.
 """
 
+import argparse
 import os
 import random
 import shutil
@@ -269,4 +270,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -34,6 +34,7 @@ to 0, as the engine's backward pass does, so both take the same (zero-gradient) 
 Schema: tests/golden/README.md ("Training goldens").
 """
 
+import argparse
 import contextlib
 import json
 import math
@@ -268,4 +269,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -17,6 +17,7 @@ reference's greedy decode is re-run and its batched, padded training forward RNN
 (packed encoder, masked attention) reproduces every step's logits.
 """
 
+import argparse
 import json
 import math
 import os
@@ -343,4 +344,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     sys.exit(main())

@@ -22,6 +22,7 @@
      time, plainly: n-gram membership by tuple sets, the penalty with torch.where on the gathered ids.
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -401,4 +402,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

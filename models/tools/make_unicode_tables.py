@@ -14,6 +14,7 @@ Tables (sorted, for binary search):
   and it is not a Hangul syllable (those decompose arithmetically, text/unicode.cpp).
 """
 
+import argparse
 import os
 import unicodedata
 
@@ -95,4 +96,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -7,6 +7,7 @@
 - a state trained with another model config or recipe, or a file that is no state, is refused
   with a message that names what differs.
 """
+import argparse
 import json
 import math
 import random
@@ -22,6 +23,7 @@ import training_state  # noqa: E402
 from attnscope_ref import safetensors_io  # noqa: E402
 from attnscope_ref.model import Transformer  # noqa: E402
 
+argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 failures = []
 
 
