@@ -238,7 +238,8 @@ def check_refusals(tmp, failures):
         folder = os.path.join(tmp, "refuse-" + tag.replace(" ", "-"))
         shutil.copytree(source, folder)
         if tag == "untied decoder":
-            state = torch.load(os.path.join(folder, "pytorch_model.bin"))
+            state = convert_hf.load_converter("torch_checkpoint").read_state_dict(
+                os.path.join(folder, "pytorch_model.bin"), 1 << 30)
             state["cls.predictions.decoder.weight"] = state["cls.predictions.decoder.weight"] + 1
             torch.save(state, os.path.join(folder, "pytorch_model.bin"))
         else:
