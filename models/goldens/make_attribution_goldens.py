@@ -12,7 +12,9 @@ token types are added: src/train/differentiable.h), and torch.autograd gives the
 at one output row. Per case (the rules of src/analysis/attribution.h):
   gradient-input:        Σ_d x_d ∂f/∂x_d per token;
   integrated-gradients:  (x − x') · (1/m) Σ_k ∂f/∂x(x' + (k + ½)/m (x − x')), x' zero or every
-                         token's <pad> embedding, with f(x), f(x') and the completeness error;
+                         token's <pad> embedding but the target's leading <bos>, which keeps its
+                         own (so it scores 0), with f(x), f(x'), the completeness error and
+                         its share of |f(x) − f(x')|;
   erasure:               f(x) − f(x without the token), positions shifted; 0 for <bos>, for an
                          encoder-only model's predicted position and for a side's only token.
 toy.json (the frozen toy model, greedy on one sentence) adds, per step, Kendall's τ-b between every
@@ -37,6 +39,7 @@ from attnscope_ref import bert, gpt  # noqa: E402
 from attnscope_ref import tokenizer as tk  # noqa: E402
 from attnscope_ref.export import load_model  # noqa: E402
 from make_goldens import write_json  # noqa: E402
+from golden_compare import differences  # noqa: E402
 from make_rnn_differentiable_goldens import logits_of as rnn_logits_of  # noqa: E402
 
 ROOT = os.path.dirname(MODELS)
@@ -44,7 +47,6 @@ GOLDEN = os.path.join(ROOT, "tests", "golden")
 OUT = os.path.join(GOLDEN, "attribution")
 TOY = os.path.join(ROOT, "tests", "models", "toy-en-de.frozen.safetensors")
 TOY_SENTENCE = "i can eat apple"
-TOLERANCE = 1e-4
 
 torch.set_default_dtype(torch.float64)  # the reference's sums in double; the engine's in float
 
@@ -149,6 +151,8 @@ def integrated_gradients(p, case, xs, xt, pad):
         bs, bt = embed([pad] * len(case["source"]), [pad] * len(case["target"]))
     else:
         bs, bt = torch.zeros_like(xs), torch.zeros_like(xt)
+    if case["target"]:  # <bos> starts every target: the baseline keeps it
+        bt = torch.cat([xt[:1], bt[1:]])
     m = case["steps"]
     ms, mt = torch.zeros_like(xs), torch.zeros_like(xt)
     for k in range(m):
@@ -160,6 +164,7 @@ def integrated_gradients(p, case, xs, xt, pad):
     out = {"f": f, "f_baseline": f0, "source_scores": ((xs - bs) * ms).sum(1), "target_scores": ((xt - bt) * mt).sum(1)}
     total = float(out["source_scores"].sum() + out["target_scores"].sum())
     out["completeness_error"] = abs(total - (f - f0))
+    out["completeness_share"] = out["completeness_error"] / abs(f - f0)
     return out
 
 
@@ -343,17 +348,9 @@ def build():
 
 
 def compare(want, got, path="$"):
-    if isinstance(want, dict):
-        for k in want:
-            compare(want[k], got[k], f"{path}.{k}")
-    elif isinstance(want, list):
-        assert len(want) == len(got), f"{path}: length {len(want)} vs {len(got)}"
-        for i, (a, b) in enumerate(zip(want, got)):
-            compare(a, b, f"{path}[{i}]")
-    elif isinstance(want, float) or isinstance(got, float):
-        assert abs(want - got) <= TOLERANCE, f"{path}: {want} vs {got}"
-    else:
-        assert want == got, f"{path}: {want} vs {got}"
+    """The committed golden against what the reference makes now, by golden_compare's rule."""
+    failed = differences(got, want, where=path)
+    assert not failed, "\n".join(failed[:20])
 
 
 def main(check=False):

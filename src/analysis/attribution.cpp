@@ -1,8 +1,10 @@
 #include "analysis/attribution.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "analysis/attribution_cost.h"
 #include "core/error.h"
 
 namespace attnscope {
@@ -30,6 +32,12 @@ AttributionBaseline parse_attribution_baseline(const std::string& name) {
 }
 
 const char* to_string(AttributionBaseline baseline) { return baseline == AttributionBaseline::Pad ? "pad" : "zero"; }
+
+int suggested_ig_steps(double share, int steps, int most) {
+  if (!(share > kCompletenessShare)) return 0;
+  if (!std::isfinite(share)) return most;
+  return static_cast<int>(std::min(std::ceil(steps * std::sqrt(share / kCompletenessShare)), static_cast<double>(most)));
+}
 
 void AttributionOptions::validate() const {
   if (method == AttributionMethod::IntegratedGradients && (steps < 1 || steps > kMaxSteps))
@@ -122,13 +130,24 @@ class Scorer {
   int contrast_;
 };
 
+// x' of the header: zeros or pads, the target's leading <bos> as it is.
 InputEmbeddings baseline_of(train::Differentiable& pass, const Tokens& tokens, const InputEmbeddings& x,
                             AttributionBaseline baseline, int pad) {
+  InputEmbeddings base;
   if (baseline == AttributionBaseline::Pad) {
-    Tokens pads{std::vector<int>(tokens.source.size(), pad), std::vector<int>(tokens.target.size(), pad)};
-    return pass.embed(pads);
+    base = pass.embed({std::vector<int>(tokens.source.size(), pad), std::vector<int>(tokens.target.size(), pad)});
+  } else {
+    base = {Matrix::Zero(x.source.rows(), x.source.cols()), Matrix::Zero(x.target.rows(), x.target.cols())};
   }
-  return {Matrix::Zero(x.source.rows(), x.source.cols()), Matrix::Zero(x.target.rows(), x.target.cols())};
+  if (base.target.rows() > 0) base.target.row(0) = x.target.row(0);
+  return base;
+}
+
+// completeness_share and suggested_steps of the header, for `steps` used and at most `most`.
+void judge_completeness(Attribution& a, int steps, int most) {
+  const double change = std::abs(a.f - a.f_baseline);
+  a.completeness_share = change > 0 ? a.completeness_error / change : a.completeness_error > 0 ? INFINITY : 0.0;
+  a.suggested_steps = suggested_ig_steps(a.completeness_share, steps, most);
 }
 
 Attribution gradient_input(Scorer& scorer, const InputEmbeddings& x) {
@@ -160,6 +179,8 @@ Attribution integrated_gradients(Scorer& scorer, const InputEmbeddings& x, const
   a.completeness_error = std::abs(a.sum - (a.f - a.f_baseline));
   return a;
 }
+
+std::size_t token_count(const Tokens& tokens) { return tokens.source.size() + tokens.target.size(); }
 
 Matrix without_row(const Matrix& m, Eigen::Index i) {
   Matrix out(m.rows() - 1, m.cols());
@@ -204,12 +225,17 @@ Attribution erasure(Scorer& scorer, const AttributionTarget& target, const Input
 Attribution attribute(train::Differentiable& pass, const AttributionTarget& target, const AttributionOptions& options,
                       int pad) {
   options.validate();
+  check_attribution_budget(pass.parameter_count(), token_count(target.tokens), options);
   Scorer scorer(pass, target, options.contrast);
   const InputEmbeddings x = pass.embed(target.tokens);
   switch (options.method) {
     case AttributionMethod::GradientInput: return gradient_input(scorer, x);
-    case AttributionMethod::IntegratedGradients:
-      return integrated_gradients(scorer, x, baseline_of(pass, target.tokens, x, options.baseline, pad), options.steps);
+    case AttributionMethod::IntegratedGradients: {
+      Attribution a =
+          integrated_gradients(scorer, x, baseline_of(pass, target.tokens, x, options.baseline, pad), options.steps);
+      judge_completeness(a, options.steps, max_ig_steps(pass.parameter_count(), token_count(target.tokens)));
+      return a;
+    }
     case AttributionMethod::Erasure: return erasure(scorer, target, x);
   }
   throw InputError("unknown attribution method");

@@ -8,9 +8,14 @@
 //   integrated gradients:   a_i = Σ_d (x_id − x'_id) ∫₀¹ ∂f/∂x_id (x' + α(x − x')) dα
 //                           (Sundararajan et al. 2017), the integral by the midpoint rule:
 //                           (1/m) Σ_{k=0}^{m−1} ∂f/∂x (x' + (k + ½)/m · (x − x')), m = `steps`.
-//                           Baseline x': zero embeddings, or every token's the <pad> embedding.
+//                           Baseline x': zero embeddings, or every token's the <pad> embedding;
+//                           in both, the target's leading <bos> keeps its own embedding, so it
+//                           gets no score: it starts every target, there is no prediction without
+//                           it to compare with (special tokens stay in the baseline, as Captum's
+//                           and Hugging Face's examples keep them).
 //                           Completeness: Σ_i a_i = f(x) − f(x') up to the quadrature's error,
-//                           which shrinks as O(1/m²).
+//                           which shrinks as O(1/m²); reported as a share of |f(x) − f(x')|, with
+//                           the steps that would bring a share over kCompletenessShare within it.
 //   erasure:                a_i = f(x) − f(x without token i): the sentence without the token,
 //                           later positions shifted down by one (Li et al. 2016), forward only.
 //                           Not erased (score 0): the leading <bos> of a target, the position
@@ -35,13 +40,22 @@ const char* to_string(AttributionBaseline baseline);
 
 struct AttributionOptions {
   AttributionMethod method = AttributionMethod::GradientInput;
-  int steps = 32;  // integrated gradients: points of the midpoint rule, ≥ 1
+  static constexpr int kDefaultSteps = 32;
+  int steps = kDefaultSteps;  // integrated gradients: points of the midpoint rule, ≥ 1
   AttributionBaseline baseline = AttributionBaseline::Zero;
   int contrast = -1;  // the alternative token's id for a contrastive score; −1: none
   // InputError for IG steps below 1 or above kMaxSteps.
   void validate() const;
   static constexpr int kMaxSteps = 4096;
 };
+
+// Integrated gradients: a completeness error above this share of |f(x) − f(x')| is worth more steps.
+constexpr double kCompletenessShare = 0.05;
+
+// The steps to suggest after `steps` gave completeness share `share`, when at most `most` are
+// allowed: 0 within kCompletenessShare; else ⌈steps · √(share / kCompletenessShare)⌉ (the
+// midpoint rule's error falls as 1/m²), at most `most`; `most` for a share that is not finite.
+int suggested_ig_steps(double share, int steps, int most);
 
 // The prediction that is explained: row `row` of the logits of a forward over `tokens`, token `token`.
 struct AttributionTarget {
@@ -56,10 +70,18 @@ struct Attribution {
   double sum = 0;                 // Σ of every token's score
   double f_baseline = 0;          // integrated gradients: the score at the baseline
   double completeness_error = 0;  // integrated gradients: |sum − (f − f_baseline)|
+  // integrated gradients: completeness_error / |f − f_baseline| (0 when both are 0, +∞ when only
+  // the change is)
+  double completeness_share = 0;
+  // integrated gradients: 0 when completeness_share is within kCompletenessShare; else the steps
+  // that would bring it within by the midpoint rule's 1/m², at most max_ig_steps()
+  // (analysis/attribution_cost.h): equal to the steps used when those are already the most allowed.
+  int suggested_steps = 0;
 };
 
 // Scores every input token of `target` with `options.method`. `pad` is the model's <pad> id (the
-// "pad" baseline). InputError for a row, token or contrast token outside the pass's logits.
+// "pad" baseline). InputError for a row, token or contrast token outside the pass's logits, and
+// for integrated gradients over budget (analysis/attribution_cost.h), before anything runs.
 Attribution attribute(train::Differentiable& pass, const AttributionTarget& target, const AttributionOptions& options,
                       int pad);
 

@@ -1,5 +1,6 @@
 #include "analysis/attribution_session.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -73,7 +74,40 @@ AttentionAgreement mean_agreement(const std::vector<TokenAttribution>& steps) {
   return mean;
 }
 
+// What the model read for the prediction after `e`: translation, the source, then <bos> and the
+// prefix; decoder-only, <bos>, the prompt and the prefix.
+train::Tokens prediction_tokens(const DecodeSession& session, const Expansion& e) {
+  const Model& model = session.model();
+  const bool prompt = model.family->input() == ModelFamily::Input::Prompt;
+  train::Tokens tokens;
+  tokens.target.push_back(model.config.special.bos);
+  if (prompt) tokens.target.insert(tokens.target.end(), session.source().ids.begin(), session.source().ids.end());
+  else tokens.source = session.source().ids;
+  tokens.target.insert(tokens.target.end(), e.prefix.begin(), e.prefix.end());
+  return tokens;
+}
+
+std::size_t token_count(const train::Tokens& tokens) { return tokens.source.size() + tokens.target.size(); }
+
 }  // namespace
+
+AttributionCost session_attribution_cost(const DecodeSession& session, const train::Differentiable& pass, int step,
+                                         int hypothesis, const AttributionOptions& options) {
+  options.validate();
+  const train::Tokens tokens = prediction_tokens(session, session.expansion(step, hypothesis));
+  return attribution_cost(pass.parameter_count(), token_count(tokens), options);
+}
+
+AttributionCost sentence_attribution_cost(const DecodeSession& session, const train::Differentiable& pass,
+                                          const AttributionOptions& options, int last, int hypothesis) {
+  options.validate();
+  AttributionCost total;
+  if (last < 0) last = session.steps_taken() - 1;
+  if (last < 0) return total;
+  for (const Expansion* e : session.lineage(last, hypothesis))
+    total += attribution_cost(pass.parameter_count(), token_count(prediction_tokens(session, *e)), options);
+  return total;
+}
 
 TokenAttribution session_attribution(const DecodeSession& session, train::Differentiable& pass, int step,
                                      int hypothesis, const AttributionOptions& options, int token) {
@@ -86,11 +120,7 @@ TokenAttribution session_attribution(const DecodeSession& session, train::Differ
   out.token = token >= 0 ? token : chosen_token(session, step, e);
   out.contrast = options.contrast;
   out.method = options.method;
-  // Translation: the source, then <bos> and the prefix; decoder-only: <bos>, the prompt and the prefix.
-  out.tokens.target.push_back(model.config.special.bos);
-  if (prompt) out.tokens.target.insert(out.tokens.target.end(), session.source().ids.begin(), session.source().ids.end());
-  else out.tokens.source = session.source().ids;
-  out.tokens.target.insert(out.tokens.target.end(), e.prefix.begin(), e.prefix.end());
+  out.tokens = prediction_tokens(session, e);
   const AttributionTarget target{out.tokens, static_cast<int>(out.tokens.target.size()) - 1, out.token};
   out.scores = attribute(pass, target, options, model.config.special.pad);
   const Side keys = prompt ? Side::Target : Side::Source;
@@ -106,6 +136,11 @@ SentenceAttribution sentence_attribution(const DecodeSession& session, train::Di
   if (last < 0) last = session.steps_taken() - 1;
   if (last < 0) return out;
   const std::vector<const Expansion*> chain = session.lineage(last, hypothesis);
+  // Every step within budget before the first runs (a refusal costs nothing): the longest input
+  // allows the fewest steps, so its cap is the one to name.
+  std::size_t longest = 0;
+  for (const Expansion* e : chain) longest = std::max(longest, token_count(prediction_tokens(session, *e)));
+  check_attribution_budget(pass.parameter_count(), longest, options);
   for (int step = 0; step <= last; ++step) {
     const auto& expansions = session.record(step).expansions;
     const int hypothesis = static_cast<int>(chain[step] - expansions.data());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/attribution.h"
+#include "analysis/attribution_cost.h"
 #include "decoding/session.h"
 #include "families/bert/tasks.h"
 
@@ -45,9 +46,18 @@ TokenAttribution session_attribution(const DecodeSession& session, train::Differ
 
 // Every step of the path that led to the hypothesis extended as `hypothesis` at step `last` (−1:
 // the session's last step), as built through the beam (greedy: the sentence so far), and the mean
-// agreement.
+// agreement. Integrated gradients over budget at any step is refused before the first step runs.
 SentenceAttribution sentence_attribution(const DecodeSession& session, train::Differentiable& pass,
                                          const AttributionOptions& options, int last = -1, int hypothesis = 0);
+
+// The work of session_attribution(session, pass, step, hypothesis, options) and of
+// sentence_attribution(session, pass, options, last, hypothesis), counted before anything runs
+// (analysis/attribution_cost.h): what a front end multiplies by its measured speed to say how long
+// a request will take. max_steps: the most integrated-gradients steps every prediction allows.
+AttributionCost session_attribution_cost(const DecodeSession& session, const train::Differentiable& pass, int step,
+                                         int hypothesis, const AttributionOptions& options);
+AttributionCost sentence_attribution_cost(const DecodeSession& session, const train::Differentiable& pass,
+                                          const AttributionOptions& options, int last = -1, int hypothesis = 0);
 
 // The prediction at `position` of an encoder-only encoding (a [MASK]'s), of `token`.
 TokenAttribution encoding_attribution(const Model& model, const bert::Encoding& encoding, train::Differentiable& pass,

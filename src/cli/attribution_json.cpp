@@ -12,7 +12,8 @@ const char* kAttributionUsage =
     "attribution (translate, generate and fill-mask, with --json):\n"
     "  --attribution METHOD    add what drove each generated token: gradient-input | integrated-gradients | erasure,\n"
     "                          per input token, with Kendall's tau between each head's attention and |attribution|\n"
-    "  --ig-steps N            integrated gradients: points of the midpoint rule (default 32)\n"
+    "  --ig-steps N            integrated gradients: points of the midpoint rule (default 32; at most what\n"
+    "                          the model and the input allow within the engine's budget, named when refused)\n"
     "  --baseline KIND         integrated gradients: zero | pad (default zero)\n"
     "  --contrast TOKEN        explain log p(token) - log p(TOKEN) instead (Yin & Neubig 2022)\n";
 
@@ -89,7 +90,8 @@ json token_attribution_to_json(const TokenAttribution& a, const Vocabulary& sour
            {"target_tokens", tokens_of(target_vocab, a.tokens.target)}, {"target_scores", s.target},
            {"f", s.f}, {"sum", s.sum}};
   if (a.method == AttributionMethod::IntegratedGradients)
-    out["f_baseline"] = s.f_baseline, out["completeness_error"] = s.completeness_error;
+    out["f_baseline"] = s.f_baseline, out["completeness_error"] = s.completeness_error,
+    out["completeness_share"] = s.completeness_share, out["suggested_steps"] = s.suggested_steps;
   if (!a.agreement.tau.empty()) out["agreement"] = agreement_to_json(a.agreement);
   return out;
 }

@@ -38,7 +38,8 @@ nlohmann::json sentence_attribution_to_json(const DecodeSession& session, const 
 nlohmann::json mask_attribution_to_json(const Model& model, const bert::Encoding& encoding, int position, int token,
                                         const AttributionRequest& request);
 
-// One explained prediction: tokens, scores, f (and IG's f_baseline, completeness_error), τ per head.
+// One explained prediction: tokens, scores, f (and IG's f_baseline, completeness_error,
+// completeness_share, suggested_steps), τ per head.
 nlohmann::json token_attribution_to_json(const TokenAttribution& a, const Vocabulary& source_vocab,
                                          const Vocabulary& target_vocab);
 

@@ -48,6 +48,9 @@ class Differentiable {
   virtual InputEmbeddings backward(const Matrix& d_logits) = 0;
 
   virtual int vocab_size() const = 0;
+  // The model's weights, counted one by one: what the cost of a pass grows with
+  // (analysis/attribution_cost.h).
+  virtual std::size_t parameter_count() const = 0;
 };
 
 // The pass of the family named by the file's config "architecture" (ModelFileError on a broken

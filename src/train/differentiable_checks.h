@@ -6,6 +6,7 @@
 
 #include "core/tensor.h"
 #include "train/differentiable.h"
+#include "train/tensor_list.h"
 
 namespace attnscope::train {
 
@@ -16,13 +17,23 @@ void check_input_rows(const Matrix& rows, std::size_t count, Eigen::Index d, con
 // backward's d_logits: the shape of the last forward's logits (none yet: rows < 0).
 void check_d_logits(const Matrix& d_logits, Eigen::Index rows, Eigen::Index vocab);
 
+// Σ of the tensors' sizes.
+inline std::size_t count_parameters(const TensorList& tensors) {
+  std::size_t n = 0;
+  for (const NamedTensor& t : tensors) n += static_cast<std::size_t>(t.tensor->size());
+  return n;
+}
+
 // A family's parameters and the pass that runs on them (it keeps them by reference), with the
 // shape of the last forward's logits that backward's d_logits must have.
 template <class Params, class Pass>
 class PassDifferentiable : public Differentiable {
  public:
-  explicit PassDifferentiable(Params params) : params_(std::move(params)), pass_(params_) {}
+  explicit PassDifferentiable(Params params)
+      : params_(std::move(params)), pass_(params_), parameters_(count_parameters(params_.tensors())) {}
   PassDifferentiable(const PassDifferentiable&) = delete;  // pass_ refers to params_
+
+  std::size_t parameter_count() const override { return parameters_; }
 
  protected:
   // The logits of `run()` (the pass's forward); a forward that throws leaves nothing to differentiate.
@@ -39,6 +50,7 @@ class PassDifferentiable : public Differentiable {
   Pass pass_;
 
  private:
+  std::size_t parameters_;
   Eigen::Index logit_rows_ = -1;  // of the last forward; -1 before the first
 };
 

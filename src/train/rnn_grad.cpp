@@ -350,7 +350,8 @@ void add_rows(Matrix& embed, const std::vector<int>& ids, const Matrix& d) {
 
 class RnnDifferentiable : public Differentiable {
  public:
-  explicit RnnDifferentiable(TrainableRnn model) : model_(std::move(model)), cells_(model_.params) {}
+  explicit RnnDifferentiable(TrainableRnn model)
+      : model_(std::move(model)), cells_(model_.params), parameters_(count_parameters(model_.params.tensors())) {}
 
   InputEmbeddings embed(const Tokens& tokens) const override {
     const RnnParams& p = model_.params;
@@ -380,6 +381,7 @@ class RnnDifferentiable : public Differentiable {
   }
 
   int vocab_size() const override { return model_.params.tgt_vocab_size; }
+  std::size_t parameter_count() const override { return parameters_; }
 
  private:
   // Both sides, within max_positions (the location score has a row per source position, the
@@ -392,6 +394,7 @@ class RnnDifferentiable : public Differentiable {
   TrainableRnn model_;
   FamilyCells cells_;
   SentenceCache cache_;
+  std::size_t parameters_;
   Eigen::Index logit_rows_ = -1;  // the last forward's (none yet: -1)
 };
 

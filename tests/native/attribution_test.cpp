@@ -7,12 +7,15 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "analysis/attribution.h"
+#include "analysis/attribution_cost.h"
 #include "analysis/attribution_session.h"
 #include "analysis/rank_correlation.h"
 #include "analysis/session_analysis.h"
+#include "io/safetensors.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -55,6 +58,7 @@ class ClosedForm : public train::Differentiable {
     return {rows(t.source), rows(t.target)};
   }
   Matrix forward(const Tokens& t, const InputEmbeddings& x) override {
+    ++forwards;
     x_ = x;
     encoder_only_ = t.target.empty();
     const Eigen::Index rows = encoder_only_ ? x.source.rows() : x.target.rows();
@@ -83,8 +87,13 @@ class ClosedForm : public train::Differentiable {
     return g;
   }
   int vocab_size() const override { return vocab_; }
+  std::size_t parameter_count() const override {
+    return claimed_parameters ? claimed_parameters : static_cast<std::size_t>(embed_.size() + w_.size() + b_.size());
+  }
 
   int vocab_;
+  std::size_t claimed_parameters = 0;  // a bigger model's count, to reach the budget with this one's pass
+  int forwards = 0;
   Matrix embed_, w_;
   RowVector b_;
 
@@ -187,20 +196,27 @@ struct Reference {
     }
     return out;
   }
-  // IG by the midpoint rule with `steps` points, against the zero baseline.
+  // The zero baseline but for the target's first row (<bos>), which keeps its embedding.
+  Rows zero_baseline_target(const Tokens& tk) const {
+    Rows t(tk.target.size(), std::vector<double>(kDim, 0.0));
+    if (!t.empty()) t[0] = rows(tk.target)[0];
+    return t;
+  }
+  // IG by the midpoint rule with `steps` points, from the zero baseline (<bos> kept).
   std::vector<float> integrated(const Tokens& tk, int row, int y, int steps) const {
     const Rows all = joined(rows(tk.source), rows(tk.target));
+    const Rows base = joined(Rows(tk.source.size(), std::vector<double>(kDim, 0.0)), zero_baseline_target(tk));
     std::vector<double> sum(all.size(), 0.0);
     for (int k = 0; k < steps; ++k) {
       const double alpha = (k + 0.5) / steps;
-      Rows scaled = all;
-      for (auto& r : scaled)
-        for (double& v : r) v *= alpha;
+      Rows point = all;
+      for (std::size_t i = 0; i < point.size(); ++i)
+        for (int d = 0; d < kDim; ++d) point[i][d] = base[i][d] + alpha * (all[i][d] - base[i][d]);
       Rows t;
-      const Rows s = split_back(scaled, tk.source.size(), t);
+      const Rows s = split_back(point, tk.source.size(), t);
       const Rows g = gradient(s, t, row, y, -1);
       for (std::size_t i = 0; i < all.size(); ++i)
-        for (int d = 0; d < kDim; ++d) sum[i] += all[i][d] * g[i][d] / steps;
+        for (int d = 0; d < kDim; ++d) sum[i] += (all[i][d] - base[i][d]) * g[i][d] / steps;
     }
     return std::vector<float>(sum.begin(), sum.end());
   }
@@ -269,10 +285,13 @@ TEST(Attribution, IntegratedGradientsMatchTheMidpointRuleAndComplete) {
     options.steps = steps;
     const Attribution a = attribute(model, {kTranslation, 2, 8}, options, 0);
     expect_near_all(ref.integrated(kTranslation, 2, 8, steps), all_scores(a), "IG, " + std::to_string(steps) + " steps");
-    const Reference::Rows s = ref.rows(kTranslation.source), t = ref.rows(kTranslation.target);
-    Reference::Rows zs(s.size(), std::vector<double>(kDim, 0.0)), zt(t.size(), std::vector<double>(kDim, 0.0));
-    EXPECT_NEAR(a.f_baseline, ref.f(zs, zt, 2, 8, -1), 1e-5);
+    const Reference::Rows s = ref.rows(kTranslation.source);
+    const Reference::Rows zs(s.size(), std::vector<double>(kDim, 0.0)), zt = ref.zero_baseline_target(kTranslation);
+    const double f = ref.f(s, ref.rows(kTranslation.target), 2, 8, -1), f0 = ref.f(zs, zt, 2, 8, -1);
+    EXPECT_NEAR(a.f_baseline, f0, 1e-5);
+    EXPECT_EQ(a.target[0], 0.0f) << "<bos> is in the baseline as it is";
     EXPECT_NEAR(a.completeness_error, std::abs(a.sum - (a.f - a.f_baseline)), 1e-9);
+    EXPECT_NEAR(a.completeness_share, a.completeness_error / std::abs(f - f0), 1e-5);
     EXPECT_LT(a.completeness_error, previous) << steps << " steps";
     previous = a.completeness_error;
   }
@@ -289,11 +308,69 @@ TEST(Attribution, PadBaselineStartsFromThePadEmbedding) {
   options.steps = 64;
   const int pad = 1;
   const Attribution a = attribute(model, {kTranslation, 2, 8}, options, pad);
-  const Tokens pads{std::vector<int>(4, pad), std::vector<int>(3, pad)};
+  const Tokens pads{std::vector<int>(4, pad), {kTranslation.target[0], pad, pad}};  // <bos> kept
   EXPECT_NEAR(a.f_baseline, ref.f(ref.rows(pads.source), ref.rows(pads.target), 2, 8, -1), 1e-5);
   EXPECT_LT(a.completeness_error, 1e-3);
-  // A token equal to the baseline's (the source's pad) moves nothing: its score is 0.
+  // A token equal to the baseline's (the source's pad, <bos>) moves nothing: its score is 0.
   EXPECT_NEAR(a.source[2], 0.0, 1e-7);
+  EXPECT_EQ(a.target[0], 0.0f);
+}
+
+// The suggestion's rule on chosen numbers, worked by hand: 32 steps at a share of 1 (20 times the
+// threshold) need 32 · √20 = 143.1, so 144; 10 steps at 0.3 (6 times), 10 · √6 = 24.5, so 25.
+TEST(Attribution, SuggestedStepsFollowTheMidpointRulesErrorUpToTheCap) {
+  EXPECT_EQ(suggested_ig_steps(1.0, 32, 4096), 144);
+  EXPECT_EQ(suggested_ig_steps(0.3, 10, 4096), 25);
+  EXPECT_EQ(suggested_ig_steps(1.0, 32, 100), 100);  // the cap
+  EXPECT_EQ(suggested_ig_steps(1.0, 32, 32), 32);    // already at the cap: the steps used
+  EXPECT_EQ(suggested_ig_steps(0.05, 32, 4096), 0);  // within the threshold
+  EXPECT_EQ(suggested_ig_steps(0.0, 32, 4096), 0);
+  EXPECT_EQ(suggested_ig_steps(INFINITY, 32, 500), 500);
+  EXPECT_EQ(suggested_ig_steps(NAN, 32, 500), 0);
+}
+
+std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no InputError";
+}
+
+// Integrated gradients may take (3·m + 2) forwards' work of P·T multiply-adds each within the
+// budget: the most steps that fit run, one more is refused before anything runs, naming the cap.
+TEST(AttributionCost, IntegratedGradientsOverBudgetAreRefusedNamingTheMostSteps) {
+  ClosedForm model(kVocab);
+  model.claimed_parameters = 10'000'000;  // a 40 MB model
+  const std::size_t tokens = kTranslation.source.size() + kTranslation.target.size();
+  const double forward = 1e7 * static_cast<double>(tokens);
+  const int most = max_ig_steps(model.claimed_parameters, tokens);
+  EXPECT_LE((3.0 * most + 2) * forward, kAttributionBudget);
+  EXPECT_GT((3.0 * (most + 1) + 2) * forward, kAttributionBudget);
+  AttributionOptions options;
+  options.method = AttributionMethod::IntegratedGradients;
+  options.steps = most;
+  EXPECT_NO_THROW(attribute(model, {kTranslation, 2, 8}, options, 0));
+  EXPECT_EQ(attribution_cost(model.claimed_parameters, tokens, options).passes, most + 2);
+  options.steps = most + 1;
+  const std::string message = input_error([&] { attribute(model, {kTranslation, 2, 8}, options, 0); });
+  EXPECT_NE(message.find("integrated gradients with " + std::to_string(most + 1) + " steps over 7 tokens"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("use at most " + std::to_string(most) + " steps"), std::string::npos) << message;
+  // The other methods are not capped: one pass, or one forward per token.
+  options.method = AttributionMethod::GradientInput;
+  EXPECT_NO_THROW(attribute(model, {kTranslation, 2, 8}, options, 0));
+  EXPECT_EQ(attribution_cost(model.claimed_parameters, tokens, options).work, 3 * forward);
+  // However big the model or long the input, the default steps run.
+  EXPECT_EQ(max_ig_steps(1'000'000'000'000, tokens), AttributionOptions::kDefaultSteps);
+  model.claimed_parameters = 1'000'000'000'000;
+  options.method = AttributionMethod::IntegratedGradients;
+  options.steps = AttributionOptions::kDefaultSteps;
+  EXPECT_NO_THROW(attribute(model, {kTranslation, 2, 8}, options, 0));
+  options.steps = AttributionOptions::kDefaultSteps + 1;
+  EXPECT_THROW(attribute(model, {kTranslation, 2, 8}, options, 0), InputError);
+  EXPECT_EQ(max_ig_steps(1, 1), AttributionOptions::kMaxSteps);
 }
 
 TEST(Attribution, ErasureRemovesOneTokenAndShiftsTheRest) {
@@ -424,6 +501,48 @@ TEST(AttributionSession, ExplainsTheChosenTokensWithTheSessionsAttention) {
   EXPECT_THROW(session_attribution(session, pass, static_cast<int>(chosen.size()), 0, {}), IndexError);
 }
 
+// The work of a session's requests: per step, (3·m + 2) forwards over the source, <bos> and the
+// prefix; a sentence, the sum over its steps. Over budget at its last step, a sentence is refused
+// before its first step runs.
+TEST(AttributionSession, CostsCountEveryStepAndRefuseBeforeRunning) {
+  const auto model = Model::load_file(testing::frozen_toy_path());
+  DecodeOptions decoding;
+  decoding.capture.attention = true;
+  DecodeSession session(model, "i can eat apple", decoding);
+  session.run();
+  ClosedForm pass(std::max(model->src_vocab.size(), model->tgt_vocab.size()));
+  AttributionOptions options;
+  options.method = AttributionMethod::IntegratedGradients;
+  options.steps = 64;
+  ASSERT_GE(session.steps_taken(), 2);
+  const double p = static_cast<double>(pass.parameter_count());
+  const std::size_t source = session.source().ids.size();
+  const int steps = session.steps_taken();
+  double sentence = 0;
+  for (int t = 0; t < steps; ++t) {
+    const double forward = p * static_cast<double>(source + 1 + t);
+    EXPECT_DOUBLE_EQ(session_attribution_cost(session, pass, t, 0, options).work, (3 * 64 + 2) * forward) << t;
+    sentence += (3 * 64 + 2) * forward;
+  }
+  const AttributionCost all = sentence_attribution_cost(session, pass, options);
+  EXPECT_DOUBLE_EQ(all.work, sentence);
+  EXPECT_EQ(all.passes, static_cast<long long>(steps) * 66);
+  EXPECT_EQ(sentence_attribution_cost(session, pass, options, 1).passes, 2 * 66);
+  // Enough parameters that the last step (the longest input) allows fewer than 64 steps, the first more.
+  const std::size_t longest = source + static_cast<std::size_t>(steps);
+  pass.claimed_parameters = static_cast<std::size_t>(kAttributionBudget / (3 * 64 + 2) / (longest - 0.5));
+  ASSERT_LT(max_ig_steps(pass.claimed_parameters, longest), 64);
+  ASSERT_GE(max_ig_steps(pass.claimed_parameters, source + 1), 64);
+  EXPECT_EQ(sentence_attribution_cost(session, pass, options).max_steps, max_ig_steps(pass.claimed_parameters, longest));
+  pass.forwards = 0;
+  const std::string message = input_error([&] { sentence_attribution(session, pass, options); });
+  EXPECT_NE(message.find("over " + std::to_string(longest) + " tokens"), std::string::npos) << message;
+  EXPECT_NE(message.find("use at most " + std::to_string(max_ig_steps(pass.claimed_parameters, longest)) + " steps"),
+            std::string::npos) << message;
+  EXPECT_EQ(pass.forwards, 0);
+  EXPECT_NO_THROW(session_attribution(session, pass, 0, 0, options));
+}
+
 std::unique_ptr<train::Differentiable> pass_of(const std::string& golden_relative) {
   std::ifstream in(testing::golden_path(golden_relative), std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + golden_relative);
@@ -461,6 +580,9 @@ TEST_P(AttributionGolden, MatchesTorchAutograd) {
     if (c.contains("f_baseline")) {
       EXPECT_NEAR(a.f_baseline, c.at("f_baseline").get<double>(), 1e-4) << what;
       EXPECT_NEAR(a.completeness_error, c.at("completeness_error").get<double>(), 1e-4) << what;
+      // A share of |f − f_baseline|: the error's tolerance scaled by it.
+      const double change = std::abs(c.at("f").get<double>() - c.at("f_baseline").get<double>());
+      EXPECT_NEAR(a.completeness_share, c.at("completeness_share").get<double>(), 1e-4 * (1 + 1 / change)) << what;
     }
   }
 }
@@ -469,6 +591,19 @@ INSTANTIATE_TEST_SUITE_P(Families, AttributionGolden,
                          ::testing::Values("tiny_post_sin", "small_pre_learned", "pre_learned_gelu_tanh",
                                            "post_sin_relu_untied", "gru_bahdanau_additive", "lstm_luong_dot_feed_local",
                                            "small_mlm"));
+
+// The cost's P: every family's pass counts the tensors of its model file, element by element.
+TEST(AttributionCost, EachFamilysPassCountsItsFilesParameters) {
+  for (const char* name : {"tiny_post_sin", "pre_learned_gelu_tanh", "gru_bahdanau_additive", "small_mlm"}) {
+    const testing::json g = testing::load_json(testing::golden_path(std::string("attribution/") + name + ".json"));
+    std::ifstream in(testing::golden_path(g.at("model")), std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const SafetensorsFile file(bytes.data(), bytes.size());
+    std::size_t elements = 0;
+    for (const auto& [tensor, info] : file.tensors()) elements += info.numel();
+    EXPECT_EQ(pass_of(g.at("model"))->parameter_count(), elements) << name;
+  }
+}
 
 // Completeness on the engine's own passes: smooth models (GELU, pre-norm) converge as the midpoint
 // rule does (1/m²); a ReLU's kinks slow that down and need not shrink monotonically
@@ -491,6 +626,25 @@ TEST(AttributionCompleteness, ErrorShrinksWithStepsOnTheEnginesPasses) {
     o.steps = 64;
     EXPECT_LT(attribute(*pass, target, o, g.at("pad")).completeness_error, 1e-3) << name << " at 64 steps";
   }
+}
+
+// Past kCompletenessShare the result names more steps; on a smooth model (GELU, pre-norm: the
+// midpoint rule's error falls as 1/m² there, as above) those steps bring the share within it.
+TEST(AttributionCompleteness, OverTheThresholdTheSuggestedStepsMeetIt) {
+  const testing::json g = testing::load_json(testing::golden_path("attribution/small_pre_learned.json"));
+  const auto pass = pass_of(g.at("model"));
+  const testing::json& c = g["cases"][0];
+  const AttributionTarget target{{c.at("source"), c.at("target")}, c.at("row"), c.at("token")};
+  AttributionOptions options;
+  options.method = AttributionMethod::IntegratedGradients;
+  options.steps = 1;
+  const Attribution coarse = attribute(*pass, target, options, g.at("pad"));
+  ASSERT_GT(coarse.completeness_share, kCompletenessShare) << "the case must start over the threshold";
+  ASSERT_GT(coarse.suggested_steps, options.steps);
+  options.steps = coarse.suggested_steps;
+  const Attribution fine = attribute(*pass, target, options, g.at("pad"));
+  EXPECT_LE(fine.completeness_share, kCompletenessShare) << coarse.suggested_steps << " steps";
+  EXPECT_EQ(fine.suggested_steps, 0);
 }
 
 }  // namespace
