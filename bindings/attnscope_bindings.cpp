@@ -117,7 +117,8 @@ val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
 }
 
 // One explained prediction (analysis/attribution_session.h): {step, token, tokenId, sourceTokens,
-// sourceScores, targetTokens, targetScores, f, sum, fBaseline?, completenessError?, agreement?}.
+// sourceScores, targetTokens, targetScores, f, sum, fBaseline?, completenessError?,
+// completenessShare?, suggestedSteps?, agreement?}.
 val agreement(const AttentionAgreement& a) {
   val out = val::object();
   out.set("site", a.site);
@@ -142,8 +143,19 @@ val token_attribution(const TokenAttribution& a, const Vocabulary& source, const
   if (a.method == AttributionMethod::IntegratedGradients) {
     out.set("fBaseline", a.scores.f_baseline);
     out.set("completenessError", a.scores.completeness_error);
+    out.set("completenessShare", a.scores.completeness_share);
+    out.set("suggestedSteps", a.scores.suggested_steps);
   }
   if (!a.agreement.tau.empty()) out.set("agreement", agreement(a.agreement));
+  return out;
+}
+
+// The work of an attribution request (analysis/attribution_cost.h): {work, passes, maxSteps}.
+val cost_val(const AttributionCost& c) {
+  val out = val::object();
+  out.set("work", c.work);
+  out.set("passes", static_cast<double>(c.passes));
+  out.set("maxSteps", c.max_steps);
   return out;
 }
 
@@ -792,6 +804,24 @@ class SessionHandle {
     });
   }
 
+  // What attribution() and sentence_attribution() with these arguments would cost, counted before running.
+  val attribution_cost(const ModelHandle& model, int step, int hypothesis, const std::string& method, int steps,
+                       const std::string& baseline, const std::string& contrast) const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      const AttributionOptions options = attribution_options(method, steps, baseline, contrast, s.model().tgt_vocab);
+      return cost_val(session_attribution_cost(s, model.pass(), step, hypothesis, options));
+    });
+  }
+  val sentence_attribution_cost(const ModelHandle& model, int last, int hypothesis, const std::string& method,
+                                int steps, const std::string& baseline, const std::string& contrast) const {
+    return guarded([&] {
+      const DecodeSession& s = session();
+      const AttributionOptions options = attribution_options(method, steps, baseline, contrast, s.model().tgt_vocab);
+      return cost_val(attnscope::sentence_attribution_cost(s, model.pass(), options, last, hypothesis));
+    });
+  }
+
   // Every step of the path to hypothesis `hypothesis` of step `last` (−1: the last) explained, and τ
   // per head averaged over them: {steps, meanAgreement?}.
   val sentence_attribution(const ModelHandle& model, int last, int hypothesis, const std::string& method, int steps,
@@ -1146,5 +1176,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("logitLens", &SessionHandle::logit_lens)
       .function("attribution", &SessionHandle::attribution)
       .function("sentenceAttribution", &SessionHandle::sentence_attribution)
+      .function("attributionCost", &SessionHandle::attribution_cost)
+      .function("sentenceAttributionCost", &SessionHandle::sentence_attribution_cost)
       .function("detokenize", &SessionHandle::detokenize);
 }

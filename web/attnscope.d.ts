@@ -409,6 +409,10 @@ export class Session {
   attribution(step: number, options?: AttributionOptions & { hypothesis?: number; token?: number }): TokenAttribution;
   /** attribution() of every step of the path to `hypothesis` at step `last` (default: the last step's first), and τ per head averaged over them. */
   sentenceAttribution(options?: AttributionOptions & { last?: number; hypothesis?: number }): { steps: TokenAttribution[]; meanAgreement?: AttentionAgreement };
+  /** What attribution(step, options) would cost, counted before anything runs. */
+  attributionCost(step: number, options?: AttributionOptions & { hypothesis?: number; token?: number }): AttributionCost;
+  /** What sentenceAttribution(options) would cost: the sum over its steps. */
+  sentenceAttributionCost(options?: AttributionOptions & { last?: number; hypothesis?: number }): AttributionCost;
   detokenize(ids: ArrayLike<number>): string;
   dispose(): void;
   [Symbol.dispose](): void;
@@ -418,12 +422,22 @@ export class Session {
 export interface AttributionOptions {
   /** Gradient × input (default), integrated gradients (Sundararajan et al. 2017) or leave-one-out erasure. */
   method?: 'gradient-input' | 'integrated-gradients' | 'erasure';
-  /** Integrated gradients: points of the midpoint rule, 1 to 4096 (default 32). */
+  /** Integrated gradients: points of the midpoint rule, 1 to 4096 (default 32), and at most the cap of AttributionCost.maxSteps. */
   steps?: number;
   /** Integrated gradients: start from zero embeddings or from every token's <pad> embedding. */
   baseline?: 'zero' | 'pad';
   /** Explain log p(token) − log p(contrast) instead (Yin & Neubig 2022): a token's text or id. */
   contrast?: string | number;
+}
+
+/** The work of an attribution call, counted before it runs (src/analysis/attribution_cost.h). */
+export interface AttributionCost {
+  /** Multiply-adds, about: a forward over T tokens of a model of P parameters is P·T, its backward twice that. */
+  work: number;
+  /** Forwards (with their backwards for the gradient methods). */
+  passes: number;
+  /** The most integrated-gradients steps this input allows within the engine's budget (32 to 4096: the default always runs). */
+  maxSteps: number;
 }
 
 /** Kendall's τ-b between each head's attention row and |attribution| over the same tokens. */
@@ -450,9 +464,13 @@ export interface TokenAttribution {
   /** The score explained: log p(token), or log p(token) − log p(contrast). */
   f: number;
   sum: number;
-  /** Integrated gradients: the score at the baseline, and |sum − (f − fBaseline)|. */
+  /** Integrated gradients: the score at the baseline (the target's <bos> kept as it is), and |sum − (f − fBaseline)|. */
   fBaseline?: number;
   completenessError?: number;
+  /** Integrated gradients: completenessError / |f − fBaseline| (Infinity when only the change is 0). */
+  completenessShare?: number;
+  /** Integrated gradients: 0 when completenessShare is within 5%; else the steps that would bring it within (1/m²), at most the cap: the steps used when they are the cap. */
+  suggestedSteps?: number;
   agreement?: AttentionAgreement;
 }
 

@@ -779,11 +779,16 @@ export class Session {
    * (`steps` points of the midpoint rule, default 32; `baseline` 'zero' or 'pad') or 'erasure';
    * `contrast`: a token (text or id) to explain log p(token) − log p(contrast) instead.
    * -> {step, token, tokenId, contrast?, sourceTokens, sourceScores (Float32Array), targetTokens
-   * (<bos> first), targetScores, f, sum, fBaseline? and completenessError? (integrated gradients),
-   * agreement?: {site, layers, heads, tau (Float64Array [layer * heads + head], NaN where
+   * (<bos> first), targetScores, f, sum, and for integrated gradients fBaseline, completenessError
+   * (|sum − (f − fBaseline)|), completenessShare (that error over |f − fBaseline|) and
+   * suggestedSteps (0 when the share is within 5%, else the steps that would bring it within, at
+   * most the cap; the steps used when they are the cap already), agreement?: {site, layers, heads,
+   * tau (Float64Array [layer * heads + head], NaN where
    * undefined)}: Kendall's τ-b between each head's attention row and |score| (translation: the
    * cross-attention over the source; decoder-only: the self-attention over the context)}.
-   * The model's file is read again into a gradient pass on the first call.
+   * The model's file is read again into a gradient pass on the first call. Integrated gradients
+   * take at most the steps whose work fits the engine's budget for this model and input (see
+   * attributionCost); more throws, naming that cap.
    */
   attribution(step, { hypothesis = 0, token, ...options } = {}) {
     return check(this.#live().attribution(handleOf(this.#model, 'model'), int(step, 'step'), int(hypothesis, 'hypothesis'),
@@ -797,6 +802,23 @@ export class Session {
    */
   sentenceAttribution({ last = -1, hypothesis = 0, ...options } = {}) {
     return check(this.#live().sentenceAttribution(handleOf(this.#model, 'model'), int(last, 'last'), int(hypothesis, 'hypothesis'),
+      ...attributionArgs(this.#model, 'target', options)));
+  }
+
+  /**
+   * What attribution(step, options) would cost, counted before anything runs
+   * (src/analysis/attribution_cost.h): {work (multiply-adds, about), passes (forwards, with
+   * their backwards for the gradient methods), maxSteps (the most integrated-gradients steps
+   * this input allows)}. Work times a measured speed says how long the call will take.
+   */
+  attributionCost(step, { hypothesis = 0, token, ...options } = {}) {
+    return check(this.#live().attributionCost(handleOf(this.#model, 'model'), int(step, 'step'), int(hypothesis, 'hypothesis'),
+      ...attributionArgs(this.#model, 'target', options)));
+  }
+
+  /** The same for sentenceAttribution(options): the sum over its steps; maxSteps that of its longest input. */
+  sentenceAttributionCost({ last = -1, hypothesis = 0, ...options } = {}) {
+    return check(this.#live().sentenceAttributionCost(handleOf(this.#model, 'model'), int(last, 'last'), int(hypothesis, 'hypothesis'),
       ...attributionArgs(this.#model, 'target', options)));
   }
 

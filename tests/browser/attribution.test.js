@@ -1,6 +1,8 @@
 // The "What drove this token" card under the attention view: the saliency strip and the
 // attention-vs-attribution grids of the toy model's current step, read against the engine run in
-// Node (session.attribution); both change with Next and Back, and with the method.
+// Node (session.attribution); both change with Next and Back, and with the method. Integrated
+// gradients: the time a request should take is shown before it runs, the completeness error as a
+// share of the change, and the engine's suggested steps as a button.
 import { expect, it } from 'vitest';
 import { formatState, parseState } from '../../web/app/state/state.js';
 import { idle, openPage, screenshot } from './browser.js';
@@ -79,6 +81,56 @@ it('draws the current step\'s attribution and τ per head, changing with the ste
     await page.click('#prev');
     const back = await shown(page, 0);
     expect(back.tokens.map((x) => x.score)).toEqual(expected(session, 0, { method: 'erasure' }).scores.map((v) => Math.fround(v)));
+    expect(errors).toEqual([]);
+  } finally {
+    session.dispose();
+    await page.close();
+  }
+});
+
+it('says how long integrated gradients will take before running, and reads completeness as a share', async () => {
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), s: SENTENCE, step: 1 })}`);
+  const session = t.model.translate(SENTENCE);
+  try {
+    session.step();
+    await page.click('#attribution > summary');
+    await shown(page, 0); // gradient × input: the worker times this one
+    // Every text the summary shows, in order, from here on.
+    await page.evaluate(() => {
+      window.summaries = [];
+      const summary = document.querySelector('#attribution .saliency-summary');
+      new MutationObserver(() => window.summaries.push(summary.textContent)).observe(summary, { childList: true, characterData: true, subtree: true });
+    });
+    await page.selectOption('#attribution [name="attr-method"]', 'integrated-gradients');
+    await shown(page, 0);
+    const [during, ...after] = await page.evaluate(() => window.summaries);
+    const time = '(under 0\\.1|\\d+(\\.\\d)?) s';
+    expect(during).toMatch(new RegExp(`^Computing integrated gradients: about ${time}…$`));
+    const estimate = during.match(/about (.+ s)…/)[1];
+    const done = after.at(-1);
+    expect(done).toContain(`(estimated ${estimate} before it started)`);
+    expect(done).toMatch(new RegExp(`Took ${time}`));
+    const at = (steps) => session.attribution(0, { method: 'integrated-gradients', steps });
+    expect(done).toContain(`: ${(100 * at(32).completenessShare).toFixed(1)}% of the change f − f(baseline)`);
+
+    // One point: a rough integral; the engine's suggestion is offered as a button that asks for it.
+    const coarse = at(1);
+    expect(coarse.suggestedSteps).toBeGreaterThan(1);
+    const steps = page.locator('#attribution [name="attr-steps"]');
+    await steps.fill('1');
+    await steps.dispatchEvent('change');
+    await shown(page, 0);
+    expect(await page.textContent('#attribution .saliency-summary')).toContain(`${(100 * coarse.completenessShare).toFixed(1)}% of the change`);
+    const more = page.locator('#attribution .attr-more-steps');
+    expect(await more.textContent()).toBe(`Use ${coarse.suggestedSteps} steps`);
+    await more.scrollIntoViewIfNeeded();
+    await screenshot(page, 'attribution-completeness', { fullPage: false });
+    await more.click();
+    await shown(page, 0);
+    expect(await steps.inputValue()).toBe(String(coarse.suggestedSteps));
+    const fine = at(coarse.suggestedSteps);
+    expect(await page.textContent('#attribution .saliency-summary')).toContain(`${(100 * fine.completenessShare).toFixed(1)}% of the change`);
+    expect(await page.locator('#attribution .attr-more-steps').count()).toBe(fine.suggestedSteps > coarse.suggestedSteps ? 1 : 0);
     expect(errors).toEqual([]);
   } finally {
     session.dispose();

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import { AttnscopeError, loadModel } from '../../web/attnscope.js';
+import { WorkTimer } from '../../web/app/worker/attribution-timing.js';
 import { FROZEN_TOY, path } from './helpers.js';
 
 const golden = (name) => JSON.parse(readFileSync(path(`tests/golden/attribution/${name}.json`), 'utf8'));
@@ -45,6 +46,9 @@ describe('attribution in WASM', () => {
       expect(maxDiff(want.integrated_gradients.target_scores, ig.targetScores)).toBeLessThan(1e-4);
       expect(Math.abs(ig.completenessError - want.integrated_gradients.completeness_error)).toBeLessThan(1e-4);
       expect(Math.abs(ig.fBaseline - want.integrated_gradients.f_baseline)).toBeLessThan(1e-4);
+      expect(ig.targetScores[0]).toBe(0); // <bos> is in the baseline as it is
+      const change = Math.abs(want.integrated_gradients.f - want.integrated_gradients.f_baseline);
+      expect(Math.abs(ig.completenessShare - want.integrated_gradients.completeness_share)).toBeLessThan(1e-4 * (1 + 1 / change));
     });
     const sentence = session.sentenceAttribution();
     expect(sentence.steps.map((s) => s.tokenId)).toEqual(toy.output_ids);
@@ -117,5 +121,44 @@ describe('attribution in WASM', () => {
     expect(error(() => session.attribution(0.5))).toMatch(/step must be an integer/);
     session.dispose();
     model.dispose();
+  });
+
+  it('integrated gradients over the budget are refused naming the most steps, which the cost says before', async () => {
+    const model = await loadModel(path('models/multi30k-en-gpt.safetensors'));
+    const session = model.generate('A man in a blue shirt is', { maxLength: 1 });
+    session.run();
+    const tokens = session.attribution(0).targetTokens.length; // <bos>, the prompt
+    const ig = (steps) => ({ method: 'integrated-gradients', steps });
+    // (3·m + 2) forwards of P·T multiply-adds, P the file's parameters as its header counts them.
+    const cost = session.attributionCost(0, ig(4096));
+    expect(cost.work).toBe((3 * 4096 + 2) * model.info.file.parameters * tokens);
+    expect(cost.passes).toBe(4098);
+    expect(cost.maxSteps).toBeLessThan(4096);
+    expect(cost.maxSteps).toBeGreaterThan(32);
+    const refused = (f) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(AttnscopeError);
+        return e.message;
+      }
+      return 'no error';
+    };
+    for (const call of [() => session.attribution(0, ig(4096)), () => session.sentenceAttribution(ig(cost.maxSteps + 1))])
+      expect(refused(call)).toMatch(new RegExp(`with \\d+ steps over ${tokens} tokens .* use at most ${cost.maxSteps} steps for this input`));
+    expect(session.sentenceAttributionCost(ig(8))).toEqual(session.attributionCost(0, ig(8))); // one step so far
+    session.dispose();
+    model.dispose();
+  });
+
+  it('the page worker\'s estimate is the measured time per unit of work, none before a measurement', () => {
+    const timer = new WorkTimer();
+    expect(timer.estimate(1e9)).toBeNull();
+    timer.record(2e9, 100);
+    timer.record(1e9, 200); // a slower request: the speed is the total work over the total time
+    expect(timer.estimate(3e9)).toBeCloseTo(300, 9);
+    expect(timer.estimate(1.5e9)).toBeCloseTo(150, 9);
+    timer.record(0, 50); // no work counted: nothing learnt
+    expect(timer.estimate(3e9)).toBeCloseTo(300, 9);
   });
 });

@@ -5,12 +5,30 @@
 // (views/saliency-agreement.js). The contrast token is one of the current step's candidates, the
 // logits chart's bars: chosen in the card's menu, or with a bar's "why not?" (contrastWith).
 // Closed, it asks nothing: each answer costs the engine a backward pass per
-// step (integrated gradients: one per point).
+// step (integrated gradients: one per point). While a request runs, the summary says how long it
+// should take (the worker's estimate from the engine's count of the work); integrated gradients'
+// completeness error is read as a share of the change it explains, and when the engine suggests
+// more points, a button asks for them.
 import { AgreementGrids } from '../views/saliency-agreement.js';
 import { SaliencyStrip } from '../views/saliency-strip.js';
 import { labelOf } from '../util/pieces.js';
 
 const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+const seconds = (ms) => (ms < 100 ? 'under 0.1 s' : `${(ms / 1000).toFixed(ms < 9500 ? 1 : 0)} s`);
+
+/** "about 2.3 s" of a worker estimate, or what stands for it before the worker timed anything. */
+function estimateText(estimateMs) {
+  return estimateMs == null ? 'timing this first request to estimate the next ones' : `about ${seconds(estimateMs)}`;
+}
+
+/** The completeness of integrated gradients, as words: its share of f − f(baseline) and what to do about it. */
+function completenessText(step, steps) {
+  const share = Number.isFinite(step.completenessShare) ? `${(100 * step.completenessShare).toFixed(1)}%` : 'all';
+  let text = `, completeness error ${step.completenessError.toExponential(2)}: ${share} of the change f − f(baseline)`;
+  if (step.suggestedSteps > steps) text += `. The integral needs more points: about ${step.suggestedSteps} would bring it within 5%`;
+  else if (step.suggestedSteps > 0) text += `. More points would help, but ${steps} is the most this model and input allow`;
+  return text;
+}
 
 export class AttributionPanel {
   #root;
@@ -41,6 +59,16 @@ export class AttributionPanel {
   #syncControls() {
     const ig = this.#controls.method.value === 'integrated-gradients';
     for (const c of [this.#controls.steps, this.#controls.baseline]) c.closest('label').hidden = !ig;
+  }
+
+  // The button that asks for the engine's suggested number of points.
+  #moreSteps(steps) {
+    const button = el('button', { type: 'button', className: 'attr-more-steps', textContent: `Use ${steps} steps` });
+    button.addEventListener('click', () => {
+      this.#controls.steps.value = String(steps);
+      this.#controls.steps.dispatchEvent(new Event('change'));
+    });
+    return button;
   }
 
   /** Opens the card on the current step's token rather than candidate `id` (a bar's "why not?"). */
@@ -86,8 +114,14 @@ export class AttributionPanel {
       return;
     }
     this.#root.dataset.state = 'loading';
-    this.#engine.request('attribution', { sid: snap.sid, step: row.step, hypothesis: row.expansion, token: row.outputId, options })
-      .then(({ step, mean }) => {
+    const summary = this.#root.querySelector('.saliency-summary');
+    const started = (p) => {
+      if (key !== this.#key) return;
+      summary.replaceChildren(`Computing ${c.method.selectedOptions[0].textContent}: ${estimateText(p.estimateMs)}…`);
+      this.#root.dataset.estimateMs = p.estimateMs == null ? '' : String(Math.round(p.estimateMs));
+    };
+    this.#engine.request('attribution', { sid: snap.sid, step: row.step, hypothesis: row.expansion, token: row.outputId, options }, started)
+      .then(({ step, mean, estimateMs, ms }) => {
         if (key !== this.#key) return;
         const what = `“${label(step.token)}” at step ${step.step + 1}${step.contrast ? ` rather than “${label(step.contrast)}”` : ''}`;
         const groups = snap.input === 'prompt'
@@ -96,12 +130,15 @@ export class AttributionPanel {
             { name: 'target', tokens: step.targetTokens.map(label), scores: step.targetScores }];
         this.#strip.set({ groups, what });
         this.#grids.set({ step: step.agreement, mean });
-        const summary = this.#root.querySelector('.saliency-summary');
-        summary.textContent = `Explains ${what}: f = ${step.f.toFixed(4)}, sum of the scores ${step.sum.toFixed(4)}` +
-          (step.completenessError !== undefined ? `, f(baseline) = ${step.fBaseline.toFixed(4)}, completeness error ${step.completenessError.toExponential(2)}` : '');
+        const ig = step.completenessError !== undefined;
+        summary.replaceChildren(`Explains ${what}: f = ${step.f.toFixed(4)}, sum of the scores ${step.sum.toFixed(4)}` +
+          (ig ? `, f(baseline) = ${step.fBaseline.toFixed(4)}${completenessText(step, options.steps)}` : '') +
+          `. Took ${seconds(ms)}${estimateMs == null ? '' : ` (estimated ${seconds(estimateMs)} before it started)`}.`);
+        if (ig && step.suggestedSteps > options.steps) summary.append(' ', this.#moreSteps(step.suggestedSteps));
         Object.assign(this.#root.dataset, { step: String(step.step), state: 'ready' });
       }, (e) => {
         if (key !== this.#key) return;
+        summary.replaceChildren();
         this.#strip.message(e.message, 'error');
         this.#grids.message('');
         this.#root.dataset.state = 'error';

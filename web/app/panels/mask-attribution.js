@@ -7,6 +7,16 @@ import { SaliencyStrip } from '../views/saliency-strip.js';
 
 const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 
+const STEPS = 32; // the points of this card's integrated gradients
+
+// Integrated gradients' completeness error as a share of the change it explains, and the points
+// the engine suggests when that share is large.
+function completeness(a) {
+  const share = Number.isFinite(a.completenessShare) ? `${(100 * a.completenessShare).toFixed(1)}%` : 'all';
+  return `, completeness error ${a.completenessError.toExponential(2)}: ${share} of the change from the baseline` +
+    (a.suggestedSteps > STEPS ? ` (rough: about ${a.suggestedSteps} points would bring it within 5%)` : '');
+}
+
 export class MaskAttribution {
   #root;
   #engine;
@@ -40,6 +50,7 @@ export class MaskAttribution {
     if (!this.#root.open || !this.#asked) return;
     const { url, text, modified } = this.#asked;
     const options = { method: this.#method.value };
+    if (options.method === 'integrated-gradients') options.steps = STEPS;
     const key = JSON.stringify([url, text, modified, options]);
     if (key === this.#key) return;
     this.#key = key;
@@ -71,7 +82,7 @@ export class MaskAttribution {
     const what = `“${a.token}” in [MASK] #${k + 1} (position ${a.step})`;
     fig.append(el('figcaption', {
       textContent: `${what}: log p = ${a.f.toFixed(4)}, sum of the scores ${a.sum.toFixed(4)}` +
-        (a.completenessError !== undefined ? `, completeness error ${a.completenessError.toExponential(2)}` : ''),
+        (a.completenessError !== undefined ? completeness(a) : ''),
     }));
     const box = fig.appendChild(el('div'));
     const detail = el('p', { className: 'saliency-detail caption', ariaLive: 'polite' });

@@ -2,6 +2,7 @@
 // engine's analysis calls (web/attnscope.js). The page asks for them; the widget never does, so
 // its bundled worker leaves this module out.
 import { siteNamed } from '../model/sites.js';
+import { WorkTimer } from './attribution-timing.js';
 import { currentPath, greedyAttention } from './worker-session.js';
 
 /**
@@ -13,6 +14,8 @@ export function withPromptAnalyses(s, answer) {
   if (!s.steps.length || !s.attention) return { ...answer, rollout: null, patterns: null };
   return { ...answer, rollout: s.session.promptRollout().data, patterns: s.session.promptPatterns() };
 }
+
+const attributionTimer = new WorkTimer(); // this worker's speed on attribution requests
 
 /** The handlers, given the worker's model table (`getModel`) and session lookup (`live`). */
 export function analysisHandlers(getModel, live) {
@@ -39,13 +42,23 @@ export function analysisHandlers(getModel, live) {
     },
 
     // What drove the token of `step` along the page's path (session.attribution), and τ per head
-    // averaged over that path up to `step` (session.sentenceAttribution).
-    attribution({ sid, step, hypothesis, token, options }) {
+    // averaged over that path up to `step` (session.sentenceAttribution). Before computing, a
+    // progress message says how long it will take ({work, estimateMs}: null before this worker
+    // timed a request); the answer, how long it took.
+    attribution({ sid, step, hypothesis, token, options }, progress) {
       const { session } = live(sid);
-      return {
+      const work = session.attributionCost(step, { ...options, hypothesis, token }).work +
+        session.sentenceAttributionCost({ ...options, last: step, hypothesis }).work;
+      const estimateMs = attributionTimer.estimate(work);
+      progress({ work, estimateMs });
+      const start = performance.now();
+      const answer = {
         step: session.attribution(step, { ...options, hypothesis, token }),
         mean: session.sentenceAttribution({ ...options, last: step, hypothesis }).meanAgreement,
       };
+      const ms = performance.now() - start;
+      attributionTimer.record(work, ms);
+      return { ...answer, work, estimateMs, ms };
     },
 
     factor({ sid, site: name, layer, head, query = 0, step = 0, hypothesis = 0 }) {

@@ -48,7 +48,9 @@
 //   logitLens  {sid, ids, k}                -> Session.logitLens(k, {ids}): per step of that path and
 //              per decoder layer, the top-k and the chosen token's probability and rank
 //   attribution {sid, step, hypothesis, token, options} -> {step: Session.attribution(step, ...),
-//              mean: the meanAgreement of Session.sentenceAttribution({last: step, hypothesis})}
+//              mean: the meanAgreement of Session.sentenceAttribution({last: step, hypothesis}),
+//              work, estimateMs, ms} (progress, before computing: {work, estimateMs}, the time
+//              expected from this worker's measured speed, null before its first request)
 //
 // Encoder-only models ('open' answers {encoderOnly: true, info} for a model without a decoder);
 // `interventions` (as in the decoding options) break the model for the study and its analyses:
