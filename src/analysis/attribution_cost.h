@@ -9,8 +9,8 @@
 //   erasure:               (1 + T)·P·T     at most: the whole input, then a forward per token left out
 // Integrated gradients may take at most max_ig_steps(P, T) steps: the most whose work stays within
 // kAttributionBudget, but never fewer than the default 32, so that the default runs on any input
-// a model takes (at what its length costs: on the shipped models at their longest inputs, 0.4 to
-// 9 budgets), and never more than 4,096.
+// a model takes (at what its length costs: up to 18 budgets for the multi30k RNN at 128 + 128
+// tokens), and never more than 4,096.
 #include <cstddef>
 #include <string>
 
@@ -18,9 +18,9 @@
 
 namespace attnscope {
 
-// Multiply-adds per explained prediction: a few seconds of the page's WebAssembly engine
-// (docs/reliability.md, "Attribution").
-constexpr double kAttributionBudget = 2e10;
+// Multiply-adds per explained prediction: about 2 s of the WebAssembly engine on the GPT model,
+// 1 s on multi30k-en-de (docs/reliability.md, "Attribution").
+constexpr double kAttributionBudget = 1e10;
 
 struct AttributionCost {
   double work = 0;       // multiply-adds, about

@@ -346,6 +346,7 @@ TEST(AttributionCost, IntegratedGradientsOverBudgetAreRefusedNamingTheMostSteps)
   const std::size_t tokens = kTranslation.source.size() + kTranslation.target.size();
   const double forward = 1e7 * static_cast<double>(tokens);
   const int most = max_ig_steps(model.claimed_parameters, tokens);
+  ASSERT_GT(most, AttributionOptions::kDefaultSteps) << "the budget, not the floor, must set the cap here";
   EXPECT_LE((3.0 * most + 2) * forward, kAttributionBudget);
   EXPECT_GT((3.0 * (most + 1) + 2) * forward, kAttributionBudget);
   AttributionOptions options;
