@@ -4,8 +4,9 @@
 // gradients: the time a request should take is shown before it runs, the completeness error as a
 // share of the change, and the engine's suggested steps as a button.
 import { expect, it } from 'vitest';
+import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { idle, openPage, screenshot } from './browser.js';
+import { idle, openPage, root, screenshot } from './browser.js';
 import { browserWithModel } from './with-model.js';
 
 const SENTENCE = 'i can eat apple';
@@ -134,6 +135,27 @@ it('says how long integrated gradients will take before running, and reads compl
     expect(errors).toEqual([]);
   } finally {
     session.dispose();
+    await page.close();
+  }
+});
+
+it('the encoder-only card reads integrated gradients\' completeness as a share too', async () => {
+  const text = 'a man is riding a [MASK] .';
+  const mlm = await loadModel(`${root}/models/multi30k-en-mlm.safetensors`);
+  const { page, errors } = await openPage(t.env, `/web/index.html${formatState({ ...parseState(''), model: 'multi30k-en-mlm', s: text })}`, { wait: false });
+  try {
+    await page.waitForSelector('#encoder[data-renders]', { timeout: 60_000 });
+    await page.click('#enc-attribution > summary');
+    await page.selectOption('#enc-attribution [name="mask-attr-method"]', 'integrated-gradients');
+    await page.waitForSelector('#enc-attribution[data-state="ready"][data-method="integrated-gradients"]');
+    const [want] = mlm.maskAttribution(text, { method: 'integrated-gradients', steps: 32 });
+    const caption = await page.textContent('#enc-attribution figure.mask-attr figcaption');
+    expect(caption).toContain(`${(100 * want.completenessShare).toFixed(1)}% of the change from the baseline`);
+    if (want.suggestedSteps > 32) expect(caption).toContain(`about ${want.suggestedSteps} points`);
+    else expect(caption).not.toContain('points would');
+    expect(errors).toEqual([]);
+  } finally {
+    mlm.dispose();
     await page.close();
   }
 });
