@@ -1,6 +1,7 @@
 #include "core/json.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/error.h"
 #include "core/quote.h"
@@ -23,11 +24,12 @@ constexpr std::size_t kMaxParserMessageBytes = 200;
 // the parser's view, but only past the first invalid byte, where the parser stops anyway.
 struct Scan {
   std::size_t too_deep_at = std::string_view::npos;
+  std::size_t too_long_at = std::string_view::npos;  // where an array first passes max_array_values
   std::size_t values = 0;      // an upper bound: one per comma, per array or object, plus one
   std::size_t cost_bytes = 0;  // the DOM's estimated size (see kMaxJsonCostPerByte)
 };
 
-Scan scan(std::string_view text) {
+Scan scan(std::string_view text, std::size_t max_array_values) {
   // nlohmann's costs: a value's slot in its growing array (16 bytes, up to 3 times that while
   // the array is reallocated); an array's or object's own vector or map; a string's
   // std::string, and its characters past the short-string buffer.
@@ -35,6 +37,9 @@ Scan scan(std::string_view text) {
   Scan s;
   int depth = 0;
   std::size_t containers = 0, commas = 0, strings = 0, long_chars = 0, string_start = 0;
+  // Per open container up to kMaxJsonDepth: its values so far (an upper bound, as `values`),
+  // or npos for an object.
+  std::vector<std::size_t> open;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -52,10 +57,14 @@ Scan scan(std::string_view text) {
     } else if (c == '[' || c == '{') {
       ++containers;
       if (++depth > kMaxJsonDepth && s.too_deep_at == std::string_view::npos) s.too_deep_at = i;
+      if (depth <= kMaxJsonDepth) open.push_back(c == '[' ? 1 : std::string_view::npos);
     } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+      if (depth-- <= kMaxJsonDepth) open.pop_back();
     } else if (c == ',') {
       ++commas;
+      if (!open.empty() && depth <= kMaxJsonDepth && open.back() != std::string_view::npos &&
+          ++open.back() > max_array_values && s.too_long_at == std::string_view::npos)
+        s.too_long_at = i;
     }
   }
   s.values = commas + containers + 1;
@@ -86,11 +95,15 @@ void append_excerpt(const nlohmann::json& v, std::string& out, std::size_t budge
 
 }  // namespace
 
-nlohmann::json parse_json(std::string_view text, const std::string& what, JsonSource source, bool plural) {
-  const Scan s = scan(text);
+nlohmann::json parse_json(std::string_view text, const std::string& what, JsonSource source, bool plural,
+                          std::size_t max_array_values) {
+  const Scan s = scan(text, max_array_values);
   if (s.too_deep_at != std::string_view::npos)
     fail(source, what + (plural ? " nest" : " nests") + " arrays and objects deeper than " +
                      std::to_string(kMaxJsonDepth) + " levels (at byte " + std::to_string(s.too_deep_at) + ")");
+  if (s.too_long_at != std::string_view::npos)
+    fail(source, what + (plural ? " hold" : " holds") + " an array of more than " + std::to_string(max_array_values) +
+                     " values (at byte " + std::to_string(s.too_long_at) + ")");
   const std::size_t allowed = std::max(kJsonCostFloorBytes, kMaxJsonCostPerByte * text.size());
   if (s.cost_bytes > allowed)
     fail(source, what + (plural ? " hold" : " holds") + " too many values for " + (plural ? "their " : "its ") +

@@ -4,6 +4,7 @@
 // vocabularies, tokenizer), decoding options, interventions and training options. The limit
 // below therefore holds for all of them, and a bad text is an Error of the caller's kind.
 #include <cstddef>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -35,7 +36,10 @@ enum class JsonSource { ModelFile, Input };
 // Parses `text`. `what` names it in the messages ("config metadata", or "decoding options" with
 // `plural`): "<what> is (are) not valid JSON: ...", "<what> nest(s) arrays and objects deeper
 // than 256 levels (at byte N)", "<what> hold(s) too many values for (its|their) N bytes ...".
-nlohmann::json parse_json(std::string_view text, const std::string& what, JsonSource source, bool plural = false);
+// With `max_array_values`, an array of more values is refused by the same scan, unparsed: "<what>
+// hold(s) an array of more than M values (at byte N)" (a model's tables, text/table_limits.h).
+nlohmann::json parse_json(std::string_view text, const std::string& what, JsonSource source, bool plural = false,
+                          std::size_t max_array_values = std::numeric_limits<std::size_t>::max());
 
 // A value as a message quotes it: its JSON text, cut to a short printable excerpt without
 // serialising the whole value (it may be megabytes).

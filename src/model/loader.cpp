@@ -8,6 +8,7 @@
 #include "io/safetensors.h"
 #include "model/model.h"
 #include "model/registry.h"
+#include "text/table_limits.h"
 
 namespace attnscope {
 namespace {
@@ -17,7 +18,8 @@ using json = nlohmann::json;
 std::vector<std::string> parse_vocab(const std::map<std::string, std::string>& meta, const std::string& key) {
   auto it = meta.find(key);
   if (it == meta.end()) throw ModelFileError("metadata '" + key + "' is missing");
-  const json j = parse_json(it->second, "metadata '" + key + "'", JsonSource::ModelFile);
+  // The table's size is checked by the scan before the parser builds anything.
+  const json j = parse_json(it->second, "metadata '" + key + "'", JsonSource::ModelFile, false, kMaxVocabulary);
   if (!j.is_array() || j.empty()) throw ModelFileError("metadata '" + key + "' must be a non-empty JSON array");
   std::vector<std::string> tokens;
   for (const json& t : j) {

@@ -1,10 +1,11 @@
 #include "text/bpe_tokenizer.h"
 
-#include <limits>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "text/normalize.h"
+#include "text/table_limits.h"
 #include "text/utf8.h"
 
 namespace attnscope {
@@ -13,57 +14,76 @@ static const std::string kWordStart = "\u2581";
 
 BpeTokenizer::BpeTokenizer(std::vector<std::string> merges, bool lowercase)
     : merges_(std::move(merges)), lowercase_(lowercase) {
+  check_table_size(merges_.size(), kMaxMerges, "the BPE merge list");
+  const auto intern = [&](const std::string& symbol) {
+    const auto [it, added] = symbol_ids_.emplace(symbol, static_cast<int>(symbols_.size()));
+    if (added) {
+      symbols_.push_back(symbol);
+      longest_symbol_ = std::max(longest_symbol_, decode_utf8(symbol).size());
+    }
+    return it->second;
+  };
   for (int i = 0; i < static_cast<int>(merges_.size()); ++i) {
     const std::string& m = merges_[i];
     const std::size_t space = m.find(' ');
     if (space == std::string::npos || space == 0 || space + 1 == m.size() ||
         m.find(' ', space + 1) != std::string::npos)
       throw ModelFileError("BPE merge " + std::to_string(i) + " '" + m + "' is not of the form 'left right'");
-    rank_.emplace(m, i);  // a repeated merge keeps its first (highest-priority) rank
+    const std::string left = m.substr(0, space), right = m.substr(space + 1);
+    const int left_id = intern(left), right_id = intern(right);
+    // A repeated merge keeps its first (highest-priority) rank.
+    table_.add(left_id, right_id, {i, intern(left + right)}, /*keep_first=*/true);
   }
+}
+
+// A symbol no merge names gets a negative id, -1 - (its index in `unknown`): it never merges.
+std::vector<int> BpeTokenizer::symbols_of(const std::u32string& word, std::vector<std::string>& unknown) const {
+  std::vector<int> ids;
+  ids.reserve(word.size() + 1);
+  const auto add = [&](std::string symbol) {
+    const auto it = symbol_ids_.find(symbol);
+    if (it != symbol_ids_.end()) {
+      ids.push_back(it->second);
+    } else {
+      ids.push_back(-1 - static_cast<int>(unknown.size()));
+      unknown.push_back(std::move(symbol));
+    }
+  };
+  add(kWordStart);
+  for (char32_t c : word) add(encode_utf8(c));
+  return ids;
+}
+
+std::vector<std::string> BpeTokenizer::pieces_of(const std::vector<int>& ids, const std::vector<std::string>& unknown) const {
+  std::vector<std::string> pieces;
+  pieces.reserve(ids.size());
+  for (int id : ids) pieces.push_back(id >= 0 ? symbols_[static_cast<std::size_t>(id)] : unknown[static_cast<std::size_t>(-1 - id)]);
+  return pieces;
 }
 
 std::vector<std::string> BpeTokenizer::split_word(const std::u32string& word) const {
-  std::vector<std::string> symbols;
-  symbols.reserve(word.size() + 1);
-  symbols.push_back(kWordStart);
-  for (char32_t c : word) symbols.push_back(encode_utf8(c));
-
-  constexpr int kNone = std::numeric_limits<int>::max();
-  while (symbols.size() > 1) {
-    int best = kNone;
-    std::string best_pair;
-    for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-      auto it = rank_.find(symbols[i] + ' ' + symbols[i + 1]);
-      if (it != rank_.end() && it->second < best) {
-        best = it->second;
-        best_pair = it->first;
-      }
-    }
-    if (best == kNone) break;
-    // Merge every non-overlapping occurrence of the best pair, left to right.
-    const std::size_t space = best_pair.find(' ');
-    const std::string left = best_pair.substr(0, space), right = best_pair.substr(space + 1);
-    std::vector<std::string> merged;
-    merged.reserve(symbols.size());
-    for (std::size_t i = 0; i < symbols.size(); ++i) {
-      if (i + 1 < symbols.size() && symbols[i] == left && symbols[i + 1] == right) {
-        merged.push_back(left + right);
-        ++i;
-      } else {
-        merged.push_back(std::move(symbols[i]));
-      }
-    }
-    symbols = std::move(merged);
-  }
-  return symbols;
+  std::vector<std::string> unknown;
+  std::vector<int> ids = symbols_of(word, unknown);
+  return pieces_of(bpe_merge(std::move(ids), table_), unknown);
 }
 
-std::vector<std::string> BpeTokenizer::split(const std::string& text) const {
-  std::vector<std::string> pieces;
-  for (const std::u32string& word : split_words(text, lowercase_))
+std::vector<std::string> BpeTokenizer::split_word_reference(const std::u32string& word) const {
+  std::vector<std::string> unknown;
+  std::vector<int> ids = symbols_of(word, unknown);
+  return pieces_of(bpe_merge_reference(std::move(ids), table_), unknown);
+}
+
+bool BpeTokenizer::split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const {
+  const std::size_t base = pieces.size();
+  for (const std::u32string& word : split_words(text, lowercase_)) {
+    // The word's marker and code points make at least this many pieces, as no piece is longer
+    // than the longest symbol: a word too long for the limit is refused before it is merged.
+    const std::size_t at_least = (word.size() + 1 + longest_symbol_ - 1) / longest_symbol_;
+    if (at_least > max_pieces - (pieces.size() - base)) return false;
     for (std::string& piece : split_word(word)) pieces.push_back(std::move(piece));
-  return pieces;
+    if (pieces.size() - base > max_pieces) return false;
+  }
+  return true;
 }
 
 std::string BpeTokenizer::join(const std::vector<std::string>& pieces) const {

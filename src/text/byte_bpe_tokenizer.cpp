@@ -1,5 +1,6 @@
 #include "text/byte_bpe_tokenizer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -7,6 +8,7 @@
 #include "text/byte_bpe_alphabet.h"
 #include "text/byte_bpe_decode.h"
 #include "text/byte_bpe_pretokenizer.h"
+#include "text/table_limits.h"
 #include "text/utf8.h"
 
 namespace attnscope {
@@ -19,6 +21,7 @@ char hex_digit(int d) { return static_cast<char>(d < 10 ? '0' + d : 'A' + d - 10
 ByteBpeTokenizer::ByteBpeTokenizer(std::vector<std::string> merges, const Vocabulary& vocab)
     : merge_count_(merges.size()), vocab_(vocab) {
   if (vocab_.size() == 0) throw ModelFileError("a byte_bpe tokenizer needs the model's vocabulary");
+  check_table_size(merges.size(), kMaxMerges, "the byte_bpe merge list");
   for (int b = 0; b < 256; ++b) byte_ids_[b] = vocab_.id(encode_utf8(bytes_to_unicode()[b]), -1);
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
     const std::string& m = merges[rank];
@@ -30,12 +33,15 @@ ByteBpeTokenizer::ByteBpeTokenizer(std::vector<std::string> merges, const Vocabu
     for (const std::string& piece : {left, right, left + right})
       if (!vocab_.contains(piece)) throw ModelFileError(where() + ": " + quote(piece) + " is not in the vocabulary");
     // A merge listed twice keeps its later rank, as encoder.py's dict(zip(merges, range(...))) does.
-    merges_[pair_key(vocab_.id(left, -1), vocab_.id(right, -1))] =
-        Merge{static_cast<int>(rank), vocab_.id(left + right, -1)};
+    merges_.add(vocab_.id(left, -1), vocab_.id(right, -1), {static_cast<int>(rank), vocab_.id(left + right, -1)},
+                /*keep_first=*/false);
+    // Each character of a byte-level piece stands for one byte and takes one or two bytes of
+    // UTF-8, so a piece covers at most as many bytes of text as its own text has.
+    longest_ = std::max(longest_, left.size() + right.size());
   }
 }
 
-std::vector<int> ByteBpeTokenizer::merge(std::string_view pretoken) const {
+std::vector<int> ByteBpeTokenizer::byte_symbols(std::string_view pretoken) const {
   std::vector<int> symbols;
   symbols.reserve(pretoken.size());
   for (char ch : pretoken) {
@@ -47,38 +53,29 @@ std::vector<int> ByteBpeTokenizer::merge(std::string_view pretoken) const {
     }
     symbols.push_back(byte_ids_[b]);
   }
-  while (symbols.size() > 1) {
-    const Merge* best = nullptr;
-    int left = 0, right = 0;
-    for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-      const auto it = merges_.find(pair_key(symbols[i], symbols[i + 1]));
-      if (it != merges_.end() && (!best || it->second.rank < best->rank)) {
-        best = &it->second;
-        left = symbols[i];
-        right = symbols[i + 1];
-      }
-    }
-    if (!best) break;
-    std::vector<int> merged;
-    merged.reserve(symbols.size());
-    for (std::size_t i = 0; i < symbols.size(); ++i) {
-      if (i + 1 < symbols.size() && symbols[i] == left && symbols[i + 1] == right) {
-        merged.push_back(best->result);
-        ++i;
-      } else {
-        merged.push_back(symbols[i]);
-      }
-    }
-    symbols = std::move(merged);
-  }
   return symbols;
 }
 
-std::vector<std::string> ByteBpeTokenizer::split(const std::string& text) const {
-  std::vector<std::string> pieces;
-  for (std::string_view pretoken : gpt2_pretokenize(text))
+std::vector<int> ByteBpeTokenizer::merge(std::string_view pretoken) const {
+  return bpe_merge(byte_symbols(pretoken), merges_);
+}
+
+std::vector<int> ByteBpeTokenizer::merge_reference(std::string_view pretoken) const {
+  return bpe_merge_reference(byte_symbols(pretoken), merges_);
+}
+
+bool ByteBpeTokenizer::split_within(const std::string& text, std::size_t max_pieces,
+                                    std::vector<std::string>& pieces) const {
+  const std::size_t base = pieces.size();
+  for (std::string_view pretoken : gpt2_pretokenize(text)) {
+    // No piece covers more than longest_ bytes: a pre-token too long for the limit is refused
+    // before it is merged.
+    const std::size_t at_least = (pretoken.size() + longest_ - 1) / longest_;
+    if (at_least > max_pieces - (pieces.size() - base)) return false;
     for (int id : merge(pretoken)) pieces.push_back(vocab_.token(id));
-  return pieces;
+    if (pieces.size() - base > max_pieces) return false;
+  }
+  return true;
 }
 
 std::string ByteBpeTokenizer::join(const std::vector<std::string>& pieces) const { return decode_byte_level(pieces); }

@@ -6,12 +6,11 @@
 // no pair of symbols has a merge. No normalisation, no unknown piece: every piece is in the
 // vocabulary, or encoding fails naming it. models/FORMAT.md ("byte_bpe") has the rules.
 #include <array>
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "text/bpe_merge.h"
 #include "text/tokenizer.h"
 
 namespace attnscope {
@@ -19,11 +18,12 @@ namespace attnscope {
 class ByteBpeTokenizer : public Tokenizer {
  public:
   // `merges`: "left right" in rank order (GPT-2's vocab.bpe without its "#version" line); every
-  // merge's two symbols and its result must be pieces of `vocab` (copied), else ModelFileError.
+  // merge's two symbols and its result must be pieces of `vocab` (copied), else ModelFileError;
+  // so must there be at most kMaxMerges (text/table_limits.h).
   ByteBpeTokenizer(std::vector<std::string> merges, const Vocabulary& vocab);
 
   // Throws InputError when a byte of the text stands for a piece the vocabulary lacks.
-  std::vector<std::string> split(const std::string& text) const override;
+  bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const override;
   // text/byte_bpe_decode.h: the bytes of the pieces as UTF-8, ill-formed parts as U+FFFD.
   std::string join(const std::vector<std::string>& pieces) const override;
   // A description, without the merges: {"type": "byte_bpe", "merge_count": N}.
@@ -31,18 +31,15 @@ class ByteBpeTokenizer : public Tokenizer {
 
   // The vocabulary ids of one pre-token's pieces (encoder.py's bpe()).
   std::vector<int> merge(std::string_view pretoken) const;
+  // The same by the plain quadratic merge loop (text/bpe_merge.h), to test merge() against.
+  std::vector<int> merge_reference(std::string_view pretoken) const;
 
  private:
-  struct Merge {
-    int rank;
-    int result;  // the merged piece's id
-  };
-  static std::uint64_t pair_key(int left, int right) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) | static_cast<std::uint32_t>(right);
-  }
+  std::vector<int> byte_symbols(std::string_view pretoken) const;
 
   std::size_t merge_count_;
-  std::unordered_map<std::uint64_t, Merge> merges_;  // (left id, right id) -> rank and result
+  BpeMergeTable merges_;     // (left id, right id) -> rank and result
+  std::size_t longest_ = 1;  // bytes of the longest merge result: a pre-token of n bytes has >= n / this pieces
   std::array<int, 256> byte_ids_;                     // each byte's piece id, -1 when the vocabulary lacks it
   Vocabulary vocab_;
 };

@@ -25,6 +25,10 @@ PiecePrefixIndex::PiecePrefixIndex(const std::vector<std::pair<std::string_view,
 std::pair<std::size_t, std::size_t> PiecePrefixIndex::narrow(std::size_t lo, std::size_t hi, std::size_t depth,
                                                              unsigned char c) const {
   const auto byte_at = [&](const Entry& e) { return static_cast<unsigned char>(bytes_[e.offset + depth]); };
+  if (lo == hi) return {lo, hi};
+  // The whole range agrees (the range is sorted, so its ends tell): in a table of pieces that
+  // are prefixes of each other ("a", "aa", "aaa", ...) every step is this one, in O(1).
+  if (byte_at(entries_[lo]) == c && byte_at(entries_[hi - 1]) == c) return {lo, hi};
   const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(lo);
   const auto last = entries_.begin() + static_cast<std::ptrdiff_t>(hi);
   const auto begin = std::lower_bound(first, last, c, [&](const Entry& e, unsigned char v) { return byte_at(e) < v; });

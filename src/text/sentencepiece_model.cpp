@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/quote.h"
 #include "text/protobuf_wire.h"
+#include "text/table_limits.h"
 
 namespace attnscope {
 namespace {
@@ -24,12 +25,16 @@ constexpr std::uint32_t kNormalizerName = 1, kCharsmap = 2, kAddDummyPrefix = 3,
 
 [[noreturn]] void fail(const std::string& what) { throw ModelFileError(kWhat + ": " + what); }
 
-SentencePieceModel::Piece read_piece(std::string_view message, std::size_t index) {
+// A piece and a view of its text in the model's bytes.
+SentencePieceModel::Piece read_piece(std::string_view message, std::size_t index, std::string_view& text) {
   SentencePieceModel::Piece p;
   WireReader r(message, kWhat + " piece " + std::to_string(index));
   while (!r.done()) {
     const WireField f = r.next();
-    if (f.number == field::kPieceText) p.text = std::string(f.bytes());
+    if (f.number == field::kPieceText) {
+      text = f.bytes();
+      p.text = std::string(text);
+    }
     else if (f.number == field::kPieceScore) p.score = f.float32();
     else if (f.number == field::kPieceType) {
       const std::int32_t t = f.int32();
@@ -80,41 +85,58 @@ bool denormalizes(std::string_view message) {
   return has_charsmap;
 }
 
-void check(SentencePieceModel& m) {
-  using Type = SentencePieceModel::PieceType;
-  if (m.model_type != "unigram")
-    fail("model type " + m.model_type + " is not supported (only unigram models can be encoded)");
-  if (m.pieces.empty()) fail("has no pieces");
-  // The library keeps two maps: normal, user-defined and unused pieces in one (the ones text is
-  // matched against), control, unknown and byte pieces in the other. A text may be in both.
-  std::unordered_set<std::string_view> matched, reserved;
-  m.byte_ids.fill(-1);
-  bool any_matchable = false;
-  for (std::size_t i = 0; i < m.pieces.size(); ++i) {
-    const SentencePieceModel::Piece& p = m.pieces[i];
+// The checks of each piece, made as it is read, so that a bad table fails at its first bad piece
+// instead of after the whole of it has been parsed. The library keeps two maps: normal,
+// user-defined and unused pieces in one (the ones text is matched against), control, unknown and
+// byte pieces in the other. A text may be in both. The sets hold views of the model's bytes.
+class PieceChecker {
+ public:
+  void add(SentencePieceModel& m, std::string_view text, SentencePieceModel::Piece piece) {
+    using Type = SentencePieceModel::PieceType;
+    const std::size_t i = m.pieces.size();
+    if (i == kMaxSentencePieces)
+      fail("has more than " + std::to_string(kMaxSentencePieces) +
+           " pieces, the most a model may have (docs/reliability.md, \"Table sizes\")");
     const int id = static_cast<int>(i);
-    if (p.text.empty()) fail("piece " + std::to_string(i) + " is empty");
-    if (!std::isfinite(p.score)) fail("piece " + quote(p.text) + " has a score that is not finite");
-    const bool is_matched = p.type == Type::Normal || p.type == Type::UserDefined || p.type == Type::Unused;
-    if (!(is_matched ? matched : reserved).insert(p.text).second) fail("piece " + quote(p.text) + " is defined twice");
-    if (p.type == Type::Normal || p.type == Type::UserDefined) any_matchable = true;
-    if (p.type == Type::Unknown) {
-      if (m.unk_id >= 0) fail("has a second unknown piece, " + quote(p.text));
+    if (text.empty()) fail("piece " + std::to_string(i) + " is empty");
+    if (!std::isfinite(piece.score)) fail("piece " + quote(piece.text) + " has a score that is not finite");
+    const bool is_matched = piece.type == Type::Normal || piece.type == Type::UserDefined || piece.type == Type::Unused;
+    if (!(is_matched ? matched_ : reserved_).insert(text).second) fail("piece " + quote(piece.text) + " is defined twice");
+    if (piece.type == Type::Normal || piece.type == Type::UserDefined) any_matchable_ = true;
+    if (piece.type == Type::Unknown) {
+      if (m.unk_id >= 0) fail("has a second unknown piece, " + quote(piece.text));
       m.unk_id = id;
     }
-    if (p.type == Type::Byte) {
-      if (!m.byte_fallback) fail("byte piece " + quote(p.text) + " found although byte_fallback is off");
-      const int b = byte_of_piece_text(p.text);
-      if (b < 0) fail("byte piece " + quote(p.text) + " is not of the form <0xXX>");
-      m.byte_ids[b] = id;
+    if (piece.type == Type::Byte) {
+      const int b = byte_of_piece_text(piece.text);
+      if (b < 0) fail("byte piece " + quote(piece.text) + " is not of the form <0xXX>");
+      m.byte_ids[static_cast<std::size_t>(b)] = id;
+      if (first_byte_piece_.empty()) first_byte_piece_ = piece.text;
     }
+    m.pieces.push_back(std::move(piece));
   }
-  if (m.unk_id < 0) fail("has no unknown piece");
-  if (!any_matchable) fail("has no normal or user-defined piece to segment text with");
-  if (m.byte_fallback)
-    for (int b = 0; b < 256; ++b)
-      if (m.byte_ids[b] < 0) fail("byte_fallback is on but the byte piece " + byte_piece_text(static_cast<unsigned char>(b)) + " is missing");
-}
+
+  // What only the whole model tells: its type and byte_fallback come in trainer_spec, which
+  // protobuf writes after the pieces.
+  void finish(const SentencePieceModel& m) const {
+    if (m.model_type != "unigram")
+      fail("model type " + m.model_type + " is not supported (only unigram models can be encoded)");
+    if (m.pieces.empty()) fail("has no pieces");
+    if (!first_byte_piece_.empty() && !m.byte_fallback)
+      fail("byte piece " + quote(first_byte_piece_) + " found although byte_fallback is off");
+    if (m.unk_id < 0) fail("has no unknown piece");
+    if (!any_matchable_) fail("has no normal or user-defined piece to segment text with");
+    if (m.byte_fallback)
+      for (int b = 0; b < 256; ++b)
+        if (m.byte_ids[static_cast<std::size_t>(b)] < 0)
+          fail("byte_fallback is on but the byte piece " + byte_piece_text(static_cast<unsigned char>(b)) + " is missing");
+  }
+
+ private:
+  std::unordered_set<std::string_view> matched_, reserved_;
+  bool any_matchable_ = false;
+  std::string first_byte_piece_;
+};
 
 }  // namespace
 
@@ -138,17 +160,23 @@ std::string byte_piece_text(unsigned char byte) {
 
 SentencePieceModel parse_sentencepiece_model(std::string_view bytes) {
   SentencePieceModel m;
+  m.byte_ids.fill(-1);
+  PieceChecker pieces;
   WireReader r(bytes, kWhat);
   // Embedded messages that occur twice are merged, as protobuf does: later fields win.
   while (!r.done()) {
     const WireField f = r.next();
-    if (f.number == field::kPieces) m.pieces.push_back(read_piece(f.bytes(), m.pieces.size()));
+    if (f.number == field::kPieces) {
+      std::string_view text;
+      SentencePieceModel::Piece p = read_piece(f.bytes(), m.pieces.size(), text);
+      pieces.add(m, text, std::move(p));
+    }
     else if (f.number == field::kTrainerSpec) read_trainer_spec(f.bytes(), m);
     else if (f.number == field::kNormalizerSpec) read_normalizer_spec(f.bytes(), m);
     else if (f.number == field::kDenormalizerSpec && denormalizes(f.bytes()))
       fail("a denormalizer_spec with rules is not supported");
   }
-  check(m);
+  pieces.finish(m);
   return m;
 }
 

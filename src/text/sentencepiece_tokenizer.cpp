@@ -201,10 +201,16 @@ std::string SentencePieceTokenizer::decode_ids(const std::vector<int>& ids) cons
   return decode_pieces(pieces);
 }
 
-std::vector<std::string> SentencePieceTokenizer::split(const std::string& text) const {
-  std::vector<std::string> out;
-  for (Piece& p : encode(text)) out.push_back(std::move(p.text));
-  return out;
+bool SentencePieceTokenizer::split_within(const std::string& text, std::size_t max_pieces,
+                                         std::vector<std::string>& pieces) const {
+  // Viterbi needs the whole text (the best path is known only at its end); it costs the text's
+  // length times the longest piece's (docs/reliability.md, "Tokenizer work").
+  const std::size_t base = pieces.size();
+  for (Piece& p : encode(text)) {
+    pieces.push_back(std::move(p.text));
+    if (pieces.size() - base > max_pieces) return false;
+  }
+  return true;
 }
 
 std::string SentencePieceTokenizer::join(const std::vector<std::string>& pieces) const { return decode_pieces(pieces); }

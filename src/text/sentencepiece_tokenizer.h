@@ -54,7 +54,7 @@ class SentencePieceTokenizer : public Tokenizer {
   // Tokenizer: split = encode's pieces, join = decode_pieces. Through a Vocabulary (encode() in
   // tokenizer.h) an unknown run maps to the unknown id unless its text is a vocabulary entry, as
   // it does in Hugging Face's Marian tokenizer, which maps the library's pieces through vocab.json.
-  std::vector<std::string> split(const std::string& text) const override;
+  bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const override;
   std::string join(const std::vector<std::string>& pieces) const override;
   // A description, not the model: {"type": "sentencepiece", "model_type": "unigram",
   // "normalizer": ..., "pieces": N, "byte_fallback": ..., ...}.

@@ -8,6 +8,7 @@
 #include "core/quote.h"
 #include "text/bpe_tokenizer.h"
 #include "text/byte_bpe_tokenizer.h"
+#include "text/table_limits.h"
 #include "text/sentencepiece_tokenizer.h"
 #include "text/word_tokenizer.h"
 #include "text/wordpiece_tokenizer.h"
@@ -24,18 +25,18 @@ class VocabularySentencePiece : public Tokenizer {
 
   // MarianTokenizer._tokenize: a leading ">>xx<<" (">>" up to the first "<<") is one piece of
   // its own (remove_language_code); the rest is the SentencePiece model's pieces.
-  std::vector<std::string> split(const std::string& text) const override {
-    std::vector<std::string> pieces;
+  bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const override {
     std::string_view rest = text;
     if (language_codes_ && rest.substr(0, 2) == ">>") {
       const std::size_t end = rest.find("<<");
       if (end != std::string_view::npos) {
+        if (max_pieces == 0) return false;
         pieces.emplace_back(rest.substr(0, end + 2));
         rest.remove_prefix(end + 2);
+        --max_pieces;
       }
     }
-    for (std::string& p : model_.split(std::string(rest))) pieces.push_back(std::move(p));
-    return pieces;
+    return model_.split_within(std::string(rest), max_pieces, pieces);
   }
 
   // MarianTokenizer.decode(skip_special_tokens=True): the unk piece (a special token there) is
@@ -79,7 +80,8 @@ class VocabularySentencePiece : public Tokenizer {
 
 std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const Vocabulary& vocab) {
   using json = nlohmann::json;
-  const json j = parse_json(text, "tokenizer metadata", JsonSource::ModelFile);
+  // Its only long array is the merges: their count is checked before the parser builds them.
+  const json j = parse_json(text, "tokenizer metadata", JsonSource::ModelFile, false, kMaxMerges);
   auto flag = [&](const char* name, bool fallback) {
     if (!j.contains(name)) return fallback;
     if (!j[name].is_boolean()) throw ModelFileError(std::string("tokenizer field '") + name + "' must be a boolean");
@@ -152,9 +154,16 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const std::string& text, const V
                        " is not supported (use \"word\", \"bpe\", \"byte_bpe\", \"wordpiece\" or \"sentencepiece\")");
 }
 
-Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id) {
+std::vector<std::string> Tokenizer::split(const std::string& text) const {
+  std::vector<std::string> pieces;
+  split_within(text, kNoPieceLimit, pieces);
+  return pieces;
+}
+
+Encoded encode(const Tokenizer& tokenizer, const Vocabulary& vocab, const std::string& text, int unk_id,
+               std::size_t max_pieces) {
   Encoded out;
-  out.pieces = tokenizer.split(text);
+  out.over_limit = !tokenizer.split_within(text, max_pieces, out.pieces);
   out.ids.reserve(out.pieces.size());
   for (const std::string& piece : out.pieces) {
     const int id = vocab.id(piece, -1);

@@ -1,10 +1,12 @@
 #include "text/vocabulary.h"
 
 #include "core/error.h"
+#include "text/table_limits.h"
 
 namespace attnscope {
 
 Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
+  check_table_size(tokens_.size(), kMaxVocabulary, "the vocabulary");
   for (int i = 0; i < size(); ++i) {
     // A duplicate would make id(token(i)) != i; keep the first, as the file order is the truth.
     ids_.emplace(tokens_[i], i);

@@ -9,6 +9,7 @@ namespace attnscope {
 class Vocabulary {
  public:
   Vocabulary() = default;
+  // More than kMaxVocabulary tokens (text/table_limits.h) is a ModelFileError.
   explicit Vocabulary(std::vector<std::string> tokens);
 
   int size() const { return static_cast<int>(tokens_.size()); }

@@ -12,11 +12,14 @@ static bool is_ascii_punctuation(char32_t c) {
          (c >= 0x7B && c <= 0x7E);
 }
 
-std::vector<std::string> WordTokenizer::split(const std::string& text) const {
-  std::vector<std::string> pieces;
+bool WordTokenizer::split_within(const std::string& text, std::size_t max_pieces,
+                                 std::vector<std::string>& pieces) const {
+  const std::size_t base = pieces.size();
+  const auto over = [&] { return pieces.size() - base > max_pieces; };
   for (const std::u32string& word : split_words(text, lowercase_)) {
     if (!split_punctuation_) {
       pieces.push_back(encode_utf8(word));
+      if (over()) return false;
       continue;
     }
     std::u32string run;
@@ -27,11 +30,14 @@ std::vector<std::string> WordTokenizer::split(const std::string& text) const {
       }
       if (!run.empty()) pieces.push_back(encode_utf8(run));
       run.clear();
+      if (over()) return false;
       pieces.push_back(encode_utf8(c));
+      if (over()) return false;
     }
     if (!run.empty()) pieces.push_back(encode_utf8(run));
+    if (over()) return false;
   }
-  return pieces;
+  return true;
 }
 
 std::string WordTokenizer::join(const std::vector<std::string>& pieces) const {

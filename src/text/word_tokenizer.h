@@ -8,7 +8,7 @@ class WordTokenizer : public Tokenizer {
  public:
   WordTokenizer(bool lowercase, bool split_punctuation)
       : lowercase_(lowercase), split_punctuation_(split_punctuation) {}
-  std::vector<std::string> split(const std::string& text) const override;
+  bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const override;
   std::string join(const std::vector<std::string>& pieces) const override;
   std::string to_json() const override;
 

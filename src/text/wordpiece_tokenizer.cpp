@@ -36,6 +36,7 @@ bool bert_is_punctuation(char32_t c) {
 WordPieceTokenizer::WordPieceTokenizer(Options options, const Vocabulary& vocab)
     : options_(std::move(options)), specials_(options_.never_split), vocab_(vocab) {
   for (const std::string& w : options_.never_split_words) kept_words_.push_back(decode_utf8(w));
+  for (const std::string& t : vocab_.tokens()) longest_piece_ = std::max(longest_piece_, decode_utf8(t).size());
   // Longest first, so that of two specials starting at one place the longer one is cut out.
   std::stable_sort(specials_.begin(), specials_.end(),
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -106,7 +107,9 @@ void WordPieceTokenizer::cut(const std::u32string& word, std::vector<std::string
   std::size_t start = 0;
   while (start < word.size()) {
     std::string found;
-    for (std::size_t end = word.size(); end > start; --end) {
+    // No piece is longer than the longest entry of the vocabulary: trying longer ones first
+    // would cost (word length)^2 characters per word for nothing.
+    for (std::size_t end = std::min(word.size(), start + longest_piece_); end > start; --end) {
       const std::string piece = (start == 0 ? "" : "##") + encode_utf8(word.substr(start, end - start));
       if (vocab_.contains(piece)) {
         found = piece;
@@ -123,10 +126,16 @@ void WordPieceTokenizer::cut(const std::u32string& word, std::vector<std::string
   }
 }
 
-std::vector<std::string> WordPieceTokenizer::split(const std::string& text) const {
-  std::vector<std::string> pieces;
+bool WordPieceTokenizer::split_within(const std::string& text, std::size_t max_pieces,
+                                      std::vector<std::string>& pieces) const {
+  const std::size_t base = pieces.size();
+  const auto over = [&] { return pieces.size() - base > max_pieces; };
   auto run = [&](const std::string& stretch) {
-    for (const std::u32string& w : basic_words(decode_utf8(stretch))) cut(w, pieces);
+    for (const std::u32string& w : basic_words(decode_utf8(stretch))) {
+      cut(w, pieces);
+      if (over()) return false;
+    }
+    return true;
   };
   std::size_t begin = 0, i = 0;
   while (i < text.size()) {
@@ -136,13 +145,13 @@ std::vector<std::string> WordPieceTokenizer::split(const std::string& text) cons
       ++i;
       continue;
     }
-    run(text.substr(begin, i - begin));
+    if (!run(text.substr(begin, i - begin))) return false;
     pieces.push_back(*hit);
+    if (over()) return false;
     i += hit->size();
     begin = i;
   }
-  run(text.substr(begin));
-  return pieces;
+  return run(text.substr(begin));
 }
 
 std::string WordPieceTokenizer::join(const std::vector<std::string>& pieces) const {

@@ -30,7 +30,7 @@ class WordPieceTokenizer : public Tokenizer {
   // `vocab`: the model's vocabulary (continuation pieces start with "##"); copied.
   WordPieceTokenizer(Options options, const Vocabulary& vocab);
 
-  std::vector<std::string> split(const std::string& text) const override;
+  bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const override;
   // Pieces joined with spaces, "##" pieces glued to the one before.
   std::string join(const std::vector<std::string>& pieces) const override;
   std::string to_json() const override;
@@ -47,6 +47,7 @@ class WordPieceTokenizer : public Tokenizer {
   std::vector<std::string> specials_;  // never_split, longest first
   std::vector<std::u32string> kept_words_;  // never_split_words, decoded
   Vocabulary vocab_;
+  std::size_t longest_piece_ = 0;  // code points of the vocabulary's longest entry
 };
 
 }  // namespace attnscope

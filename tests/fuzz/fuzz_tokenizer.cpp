@@ -7,7 +7,9 @@
 //
 // Checked for every input: decoded code points are Unicode scalar values and re-encode to valid
 // UTF-8; pieces are non-empty and free of whitespace; word pieces and BPE pieces glue back to the
-// normalised text; vocabulary ids stay inside the vocabulary. Malformed merges must be a
+// normalised text; vocabulary ids stay inside the vocabulary; BPE's merge by priority queue
+// gives what the plain loop gives; split_within agrees with split at the exact piece count and
+// refuses one fewer, with at most one piece past the limit. Malformed merges must be a
 // ModelFileError; nothing else may be thrown.
 #include <algorithm>
 #include <cstddef>
@@ -23,6 +25,7 @@
 #include "text/bpe_tokenizer.h"
 #include "text/byte_bpe_alphabet.h"
 #include "text/byte_bpe_decode.h"
+#include "text/byte_bpe_pretokenizer.h"
 #include "text/byte_bpe_tokenizer.h"
 #include "text/normalize.h"
 #include "text/tokenizer.h"
@@ -52,7 +55,7 @@ std::string normalised(const std::string& text, bool lowercase) {
 }
 
 struct Golden {
-  std::unique_ptr<Tokenizer> bpe;
+  std::unique_ptr<BpeTokenizer> bpe;
   bool lowercase = false;
   Vocabulary vocab;
 };
@@ -63,7 +66,8 @@ const Golden& golden() {
     FUZZ_CHECK(in.good());
     const nlohmann::json j = nlohmann::json::parse(in);
     Golden out;
-    out.bpe = Tokenizer::from_json(j["tokenizer"].dump());
+    out.bpe.reset(dynamic_cast<BpeTokenizer*>(Tokenizer::from_json(j["tokenizer"].dump()).release()));
+    FUZZ_CHECK(out.bpe != nullptr);
     out.lowercase = j["tokenizer"]["lowercase"].get<bool>();
     out.vocab = Vocabulary(j["vocab"].get<std::vector<std::string>>());
     return out;
@@ -87,15 +91,32 @@ void check_pieces(const std::vector<std::string>& pieces) {
   }
 }
 
+// split_within against split: all pieces at the exact limit; one fewer refused, with some first
+// pieces and at most one past the limit.
+void check_limit(const Tokenizer& t, const std::string& text, const std::vector<std::string>& pieces) {
+  std::vector<std::string> within;
+  FUZZ_CHECK(t.split_within(text, pieces.size(), within));
+  FUZZ_CHECK(within == pieces);
+  if (pieces.empty()) return;
+  for (std::size_t limit : {pieces.size() - 1, pieces.size() / 2}) {
+    within.clear();
+    FUZZ_CHECK(!t.split_within(text, limit, within));
+    FUZZ_CHECK(within.size() <= limit + 1);
+    FUZZ_CHECK(std::equal(within.begin(), within.end(), pieces.begin()));
+  }
+}
+
 void check_word(const std::string& text) {
   for (bool lowercase : {false, true}) {
     const WordTokenizer plain(lowercase, false);
     const std::vector<std::string> pieces = plain.split(text);
     check_pieces(pieces);
+    check_limit(plain, text, pieces);
     FUZZ_CHECK(plain.join(pieces) == normalised(text, lowercase));
     const WordTokenizer punct(lowercase, true);
     const std::vector<std::string> cut = punct.split(text);
     check_pieces(cut);
+    check_limit(punct, text, cut);
     std::string glued, want;
     for (const std::string& p : cut) glued += p;
     for (const std::string& p : pieces) want += p;
@@ -103,8 +124,10 @@ void check_word(const std::string& text) {
   }
 }
 
-void check_bpe(const Tokenizer& bpe, bool lowercase, const std::string& text, const Vocabulary* vocab) {
+void check_bpe(const BpeTokenizer& bpe, bool lowercase, const std::string& text, const Vocabulary* vocab) {
   const std::vector<std::string> pieces = bpe.split(text);
+  check_limit(bpe, text, pieces);
+  for (const std::u32string& w : split_words(text, lowercase)) FUZZ_CHECK(bpe.split_word(w) == bpe.split_word_reference(w));
   check_pieces(pieces);
   std::string glued, want;
   for (const std::string& p : pieces) glued += p;
@@ -143,6 +166,7 @@ void check_wordpiece(const std::string& text) {
   for (const auto& t : g.tokenizers) {
     const std::vector<std::string> pieces = t->split(text);
     check_pieces(pieces);
+    check_limit(*t, text, pieces);
     for (const std::string& p : pieces) FUZZ_CHECK(g.vocab.contains(p));  // [UNK] and the specials are in it
     const Encoded e = encode(*t, g.vocab, text, 1);
     FUZZ_CHECK(e.unknown.empty());
@@ -166,6 +190,8 @@ const ByteBpeTokenizer& byte_bpe() {
 void check_byte_bpe(const std::string& text) {
   const ByteBpeTokenizer& t = byte_bpe();
   const std::vector<std::string> pieces = t.split(text);
+  check_limit(t, text, pieces);
+  for (std::string_view pretoken : gpt2_pretokenize(text)) FUZZ_CHECK(t.merge(pretoken) == t.merge_reference(pretoken));
   std::string bytes;
   for (const std::string& p : pieces) {
     FUZZ_CHECK(!p.empty());

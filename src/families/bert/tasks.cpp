@@ -10,7 +10,12 @@ namespace attnscope::bert {
 Input tokenize(const Model& model, const std::string& text) {
   const Bert& bert = of(model);
   const SpecialTokens& s = model.config.special;
-  const Encoded e = encode(*model.tokenizer, model.src_vocab, text, s.unk);
+  // [CLS] and [SEP] take two positions; the tokenizer stops once the rest cannot fit.
+  const Encoded e = encode(*model.tokenizer, model.src_vocab, text, s.unk,
+                           static_cast<std::size_t>(std::max(model.config.max_positions - 2, 0)));
+  if (e.over_limit)
+    throw InputError("the text has more than " + std::to_string(model.config.max_positions) +
+                     " pieces with [CLS] and [SEP]; this model reads at most " + std::to_string(model.config.max_positions));
   if (e.ids.empty()) throw InputError("the text has no tokens: type a sentence (or two, separated by [SEP])");
   Input in;
   in.pieces.push_back(model.src_vocab.token(s.bos));
