@@ -232,7 +232,7 @@ describe('bad input gives an Error with a clear message', () => {
   it('sentences', () => {
     expect(() => toy.translate('')).toThrow(/empty/);
     expect(() => toy.translate(' \t ')).toThrow(AttnscopeError);
-    expect(() => toy.translate('i '.repeat(40))).toThrow(/41 tokens but this model reads at most 16/);
+    expect(() => toy.translate('i '.repeat(40))).toThrow(/more than 16 tokens but this model reads at most 16/);
     const s = toy.translate('i can eat zzyzx');  // unknown words are reported, not fatal
     expect(s.source.unknown).toEqual(['zzyzx']);
     s.dispose();

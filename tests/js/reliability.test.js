@@ -230,15 +230,15 @@ describe('hostile sentences', () => {
     expect(s.steps).toBeLessThanOrEqual(max - 1);
     s.dispose();
     expect(() => toy.translate(Array(max).fill('i').join(' ')))
-      .toThrow(`the sentence has ${max + 1} tokens but this model reads at most ${max} (including </s>); shorten it`);
+      .toThrow(`the sentence has more than ${max} tokens but this model reads at most ${max} (including </s>); shorten it`);
     expect(() => bpe.translate('a b '.repeat(2500)))
-      .toThrow(`the sentence has 5001 tokens but this model reads at most ${bpe.config.max_positions} (including </s>)`);
+      .toThrow(`the sentence has more than ${bpe.config.max_positions} tokens but this model reads at most ${bpe.config.max_positions} (including </s>)`);
   });
 
   it('10,000 characters', () => {
     const words = 'i can eat apple '.repeat(625);
     expect(words).toHaveLength(10_000);
-    expect(() => toy.translate(words)).toThrow(/the sentence has 2501 tokens but this model reads at most 16/);
+    expect(() => toy.translate(words)).toThrow(/the sentence has more than 16 tokens but this model reads at most 16/);
     expect(toy.tokenize(words).pieces).toHaveLength(2500);
     // One 10,000-character word is one unknown token for the word model and a BPE piece per
     // character (or merge) for the subword model: too long for it.
@@ -248,7 +248,7 @@ describe('hostile sentences', () => {
     s.run();
     expect(s.done).toBe(true);
     s.dispose();
-    expect(() => bpe.translate(word)).toThrow(/the sentence has \d+ tokens but this model reads at most/);
+    expect(() => bpe.translate(word)).toThrow(/the sentence has more than \d+ tokens but this model reads at most/);
   });
 
   it('only unknown words: reported, mapped to <unk>, translated anyway', () => {
