@@ -81,7 +81,10 @@ bool BpeTokenizer::split_within(const std::string& text, std::size_t max_pieces,
     const std::size_t at_least = (word.size() + 1 + longest_symbol_ - 1) / longest_symbol_;
     if (at_least > max_pieces - (pieces.size() - base)) return false;
     for (std::string& piece : split_word(word)) pieces.push_back(std::move(piece));
-    if (pieces.size() - base > max_pieces) return false;
+    if (pieces.size() - base > max_pieces) {
+      pieces.resize(base + max_pieces + 1);  // the rest of the word's pieces are past the limit
+      return false;
+    }
   }
   return true;
 }

@@ -73,7 +73,10 @@ bool ByteBpeTokenizer::split_within(const std::string& text, std::size_t max_pie
     const std::size_t at_least = (pretoken.size() + longest_ - 1) / longest_;
     if (at_least > max_pieces - (pieces.size() - base)) return false;
     for (int id : merge(pretoken)) pieces.push_back(vocab_.token(id));
-    if (pieces.size() - base > max_pieces) return false;
+    if (pieces.size() - base > max_pieces) {
+      pieces.resize(base + max_pieces + 1);  // the rest of the word's pieces are past the limit
+      return false;
+    }
   }
   return true;
 }

@@ -18,9 +18,10 @@ class Tokenizer {
   // The pieces of `text`.
   std::vector<std::string> split(const std::string& text) const;
   // The pieces of `text` appended to `pieces`, true when there are at most `max_pieces` of them
-  // (what `pieces` held before does not count). Otherwise false, as soon as that is certain: `pieces` then holds some first pieces, and
-  // the work stops there instead of going on through the rest of the text, so that a model's
-  // position limit also bounds what an over-long input costs (docs/reliability.md).
+  // (what `pieces` held before does not count). Otherwise false, as soon as that is certain:
+  // `pieces` then holds some first pieces (at most max_pieces + 1), and the work stops there
+  // instead of going on through the rest of the text, so that a model's position limit also
+  // bounds what an over-long input costs (docs/reliability.md, "Tokenizer work").
   virtual bool split_within(const std::string& text, std::size_t max_pieces, std::vector<std::string>& pieces) const = 0;
   virtual std::string join(const std::vector<std::string>& pieces) const = 0;
   virtual std::string to_json() const = 0;

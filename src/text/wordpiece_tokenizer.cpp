@@ -133,7 +133,10 @@ bool WordPieceTokenizer::split_within(const std::string& text, std::size_t max_p
   auto run = [&](const std::string& stretch) {
     for (const std::u32string& w : basic_words(decode_utf8(stretch))) {
       cut(w, pieces);
-      if (over()) return false;
+      if (over()) {
+        pieces.resize(base + max_pieces + 1);  // the rest of the word's pieces are past the limit
+        return false;
+      }
     }
     return true;
   };
