@@ -140,7 +140,7 @@ int train_main(int argc, char** argv) {
     if (model_path.empty()) {
       start = train::fresh_trainable(pairs, family, arch, rnn, decoder_only, options.seed);
     } else {
-      const std::vector<std::uint8_t> bytes = read_file_bytes(model_path);
+      const std::vector<std::uint8_t> bytes = read_safetensors_file(model_path);
       start = train::trainable_from_bytes_any(bytes.data(), bytes.size());
     }
     train::Trainer trainer(std::move(start), pairs, options);

@@ -10,6 +10,10 @@
 
 namespace attnscope {
 
+// The format's bound on the header's length N (its reference implementation's MAX_HEADER_SIZE).
+// web/model-header.js applies the same number to a download before the engine sees it.
+constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+
 enum class DType { F32, F16 };
 
 struct TensorInfo {
@@ -21,8 +25,14 @@ struct TensorInfo {
 
 class SafetensorsFile {
  public:
-  // Parses and validates the header. `bytes` is not copied and must outlive this object.
+  // Parses and validates the header, and that the tensors cover the data section exactly: no
+  // gap, no overlap, no byte after the last tensor (the format's rule). `bytes` is not copied and
+  // must outlive this object.
   SafetensorsFile(const std::uint8_t* bytes, std::size_t size);
+
+  // The same checks from the file's first `available` bytes alone (8 + N of them, the header's
+  // end, or more) and its size: a reader of a file on disk decides before reading its tensors.
+  static void check_header(const std::uint8_t* prefix, std::size_t available, std::uint64_t file_size);
 
   std::size_t size() const { return size_; }  // the whole file, header included
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
@@ -43,7 +53,19 @@ class SafetensorsFile {
   std::map<std::string, TensorInfo> tensors_;
 };
 
+// Where a safetensors file's header ends (8 + N), from its first 8 bytes and its size. A length no
+// header can have (over kMaxHeaderBytes, or under the 2 bytes of "{}") means the file is no
+// safetensors model at all, and the message says what it looks like instead (io/file_kind.h).
+std::uint64_t header_end(const std::uint8_t* first, std::size_t available, std::uint64_t file_size);
+
 // Reads a whole file; throws Error naming the path if it cannot.
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+
+// Reads a safetensors file: its header first, then the tensors' bytes only once the header is
+// valid and the file's size is exactly what the header promises. A 3 GB file of zeros, or a
+// model padded to 3 GB, is refused after its first bytes are read. Throws ModelFileError (the
+// path not included) for a file that is not a valid model container, Error naming the path
+// for one that cannot be read.
+std::vector<std::uint8_t> read_safetensors_file(const std::string& path);
 
 }  // namespace attnscope

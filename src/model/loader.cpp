@@ -124,8 +124,10 @@ std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::si
 std::shared_ptr<const Model> Model::load_file(const std::string& path, const LoadOptions& options) {
   const std::string name = "'" + printable(path) + "'";
   try {
-    const std::vector<std::uint8_t> bytes = read_file_bytes(path);
     try {
+      // The header first: a file that is no model, or not the size its header promises, is refused
+      // before its bulk is read.
+      const std::vector<std::uint8_t> bytes = read_safetensors_file(path);
       return load_bytes(bytes.data(), bytes.size(), options);
     } catch (const ModelFileError& e) {
       throw ModelFileError(name + ": " + e.detail());

@@ -47,6 +47,26 @@ Bytes edited(const std::function<void(json&)>& edit) {
   return with_header(b, h.dump());
 }
 
+// The same file with its JSON header edited and its data section rebuilt around the edit: each
+// tensor's bytes (the first of its old range, as many as its new one needs) laid one after
+// another, as the format requires (no gap where a tensor was removed or shrunk).
+Bytes edited_packed(const std::function<void(json&)>& edit) {
+  const Bytes b = good_file();
+  const std::size_t data = 8 + header_length(b);
+  json h = header_of(b);
+  edit(h);
+  Bytes section;
+  for (auto& [name, t] : h.items()) {
+    if (name == "__metadata__") continue;
+    const std::size_t begin = t["data_offsets"][0], end = t["data_offsets"][1];
+    t["data_offsets"] = {section.size(), section.size() + (end - begin)};
+    section.insert(section.end(), b.begin() + data + begin, b.begin() + data + end);
+  }
+  Bytes out = with_header(Bytes(b.begin(), b.begin() + data), h.dump());
+  out.insert(out.end(), section.begin(), section.end());
+  return out;
+}
+
 Bytes with_config(const std::function<void(json&)>& edit) {
   return edited([&](json& h) {
     json c = json::parse(h["__metadata__"]["config"].get<std::string>());
@@ -130,9 +150,9 @@ TEST(ModelFile, BadJson) {
 }
 
 TEST(ModelFile, MissingTensor) {
-  EXPECT_LOAD_ERROR(edited([](json& h) { h.erase("encoder.layers.0.ffn.fc1.bias"); }),
+  EXPECT_LOAD_ERROR(edited_packed([](json& h) { h.erase("encoder.layers.0.ffn.fc1.bias"); }),
                     "missing tensor 'encoder.layers.0.ffn.fc1.bias'");
-  EXPECT_LOAD_ERROR(edited([](json& h) { h.erase("output.weight"); }), "missing tensor 'output.weight'");
+  EXPECT_LOAD_ERROR(edited_packed([](json& h) { h.erase("output.weight"); }), "missing tensor 'output.weight'");
 }
 
 TEST(ModelFile, WrongShape) {
@@ -264,7 +284,7 @@ DecodeSession session_of(const Bytes& file, Strategy strategy, int min_length = 
 // </s> the only target token and min_length > 0: greedy chose id 1 (a heap over-read one past the
 // vocabulary) and sampling read order[-1]. Now min_length cannot ban the only token.
 TEST(HostileModelFile, OnlyEosInTheTargetVocabularyWithMinLength) {
-  const Bytes file = edited([](json& h) {
+  const Bytes file = edited_packed([](json& h) {
     json c = json::parse(h["__metadata__"]["config"].get<std::string>());
     c["special_tokens"] = {{"pad", 0}, {"unk", 0}, {"bos", 0}, {"eos", 0}};
     h["__metadata__"]["config"] = c.dump();
