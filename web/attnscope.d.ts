@@ -68,7 +68,11 @@ export interface InductionScores {
  * enters the engine its safetensors header is read, and a file that cannot fit in the engine's
  * WebAssembly memory (2 GiB: the file plus 4 bytes per parameter, as f32) is refused with an
  * AttnscopeError that states the size and the limit; a download is stopped as soon as its header
- * has arrived. A truncated or corrupt header is an AttnscopeError too.
+ * has arrived. A truncated or corrupt header is an AttnscopeError too. A download, or a file read
+ * from a path in Node, is read no further than it must be: 8 bytes that give no safetensors
+ * header length (over 100,000,000: a PNG, an HTML page, a ZIP) stop it, with the engine's words
+ * for what the bytes look like; a Content-Length beyond the end of the last tensor, or any byte
+ * after it, is trailing data and is refused, the download cancelled (docs/reliability.md).
  */
 export function loadModel(
   source: string | URL | Response | ArrayBuffer | Uint8Array,

@@ -11,7 +11,7 @@
 // module returns is a copy owned by JavaScript: no later call can change or invalidate it.
 // Errors from the engine arrive as AttnscopeError (a subclass of Error) with its message.
 
-import { checkModelFile, headerEnd } from './model-header.js';
+import { checkFileLength, checkModelFile, modelFileStart } from './model-header.js';
 
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -213,13 +213,12 @@ async function readSource(source, onProgress, onChunk) {
   if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url, onChunk);
   const url = String(source);
   if (isNode && !/^(https?|data|blob):/i.test(url)) {
-    const { readFile } = await import('node:fs/promises');
     const { fileURLToPath } = await import('node:url');
-    const bytes = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url).catch((e) => {
-      throw new AttnscopeError(`cannot read model file '${url}': ${e.message}`);
+    const bytes = await readModelFile(url.startsWith('file:') ? fileURLToPath(url) : url, fileNamed(url)).catch((e) => {
+      throw e instanceof AttnscopeError ? e : new AttnscopeError(`cannot read model file '${url}': ${e.message}`);
     });
     onProgress?.({ loaded: bytes.length, total: bytes.length });
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    return bytes;
   }
   let response;
   try {
@@ -242,31 +241,85 @@ function joined(chunks, length) {
 }
 
 /**
- * The body, read as it streams. Once its safetensors header has arrived (the first 8 + N bytes),
- * a file too big for the engine is refused and the download stopped (web/model-header.js): a
- * 3 GB file is refused after its header, not after 3 GB.
+ * A file in Node, its header first: a file that is no model, or whose size is not what its header
+ * promises, or too big for the engine, is refused after its first bytes are read (a model padded
+ * to 3 GB is not read whole).
+ */
+async function readModelFile(path, what) {
+  const { open } = await import('node:fs/promises');
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    let bytes = new Uint8Array(0);
+    let start = { need: 8 };
+    while (start.need) {
+      const want = Math.min(start.need, size);
+      if (want <= bytes.length) break; // the file ends first: the engine says it is truncated
+      const next = new Uint8Array(want);
+      const { bytesRead } = await file.read(next, 0, want, 0);
+      bytes = next.subarray(0, bytesRead);
+      if (bytesRead < want) break;
+      start = apiError(() => modelFileStart(bytes, what));
+    }
+    if (start.fileBytes === undefined) return bytes; // no model, or cut short: the engine says what is wrong
+    apiError(() => checkFileLength(start.fileBytes, size, what, `it is ${size} bytes`));
+    const whole = new Uint8Array(size);
+    whole.set(bytes);
+    const { bytesRead } = await file.read(whole, bytes.length, size - bytes.length, bytes.length);
+    return whole.subarray(0, bytes.length + bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/** web/model-header.js's refusals, as this API's errors. */
+function apiError(check) {
+  try {
+    return check();
+  } catch (e) {
+    throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message);
+  }
+}
+
+/**
+ * The body, read as it streams, and judged by its first bytes (web/model-header.js): the header's
+ * length as soon as 8 bytes have arrived (a PNG, or 2^63, stops the download there, and the engine
+ * says what the bytes are); then, once the header has arrived, a file too big for the engine, a
+ * Content-Length beyond the end of the last tensor, and any byte that arrives after it. Each
+ * refusal cancels the download: a 3 GB file is refused after its header, not after 3 GB.
  */
 async function readResponse(response, onProgress, url, onChunk) {
   const total = Number(response.headers.get('content-length')) || 0;
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
   const what = fileNamed(url);
+  // A compressed response's Content-Length counts compressed bytes: only what arrives is judged.
+  const encoding = response.headers.get('content-encoding');
+  const announced = !encoding || encoding === 'identity' ? total : 0;
   const reader = response.body.getReader();
   const chunks = [];
   let loaded = 0;
-  let needed = 8; // bytes to read before the header's length, then the header, can be checked; 0 once it is
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    try {
-      while (needed && loaded >= needed) needed = needed === 8 ? headerEnd(joined(chunks, loaded)) : (checkModelFile(joined(chunks, loaded), what), 0);
-    } catch (e) {
-      reader.cancel().catch(() => {});
-      throw e; // (loadModel makes it an AttnscopeError)
+  let start = { need: 8 };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      while (start.need && loaded >= start.need) start = modelFileStart(joined(chunks, loaded), what);
+      if (start.notModel) {
+        reader.cancel().catch(() => {});
+        return joined(chunks, loaded); // the engine says what these bytes are
+      }
+      if (start.fileBytes !== undefined) {
+        if (announced) checkFileLength(start.fileBytes, announced, what, `the server announces ${announced} bytes (Content-Length)`);
+        checkFileLength(start.fileBytes, loaded, what, `${loaded} bytes have arrived, and the download was stopped`);
+      }
+      onProgress?.({ loaded, total, url });
+      onChunk?.(loaded, total);
     }
-    onProgress?.({ loaded, total, url });
-    onChunk?.(loaded, total);
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    throw e; // (loadModel makes it an AttnscopeError)
   }
   return joined(chunks, loaded);
 }
@@ -295,7 +348,10 @@ function warmHeapWhileDownloading(runtime) {
  * twice as fast per token, but no longer the file's exact numbers (the encoder stays exact;
  * docs/benchmarks.md, int8 weights). A file whose safetensors header says it cannot fit in the
  * engine's memory is refused before any of it enters the engine, and a download as soon as its
- * header has arrived (web/model-header.js: the size and the limit are in the message).
+ * header has arrived (web/model-header.js: the size and the limit are in the message). A download
+ * or a file (Node) is read no further than its first 8 bytes when they are no safetensors header
+ * (the engine says what they are), and no further than the end of its last tensor: more bytes,
+ * or a larger Content-Length, are trailing data, refused.
  */
 export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);

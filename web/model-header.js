@@ -17,18 +17,27 @@
 //                      every element of every tensor (weights are held as f32, whatever the
 //                      file's dtype). A lower bound: the decoder's step weights, vocabularies and
 //                      sessions come on top, so a file refused here could never have loaded.
-//   header length      2 to about 100,000,000 bytes (the safetensors format's own cap on N).
+//   header length      2 (the JSON "{}") to MAX_HEADER_BYTES, 100,000,000: the safetensors
+//                      format's own cap on N, and the engine's (kMaxHeaderBytes,
+//                      src/io/safetensors.h). Checked as soon as 8 bytes have arrived.
+//   file size          exactly where the last tensor ends (8 + N + the largest data_offsets end):
+//                      the format's tensors cover the data section with nothing after it, so a
+//                      download is refused as soon as more bytes arrive, or are announced.
 //
 // A header that cannot be read here (truncated, not JSON, not a safetensors file) is left to the
-// engine, which says exactly what is wrong with it (and loads nothing).
+// engine, which says exactly what is wrong with it (and loads nothing): the words for a file that
+// is no model at all ("it starts with the bytes of a PNG image") are the engine's alone
+// (src/io/file_kind.cpp).
 
 export const WASM_MEMORY_LIMIT = 2 ** 31;
+export const MAX_HEADER_BYTES = 100_000_000;
 const gib = (n) => `${(n / 2 ** 30).toFixed(2)} GiB`;
 
 /** 8 + N, where the header ends, from the file's first 8 bytes; 0 when they give no plausible length. */
 export function headerEnd(bytes) {
-  const end = bytes.length < 8 ? 0 : 8 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  return end > 9 && end < 1e8 ? end : 0;
+  if (bytes.length < 8) return 0;
+  const n = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+  return n >= 2n && n <= BigInt(MAX_HEADER_BYTES) ? 8 + Number(n) : 0;
 }
 
 /**
@@ -45,6 +54,7 @@ export function checkModelFile(bytes, what) {
     for (const [name, { shape, data_offsets: offsets }] of Object.entries(JSON.parse(new TextDecoder().decode(bytes.subarray(8, end))))) {
       if (name === '__metadata__') continue;
       parameters += shape.reduce((a, d) => a * d, 1);
+      if (!Number.isSafeInteger(offsets[1]) || offsets[1] < 0) return null;
       fileBytes = Math.max(fileBytes, end + offsets[1]);
     }
   } catch {
@@ -55,4 +65,29 @@ export function checkModelFile(bytes, what) {
     throw Error(`${what} is too big: the engine needs at least ${gib(need)} for it (the file, then ${parameters} parameters as f32), over its limit of ${gib(WASM_MEMORY_LIMIT)}`);
   }
   return { parameters, fileBytes };
+}
+
+/**
+ * What a model file's first bytes say about how much of it to read, before the rest is read:
+ * {need: n}, read its first n bytes and ask again; {fileBytes, parameters}, the header's promise
+ * (the file ends at byte fileBytes, with its last tensor); or {notModel: true}, when the bytes are
+ * no safetensors header or the header cannot be read: read no more, and let the engine say why
+ * from the bytes read. Throws, as checkModelFile does, for a file too big for the engine.
+ */
+export function modelFileStart(bytes, what) {
+  if (bytes.length < 8) return { need: 8 };
+  const end = headerEnd(bytes);
+  if (!end) return { notModel: true };
+  if (bytes.length < end) return { need: end };
+  return checkModelFile(bytes, what) ?? { notModel: true };
+}
+
+/**
+ * Refuses a file of `length` bytes (`how`: "it is 5000 bytes", "the server announces ...") when
+ * that is more than its header's fileBytes: the bytes after the last tensor belong to no tensor.
+ */
+export function checkFileLength(fileBytes, length, what, how) {
+  if (length > fileBytes) {
+    throw Error(`${what} goes on after its last tensor: its header says the file ends at byte ${fileBytes}, but ${how} (a safetensors file ends with its last tensor)`);
+  }
 }
