@@ -319,6 +319,27 @@ describe('a model file opened in the page', () => {
     }
   });
 
+  it('refuses a file that goes on after its last tensor by its header, before reading the rest', async () => {
+    // The toy model and then 1 GiB of zeros (sparse): a header that fits, a file that does not end with it.
+    const path = join(artifacts, 'padded.safetensors');
+    writeFileSync(path, model);
+    truncateSync(path, model.length + 2 ** 30);
+    try {
+      const { page } = await freshPage('/web/index.html');
+      await page.setInputFiles('#open-file', path);
+      await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/^Could not open/);
+      const message = await page.locator('#error').textContent();
+      expect(message).toMatch(/^Could not open the model file “padded\.safetensors”: /);
+      expect(message).toContain(`ends at byte ${model.length}`); // where the toy's last tensor ends
+      expect(message).toContain(`${model.length + 2 ** 30} bytes`);
+      expect(await page.evaluate(() => window.__progress.filter((t) => t.startsWith('Reading')))).toEqual([]);
+      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
+      await page.close();
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
+
   it('says a refusal where the reader is: scrolled far down, a dropped or picked file\'s error comes into view, focused', async () => {
     const { page } = await freshPage('/web/index.html');
     const bottom = () => page.evaluate(() => { window.scrollTo(0, document.documentElement.scrollHeight); return window.scrollY; });

@@ -9,7 +9,7 @@
 // A refusal is said where the reader is: the page scrolls to the error and focuses it (a drop
 // may come with the page scrolled far below the error's place).
 import { findModel, isLocalFileId, localFileId, noteOpenedFile } from '../../models.js';
-import { WASM_MEMORY_LIMIT, checkModelFile, headerEnd } from '../../model-header.js';
+import { WASM_MEMORY_LIMIT, checkFileLength, checkModelFile, headerEnd } from '../../model-header.js';
 import { addModelOption, showModeOptions } from './form.js';
 import { formatBytes } from '../worker/client.js';
 import { byId as $ } from '../util/html.js';
@@ -64,8 +64,9 @@ async function readAll(file, onProgress, signal) {
 /**
  * A picked file, checked before it is read: refused by its size alone when it is bigger than the
  * engine's memory (the engine holds a copy of the file's bytes while it loads, web/model-header.js),
- * then by its header, read from its first bytes only, when its tensors cannot fit; a header that
- * cannot be read goes on to the engine, which says what is wrong with it.
+ * then by its header, read from its first bytes only, when its tensors cannot fit or the file
+ * goes on after its last tensor; a header that cannot be read goes on to the engine, which says
+ * what is wrong with it.
  */
 export async function checkFile(file) {
   const what = `“${file.name}”`;
@@ -74,7 +75,9 @@ export async function checkFile(file) {
     throw new Error(`${what} is too big: the file alone is ${gib(file.size)}, over the engine's limit of ${gib(WASM_MEMORY_LIMIT)} (nothing of it was read)`);
   }
   const end = headerEnd(new Uint8Array(await file.slice(0, 8).arrayBuffer()));
-  return checkModelFile(new Uint8Array(await file.slice(0, end).arrayBuffer()), what);
+  const header = checkModelFile(new Uint8Array(await file.slice(0, end).arrayBuffer()), what);
+  if (header) checkFileLength(header.fileBytes, file.size, what, `the file is ${file.size} bytes`);
+  return header;
 }
 
 /** Shows the page's error box where the reader is: scrolled into view and focused (it is an alert). */
