@@ -5,7 +5,7 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v21';
+const CACHE = 'attnscope-v22';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
   'app/app.css', 'app/main.js',
@@ -24,7 +24,7 @@ const SHELL = [
   'app/panels/prompt-mode.js', 'app/panels/attribution.js', 'app/panels/logit-lens.js', 'app/panels/induction.js',
   'app/worker/client.js', 'app/worker/worker.js', 'app/worker/sweep-pool.js', 'app/worker/requests.js',
   'app/worker/worker-session.js', 'app/worker/worker-training.js', 'app/worker/worker-analyses.js',
-  'app/worker/worker-encoder.js', 'app/worker/worker-induction.js',
+  'app/worker/worker-encoder.js', 'app/worker/worker-induction.js', 'app/worker/attribution-timing.js',
   'app/state/state.js', 'app/state/store.js', 'app/state/step-store.js', 'app/state/trained.js', 'app/state/model-url.js',
   'app/model/sites.js', 'app/model/architecture.js', 'app/model/support.js',
   'app/util/export.js', 'app/util/data-export.js', 'app/util/html.js', 'app/util/pieces.js',

@@ -42,9 +42,9 @@ export function analysisHandlers(getModel, live) {
     },
 
     // What drove the token of `step` along the page's path (session.attribution), and τ per head
-    // averaged over that path up to `step` (session.sentenceAttribution). Before computing, a
-    // progress message says how long it will take ({work, estimateMs}: null before this worker
-    // timed a request); the answer, how long it took.
+    // averaged over that path up to `step` (session.sentenceAttribution), with how many steps
+    // that mean is over. Before computing, a progress message says how long it will take
+    // ({work, estimateMs}: null before this worker timed a request); the answer, how long it took.
     attribution({ sid, step, hypothesis, token, options }, progress) {
       const { session } = live(sid);
       const work = session.attributionCost(step, { ...options, hypothesis, token }).work +
@@ -52,9 +52,10 @@ export function analysisHandlers(getModel, live) {
       const estimateMs = attributionTimer.estimate(work);
       progress({ work, estimateMs });
       const start = performance.now();
+      const path = session.sentenceAttribution({ ...options, last: step, hypothesis });
       const answer = {
         step: session.attribution(step, { ...options, hypothesis, token }),
-        mean: session.sentenceAttribution({ ...options, last: step, hypothesis }).meanAgreement,
+        mean: path.meanAgreement && { ...path.meanAgreement, steps: path.steps.length },
       };
       const ms = performance.now() - start;
       attributionTimer.record(work, ms);
