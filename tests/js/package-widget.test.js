@@ -1,7 +1,7 @@
 // The package beyond the engine: the one-tag widget ships (web/widget.js + web/worker.js, built by
 // web/build-widget.mjs), with its own export, types and Custom Elements Manifest; publint and
 // @arethetypeswrong/cli find nothing wrong; importing the library or the widget in plain Node (as a
-// server-side renderer would) touches no browser global; the widget's JS stays under 32 KiB gzip.
+// server-side renderer would) touches no browser global; the widget's JS stays under 33 KiB gzip.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -94,13 +94,15 @@ it('imports in plain Node without touching a browser global (server-side renderi
   expect(bare.trim()).toBe('function undefined undefined undefined');
 });
 
-// 32 KiB: the heatmap that scrolls long maps with its labels in view, and the prompt mode of
-// decoder-only models, took the widget from 28 to 31 KiB.
-it("the widget's first load: its JavaScript stays under 32 KiB gzip (printed by web/build-widget.mjs)", () => {
+// 33 KiB: the heatmap that scrolls long maps with its labels in view, and the prompt mode of
+// decoder-only models, took the widget from 28 to 31 KiB; stopping a download at its header's
+// promise, reading files header first, and one piece-marker rule for every tokenizer kind took it
+// from 31.6 to 32.3 KiB.
+it("the widget's first load: its JavaScript stays under 33 KiB gzip (printed by web/build-widget.mjs)", () => {
   const line = pack.buildLog.match(/JavaScript ([\d.]+) KiB, everything ([\d.]+) KiB/);
   expect(line, pack.buildLog).toBeTruthy();
   const sum = [...pack.buildLog.matchAll(/\.js \([^)]*\)\s+[\d.]+ KiB ->\s+([\d.]+) KiB/g)].reduce((s, m) => s + Number(m[1]), 0);
   expect(sum).toBeCloseTo(Number(line[1]), 0);
-  expect(Number(line[1])).toBeLessThan(32);
+  expect(Number(line[1])).toBeLessThan(33);
   expect(Number(line[2])).toBeGreaterThan(Number(line[1]));
 });
