@@ -23,7 +23,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir bu
 echo "== fuzzing: libFuzzer over the model loader, the tokenizers and decoding (${ATTNSCOPE_FUZZ_SECONDS:-30} s each)"
 ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 
-echo "== python unit tests (standard library only: BLEU, evaluation tooling)"
+echo "== python unit tests (BLEU, evaluation tooling, the converters on hostile snapshots, every script's --help; those that need PyTorch skip loudly without it)"
 python3 -m unittest discover -s tests/python -v
 
 echo "== PyTorch reference self-checks, twice: as this machine's OpenBLAS runs them, and under another OpenBLAS kernel"
