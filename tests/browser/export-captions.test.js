@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { idle, openPage, startBrowser } from './browser.js';
+import { parseCsv } from './csv.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -12,23 +13,6 @@ afterAll(async () => { await env?.close(); });
 async function exported(page, format) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export=analysis][data-format=${format}]`)]);
   return readFileSync(await d.path(), 'utf8');
-}
-
-/** The CSV's rows as arrays of fields (RFC 4180: quoted fields may hold commas and quotes). */
-function parseCsv(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(field); field = ''; } else if (c === '\r') continue;
-    else if (c === '\n') { row.push(field); rows.push(row); row = []; field = ''; } else field += c;
-  }
-  return rows;
 }
 
 /** What the reader sees of the pane: its tab's label and the headings shown in it, each with the canvases that follow it. */

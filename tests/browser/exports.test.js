@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadModel } from '../../web/attnscope.js';
 import { idle, openPage, root, screenshot, shippedConfig, startBrowser } from './browser.js';
+import { parseCsv } from './csv.js';
 
 let env;
 beforeAll(async () => { env = await startBrowser(); });
@@ -63,23 +64,6 @@ it('labels heads and layers from 1 in titles, pickers, screen-reader labels and 
   expect(errors).toEqual([]);
   await page.close();
 });
-
-/** RFC 4180 CSV text as rows of fields. */
-function parseCsv(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(field); field = ''; } else if (ch === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; } else field += ch;
-  }
-  return rows;
-}
 
 const readJson = async (page, sel) => { const f = await exported(page, sel); return { name: f.name, json: JSON.parse(readFileSync(f.path, 'utf8')) }; };
 const readCsv = async (page, sel) => { const f = await exported(page, sel); return { name: f.name, rows: parseCsv(readFileSync(f.path, 'utf8')) }; };

@@ -1,6 +1,6 @@
 // The logits card of the demo page: the current step's top alternatives (web/app/views/logits.js
 // draws them), what they follow, and the bars that force a token.
-import { byId as $, counted } from '../util/html.js';
+import { byId as $, counted, esc } from '../util/html.js';
 import { renderLogits } from '../views/logits.js';
 import { labelOf, piecesShown, shownText } from '../util/pieces.js';
 
@@ -15,7 +15,7 @@ export function renderLogitsPanel(snap, { scale, onForce, onContrast }) {
     // A decoder-only model's context starts with the prompt (snap.input 'prompt').
     const opening = snap.input === 'prompt' ? [snap.bos, ...snap.source.pieces] : [snap.bos];
     const prefix = shownText([...opening, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
-    cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${counted(row.top.length, 'candidate')}. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there, or “why not?” to see what made the model prefer its choice.`;
+    cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${esc(counted(row.top.length, 'candidate'))}. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there, or “why not?” to see what made the model prefer its choice.`;
     cap.querySelector('.mono').textContent = prefix;
   }
   renderLogits($('bars'), row, { scale, onForce, onContrast, label: labelOf(snap) });
