@@ -326,7 +326,7 @@ async function readResponse(response, onProgress, url, onChunk) {
 
 /**
  * While a model downloads, the engine's heap is readied for its load a step per chunk
- * (`warmHeap`, bindings/attnscope_bindings.cpp): in the time the thread would wait for the
+ * (`warmHeap`, bindings/heap.h): in the time the thread would wait for the
  * network. A model's load needs about HEAP_PER_FILE_BYTE times its file in heap (the file's
  * bytes, binary32 weights, the decoder's rearranged step weights: 58 MB for a 12.4 MB file).
  */
