@@ -109,6 +109,12 @@ TrainSetup train_setup_from_json(const std::string& text) {
   if (s.family != "decoder_only" && !decoder_only_field.empty())
     throw InputError("training option '" + decoder_only_field + "' is the decoder-only model's: add \"family\": "
                      "\"decoder_only\"");
+  // The width is split evenly over the heads (a transformer's and a decoder-only model's, which share these
+  // fields), said in the options' names; a count below 1 is refused with the architecture's other checks.
+  const Architecture& width = s.architecture;
+  if (!transformer_field.empty() && width.heads >= 1 && width.d_model % width.heads != 0)
+    throw InputError("dModel " + std::to_string(width.d_model) + " must be divisible by heads " +
+                     std::to_string(width.heads));
   return s;
 }
 

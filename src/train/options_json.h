@@ -11,8 +11,9 @@
 // fields; "dFf": 0 makes attention-only layers, absent 2 · dModel):
 //   {"family": "decoder_only", "layers": 2, "heads": 1, "dModel": 64, "dFf": 0, "activation": "gelu_tanh",
 //    "norm": "pre", "positions": "learned", "tiedOutput": true, ...the training options above}
-// Unknown names and wrong types are InputErrors, so a typo never passes silently. Ranges are
-// checked where they are used (fresh_model, Trainer); the browser's size limits live in JS.
+// Unknown names and wrong types are InputErrors, so a typo never passes silently, and so is a
+// dModel its heads cannot share. Ranges are checked where they are used (fresh_model, Trainer);
+// the browser's size limits live in JS.
 #include <string>
 
 #include "train/trainer.h"

@@ -10,6 +10,7 @@
 #include "decoding/session.h"
 #include "model/model.h"
 #include "train/blocks.h"
+#include "train/options_json.h"
 #include "train/trainer.h"
 
 namespace attnscope::train {
@@ -90,6 +91,23 @@ TEST(TrainPairs, BadCsvIsAnInputError) {
   EXPECT_THROW(parse_pairs_csv("a,b,c\n"), InputError);
   EXPECT_THROW(parse_pairs_csv("no comma\n"), InputError);
   EXPECT_EQ(parse_pairs_csv("a b,c d\r\n\n").size(), 1u);
+}
+
+// A width the heads cannot share is refused as the options name it (the JS trainer shows this message).
+TEST(TrainOptions, DModelMustSplitOverTheHeads) {
+  auto message = [](const std::string& json) -> std::string {
+    try {
+      train_setup_from_json(json);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(message(R"({"dModel": 10, "heads": 3})"), "dModel 10 must be divisible by heads 3");
+  EXPECT_EQ(message(R"({"heads": 3})"), "dModel 64 must be divisible by heads 3");
+  EXPECT_EQ(message(R"({"family": "decoder_only", "dModel": 10, "heads": 4})"), "dModel 10 must be divisible by heads 4");
+  EXPECT_EQ(message(R"({"dModel": 12, "heads": 3})"), "(accepted)");
+  EXPECT_EQ(message(R"({"family": "rnn", "dHidden": 10, "layers": 3})"), "(accepted)");
 }
 
 }  // namespace
