@@ -49,14 +49,15 @@ const modelsApart = {
 };
 
 /**
- * Every source a bundle may be made of: the .js of web/app/ and its folders, web/*.js but the built
- * ones and the service worker, the Emscripten glue (its import names are minified per link: a
+ * Every source a bundle may be made of: the .js of web/app/ and its folders, of web/api/, web/*.js but
+ * the built ones and the service worker, the Emscripten glue (its import names are minified per link: a
  * worker bundle with another build's glue cannot instantiate the .wasm beside it), and this recipe.
  */
 function sources() {
   const built = new Set([...PAGE_BUNDLES.map((b) => b.file), join(web, 'widget.js'), join(web, 'worker.js'), join(web, 'sw.js')]);
   const js = (dir, recursive = false) => readdirSync(dir, { recursive }).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
-  return [...js(web), ...js(join(web, 'app'), true), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')].filter((f) => !built.has(f));
+  return [...js(web), ...js(join(web, 'app'), true), ...js(join(web, 'api')), join(web, 'wasm/attnscope-wasm.js'), join(web, 'build-page.mjs')]
+    .filter((f) => !built.has(f));
 }
 
 /** The file of each model of the manifest that names one. */
@@ -99,7 +100,7 @@ export async function buildPage() {
       platform: 'browser',
       transform: { define },
       plugins: [rebaseUrls, modelsApart],
-      external: [/^node:/], // web/attnscope.js's Node branch, never reached in a browser
+      external: [/^node:/], // web/api/'s Node branches, never reached in a browser
       logLevel: 'warn',
       // Names kept (no mangling): a profile of the page (tests/perf/page_profile.mjs) or an
       // error's stack then names the source's functions. Whitespace and comments go.

@@ -8,7 +8,7 @@
 //
 // The bundles sit in web/ so that every URL the sources resolve against import.meta.url still
 // points where it did: web/models.js's ../models/, web/app/worker/client.js's ./worker.js (the
-// bundled worker), and web/attnscope.js's ./wasm/ (it hands the glue the .wasm's URL).
+// bundled worker), and web/package-files.js's ./wasm/ (web/api/runtime.js hands the glue the .wasm's URL).
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -43,7 +43,7 @@ for (const { input, file } of bundles) {
     input: join(root, input),
     platform: 'browser',
     plugins: [minifyCss],
-    // Node's modules stay imports that a browser never reaches (web/attnscope.js's Node branch).
+    // Node's modules stay imports that a browser never reaches (web/api/'s Node branches).
     external: [/^node:/],
     // The package ships no demo page for the widget's "explore in attnscope" link.
     // Nor the page's analyses and training: the worker leaves their handlers out

@@ -139,7 +139,7 @@ function resolveRequest(path, folders, realRoot) {
 }
 
 // Cross-origin: a page on another origin that embeds the widget loads the widget's module graph
-// (web/widget/, web/app/, web/models.js, web/attnscope.js), its worker, the engine (web/wasm/)
+// (web/widget/, web/app/, web/models.js, web/attnscope.js and web/api/), its worker, the engine (web/wasm/)
 // and the models with CORS, and must read a 404's status to say why a model is missing. Only
 // the HTML pages are never fetched cross-origin (they are navigated to). Nothing served is
 // private: the allow-list holds what the npm package and the demo publish anyway.

@@ -5,9 +5,11 @@
 // WebAssembly engine and the default model; any other model is stored when it is first loaded,
 // and so is its precomputed head-importance sweep or head-ablation map (the page fetches it when the
 // model is picked).
-const CACHE = 'attnscope-v22';
+const CACHE = 'attnscope-v23';
 const SHELL = [
   'index.html', 'page.js', 'page-worker.js', 'blog.html', 'models.js', 'package-files.js', 'attnscope.js', 'model-header.js', 'wasm/attnscope-wasm.js', 'wasm/attnscope-wasm.wasm',
+  'api/runtime.js', 'api/arguments.js', 'api/download.js', 'api/model.js', 'api/session.js', 'api/trainer.js',
+  'api/corpora.js',
   'app/app.css', 'app/main.js',
   'app/views/heatmap.js', 'app/views/views.js', 'app/views/mean-of-heads.js', 'app/views/logits.js',
   'app/views/beam.js', 'app/views/head-importance.js', 'app/views/attention-view.js',

@@ -35,7 +35,7 @@ it('works offline once loaded: the server stops, the page reloads and still tran
 it('precaches every module of the page and the widget (a module missing there breaks the first offline reload)', () => {
   const sw = readFileSync(join(root, 'web/sw.js'), 'utf8');
   const shell = sw.slice(sw.indexOf('const SHELL'), sw.indexOf('];'));
-  const modules = ['app', 'widget'].flatMap((dir) => readdirSync(join(root, 'web', dir), { recursive: true }).filter((f) => /\.(js|css)$/.test(f)).map((f) => `${dir}/${f}`));
+  const modules = ['app', 'api', 'widget'].flatMap((dir) => readdirSync(join(root, 'web', dir), { recursive: true }).filter((f) => /\.(js|css)$/.test(f)).map((f) => `${dir}/${f}`));
   // And web/'s own modules, but for the service worker and the package's one-file builds (widget.js,
   // worker.js: build outputs the page never loads).
   modules.push(...readdirSync(join(root, 'web')).filter((f) => f.endsWith('.js') && !['sw.js', 'widget.js', 'worker.js'].includes(f)));
