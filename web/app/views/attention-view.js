@@ -4,7 +4,8 @@
 // and the export of the view as SVG.
 import { PATTERN_RULES } from '../panels/analyses.js';
 import { BeamView } from './beam-view.js';
-import { Heatmap, mapSVG } from './heatmap.js';
+import { mapSVG } from './heatmap-svg.js';
+import { Heatmap } from './heatmap.js';
 import { byId as $ } from '../util/html.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
 import { piecesShown } from '../util/pieces.js';

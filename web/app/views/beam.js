@@ -1,7 +1,8 @@
 // The beam tree as SVG: every candidate the search looked at (engine's beamTree()), laid out
 // by step, with its score; live, finished, pruned and cut candidates styled apart; the path
 // the other views follow drawn in orange. Clicking a node selects its path.
-import { FONT_FAMILY, svgDocument } from './heatmap.js';
+import { FONT_FAMILY } from './heatmap-layout.js';
+import { svgDocument } from './heatmap-svg.js';
 import { counted, esc } from '../util/html.js';
 
 

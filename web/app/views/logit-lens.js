@@ -4,8 +4,8 @@
 // probable token; hover or focus shows the layer's top-k. Takes the engine's answer as it is
 // (session.logitLens, docs/js-api.md); model strings reach the page as text, never as markup.
 // A cell is coloured as a heatmap's cell of that probability, its text black or white as the
-// heatmaps choose it (heatmap.js cellColours), in both themes.
-import { cellColours } from './heatmap.js';
+// heatmaps choose it (colour-scale.js cellColours), in both themes.
+import { cellColours } from './colour-scale.js';
 
 const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 const percent = (p) => `${(100 * p).toFixed(p < 0.001 ? 3 : 1)}%`;

@@ -1,7 +1,8 @@
 // The logits of one step as a bar chart of the engine's top alternatives: raw logit and
 // probability side by side; each bar is a button that forces its token, and beside each bar not
 // taken a "why not?" button asks for the contrastive attribution against it.
-import { FONT_FAMILY, svgDocument, titleSVG } from './heatmap.js';
+import { FONT_FAMILY } from './heatmap-layout.js';
+import { svgDocument, titleSVG } from './heatmap-svg.js';
 import { esc } from '../util/html.js';
 
 

@@ -2,7 +2,9 @@
 // thumbnails (click one to open it), with the pattern class of each head where the engine gives
 // one and what the interventions did to it; and the same sheet as one SVG for export.
 import { PATTERN_RULES } from '../panels/analyses.js';
-import { FONT_FAMILY, Heatmap, heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap.js';
+import { FONT_FAMILY } from './heatmap-layout.js';
+import { heatmapSVGBody, legendSVG, svgDocument, titleSVG } from './heatmap-svg.js';
+import { Heatmap } from './heatmap.js';
 import { PATTERN_LABEL, editsOf } from '../panels/interventions.js';
 import { classifiedSite } from '../model/sites.js';
 import { piecesShown } from '../util/pieces.js';

@@ -1,6 +1,8 @@
 // Export of an Analyses pane: every figure it shows (canvas heatmaps and inline SVG charts), in
 // page order, each under its heading, on one SVG sheet under a title; and its heatmaps as data.
-import { heatmapOf, mapSVGBody, svgDocument, titleSVG, FONT_FAMILY } from './heatmap.js';
+import { FONT_FAMILY } from './heatmap-layout.js';
+import { mapSVGBody, svgDocument, titleSVG } from './heatmap-svg.js';
+import { heatmapOf } from './heatmap.js';
 import { esc } from '../util/html.js';
 import { mapsData } from '../util/data-export.js';
 
