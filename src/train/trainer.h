@@ -16,6 +16,7 @@
 #include "model/trainable.h"
 #include "train/corpus.h"
 #include "train/optimizer.h"
+#include "train/trainable.h"  // trainable_from_bytes_any: a trainer continues a model file
 
 namespace attnscope {
 struct Model;
