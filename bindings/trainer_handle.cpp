@@ -10,9 +10,7 @@ val TrainerHandle::create(const val& sources, const val& targets, const std::str
   return guarded([&] {
     const train::TrainSetup setup = train::train_setup_from_json(options);
     auto pairs = pairs_of(sources, targets);
-    start(train::fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.decoder_only,
-                                 setup.options.seed),
-          std::move(pairs), setup);
+    start(train::fresh_trainable(pairs, setup.family, setup.architecture, setup.options.seed), std::move(pairs), setup);
     return val::undefined();
   });
 }

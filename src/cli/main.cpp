@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
   try {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
-    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::kTrainUsage
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::train_usage()
               << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage
               << attnscope::cli::kBleuByLengthUsage << attnscope::cli::kAttributionUsage;
     return 2;

@@ -7,29 +7,29 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "core/quote.h"
 #include "io/safetensors.h"
+#include "train/family_options.h"
+#include "train/trainable.h"
 #include "train/trainer.h"
 
 namespace attnscope::cli {
 
-const char* kTrainUsage =
-    "  attnscope-cli train --pairs FILE.csv --epochs N --seed S --out MODEL.safetensors [options]\n"
-    "      train a model on 'source,target' lines (fresh word-level model, or --model FILE to\n"
-    "      continue from one, of either family) and write it; prints loss and exact matches per\n"
-    "      epoch on stderr\n"
-    "      --lr X (1e-3)  --batch-tokens N (24)  --label-smoothing X (0)  --dropout X (0)\n"
-    "      --clip-norm X (0: off)  --warmup N (inverse-sqrt schedule; default constant lr)\n"
-    "      --stop-at-exact (stop at N/N)  --family transformer|rnn|decoder_only (transformer)\n"
-    "      --layers N (1)\n"
-    "      transformer, decoder_only: --heads N (1)  --d-model N (64)  --d-ff N (2 d_model;\n"
-    "           decoder_only: 0 for attention-only layers)\n"
-    "      decoder_only (learns '<s> source target </s>'): --activation relu|gelu|gelu_tanh (gelu_tanh)\n"
-    "           --norm pre|post (pre)  --positions learned|sinusoidal (learned)  --untied\n"
-    "      rnn: --cell gru|lstm (gru)  --attention bahdanau|luong|none (bahdanau)\n"
-    "           --score additive|dot|scaled_dot|general|cosine|location (additive)  --d-embed N (32)\n"
-    "           --d-hidden N (64)  --d-encoder N (d_hidden / directions)  --d-attention N (d_hidden)\n"
-    "           --unidirectional  --input-feeding  --local-window N (0: global attention)\n";
+std::string train_usage() {
+  std::string usage =
+      "  attnscope-cli train --pairs FILE.csv --epochs N --seed S --out MODEL.safetensors [options]\n"
+      "      train a model on 'source,target' lines (fresh word-level model, or --model FILE to\n"
+      "      continue from one, of any family that trains) and write it; prints loss and exact matches\n"
+      "      per epoch on stderr\n"
+      "      --lr X (1e-3)  --batch-tokens N (24)  --label-smoothing X (0)  --dropout X (0)\n"
+      "      --clip-norm X (0: off)  --warmup N (inverse-sqrt schedule; default constant lr)\n"
+      "      --stop-at-exact (stop at N/N)  --family " +
+      train::trainable_family_names("", "|", "|") + " (" + train::default_trainable_family().architecture + ")\n";
+  for (const FamilyRegistration& r : registered_families())
+    if (r.training) usage += r.training->help;
+  return usage;
+}
 
 namespace {
 
@@ -75,12 +75,9 @@ int train_main(int argc, char** argv) {
   std::string pairs_path, out_path, model_path;
   int epochs = -1;
   bool stop_at_exact = false;
-  train::Architecture arch;
-  train::RnnArchitecture rnn;
-  train::DecoderOnlyArchitecture decoder_only;
-  std::string family = "transformer";
-  // One given of each family's own, for the message when the chosen family has no such flag.
-  std::string transformer_flag, rnn_flag, decoder_only_flag;
+  std::string family = train::default_trainable_family().architecture;
+  nlohmann::json architecture = nlohmann::json::object();  // the family's options, by their JSON names
+  std::vector<std::string> given;                            // those names, in the order given
   train::TrainOptions options;
   try {
     for (int i = 2; i < argc; ++i) {
@@ -97,24 +94,13 @@ int train_main(int argc, char** argv) {
       else if (arg == "--lr") options.lr = number(arg, value());
       else if (arg == "--batch-tokens") options.batch_tokens = count(arg, value());
       else if (arg == "--family") family = value();
-      else if (arg == "--layers") arch.layers = rnn.layers = decoder_only.layers = count(arg, value());
-      else if (arg == "--heads") arch.heads = decoder_only.heads = count(arg, value()), transformer_flag = arg;
-      else if (arg == "--d-model") arch.d_model = decoder_only.d_model = count(arg, value()), transformer_flag = arg;
-      else if (arg == "--d-ff") arch.d_ff = decoder_only.d_ff = count(arg, value()), transformer_flag = arg;
-      else if (arg == "--activation") decoder_only.activation = value(), decoder_only_flag = arg;
-      else if (arg == "--norm") decoder_only.norm = value(), decoder_only_flag = arg;
-      else if (arg == "--positions") decoder_only.positions = value(), decoder_only_flag = arg;
-      else if (arg == "--untied") decoder_only.tied_output = false, decoder_only_flag = arg;
-      else if (arg == "--cell") rnn.cell = value(), rnn_flag = arg;
-      else if (arg == "--attention") rnn.attention = value(), rnn_flag = arg;
-      else if (arg == "--score") rnn.score = value(), rnn_flag = arg;
-      else if (arg == "--d-embed") rnn.d_embed = count(arg, value()), rnn_flag = arg;
-      else if (arg == "--d-hidden") rnn.d_hidden = count(arg, value()), rnn_flag = arg;
-      else if (arg == "--d-encoder") rnn.d_encoder = count(arg, value()), rnn_flag = arg;
-      else if (arg == "--d-attention") rnn.d_attention = count(arg, value()), rnn_flag = arg;
-      else if (arg == "--unidirectional") rnn.bidirectional = false, rnn_flag = arg;
-      else if (arg == "--input-feeding") rnn.input_feeding = true, rnn_flag = arg;
-      else if (arg == "--local-window") rnn.local_window = count(arg, value()), rnn_flag = arg;
+      else if (const train::OwnedOption o = train::architecture_option_of_flag(arg); o.option) {
+        const ArchitectureOption& option = *o.option;
+        if (option.kind == ArchitectureOption::Kind::Integer) architecture[option.name] = count(arg, value());
+        else if (option.kind == ArchitectureOption::Kind::Text) architecture[option.name] = value();
+        else architecture[option.name] = option.flag_sets;
+        given.push_back(option.name);
+      }
       else if (arg == "--label-smoothing") options.label_smoothing = static_cast<float>(number(arg, value()));
       else if (arg == "--dropout") options.dropout = static_cast<float>(number(arg, value()));
       else if (arg == "--clip-norm") options.clip_norm = number(arg, value());
@@ -124,21 +110,22 @@ int train_main(int argc, char** argv) {
       else throw Error("unknown option " + arg);
     }
     if (pairs_path.empty() || out_path.empty() || epochs < 0) throw Error("train needs --pairs, --epochs and --out");
-    if (family != "transformer" && family != "rnn" && family != "decoder_only")
-      throw Error("--family must be transformer, rnn or decoder_only, got '" + family + "'");
-    if (family == "rnn" && !transformer_flag.empty()) throw Error(transformer_flag + " is the transformer's: an RNN has none");
-    if (family != "rnn" && !rnn_flag.empty()) throw Error(rnn_flag + " is the RNN's: add --family rnn");
-    if (family != "decoder_only" && !decoder_only_flag.empty())
-      throw Error(decoder_only_flag + " is the decoder-only model's: add --family decoder_only");
+    const FamilyRegistration* trained = train::trainable_family(family);
+    if (!trained)
+      throw Error("--family must be " + train::trainable_family_names("", " or ") + ", got '" + family + "'");
+    const std::string misplaced = train::misplaced_option(
+        *trained, given, [](const ArchitectureOption& o) { return std::string(o.flag); },
+        [](const FamilyRegistration& owner) { return "add --family " + std::string(owner.architecture); });
+    if (!misplaced.empty()) throw Error(misplaced);
   } catch (const Error& e) {
-    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\nusage:\n" << kTrainUsage;
+    std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\nusage:\n" << train_usage();
     return 2;
   }
   try {
     const auto pairs = read_pairs(pairs_path);
     std::unique_ptr<train::Trainable> start;
     if (model_path.empty()) {
-      start = train::fresh_trainable(pairs, family, arch, rnn, decoder_only, options.seed);
+      start = train::fresh_trainable(pairs, family, architecture, options.seed);
     } else {
       const std::vector<std::uint8_t> bytes = read_safetensors_file(model_path);
       start = train::trainable_from_bytes_any(bytes.data(), bytes.size());

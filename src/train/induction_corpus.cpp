@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "train/random.h"
+#include "core/random.h"
 
 namespace attnscope::train {
 namespace {

@@ -1,11 +1,11 @@
 #pragma once
 // Adam as torch.optim.Adam / torch.optim.AdamW (PyTorch 1.13 single-tensor code), the learning
 // rate schedules of models/train/train.py, and torch.nn.utils.clip_grad_norm_. They walk a family's
-// tensors as a TensorList (train/tensor_list.h), so every family shares them; the templates take
+// tensors as a TensorList (core/tensor_list.h), so every family shares them; the templates take
 // any parameter struct with tensors() (TransformerParams, RnnParams).
 #include <vector>
 
-#include "train/tensor_list.h"
+#include "core/tensor_list.h"
 
 namespace attnscope::train {
 

@@ -11,9 +11,10 @@
 // fields; "dFf": 0 makes attention-only layers, absent 2 · dModel):
 //   {"family": "decoder_only", "layers": 2, "heads": 1, "dModel": 64, "dFf": 0, "activation": "gelu_tanh",
 //    "norm": "pre", "positions": "learned", "tiedOutput": true, ...the training options above}
-// Unknown names and wrong types are InputErrors, so a typo never passes silently, and so is a
-// dModel its heads cannot share. Ranges are checked where they are used (fresh_model, Trainer);
-// the browser's size limits live in JS.
+// The architecture options are the families' own (model/registry.h: each family names its options
+// and reads them in its folder); the rest are the trainer's. Unknown names, wrong types and an
+// option of another family are InputErrors, so a typo never passes silently. Ranges are checked
+// where they are used (the family's fresh model, Trainer); the browser's size limits live in JS.
 #include <string>
 
 #include "train/trainer.h"
@@ -21,10 +22,8 @@
 namespace attnscope::train {
 
 struct TrainSetup {
-  std::string family = "transformer";  // of a fresh model
-  Architecture architecture;  // used only for a fresh transformer
-  RnnArchitecture rnn;        // used only for a fresh RNN
-  DecoderOnlyArchitecture decoder_only;  // used only for a fresh decoder-only model
+  std::string family;  // of a fresh model (the registry's first family that trains when not given)
+  nlohmann::json architecture = nlohmann::json::object();  // the family's options given, for fresh_trainable
   bool has_architecture = false;  // any architecture field (or family) was given
   TrainOptions options;
 };

@@ -1,7 +1,7 @@
 #include "train/repeated_sequences.h"
 
 #include "core/error.h"
-#include "train/random.h"
+#include "core/random.h"
 
 namespace attnscope::train {
 namespace {

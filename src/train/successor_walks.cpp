@@ -1,7 +1,7 @@
 #include "train/successor_walks.h"
 
 #include "core/error.h"
-#include "train/random.h"
+#include "core/random.h"
 
 namespace attnscope::train {
 namespace {

@@ -8,7 +8,9 @@
 
 #include "decoding/session.h"
 #include "model/model.h"
+#include "model/registry.h"
 #include "text/tokenizer.h"
+#include "train/family_options.h"
 
 namespace attnscope::train {
 namespace {
@@ -95,123 +97,22 @@ ModelText word_text(const std::vector<TrainPair>& pairs, std::size_t& longest, b
   return text;
 }
 
-// A model file's limits (config_fields.h) hold for a trained model too: checked before the
-// weights are allocated, not when the trained file is written and read back.
-void check_config(const ModelConfig& c) {
-  try {
-    ModelConfig::from_json(c.to_json());
-  } catch (const ModelFileError& e) {
-    throw InputError("architecture: " + e.detail());
-  }
-}
-
 }  // namespace
 
-TrainableModel fresh_model(const std::vector<TrainPair>& pairs, const Architecture& arch, std::uint64_t seed) {
-  if (arch.layers < 1 || arch.heads < 1 || arch.d_model < 1 || arch.d_model % arch.heads != 0 || arch.d_ff < 0)
-    throw InputError("architecture needs layers, heads, d_model >= 1 with d_model divisible by heads");
-  std::size_t longest = 0;
-  TrainableModel m;
-  m.text = word_text(pairs, longest);
-  ModelConfig c;
-  c.d_model = arch.d_model;
-  c.n_heads = arch.heads;
-  c.d_ff = arch.d_ff ? arch.d_ff : 2 * arch.d_model;
-  c.n_encoder_layers = c.n_decoder_layers = arch.layers;
-  c.max_positions = std::max<int>(16, static_cast<int>(longest) + 2);
-  c.embedding_scale = std::sqrt(static_cast<double>(arch.d_model));
-  check_config(c);
-  m.params = fresh_params(c, static_cast<int>(m.text.src_vocab.size()), static_cast<int>(m.text.tgt_vocab.size()), seed);
-  return m;
-}
-
-TrainableRnn fresh_rnn_model(const std::vector<TrainPair>& pairs, const RnnArchitecture& arch, std::uint64_t seed) {
-  const int directions = arch.bidirectional ? 2 : 1;
-  if (arch.layers < 1 || arch.d_embed < 1 || arch.d_hidden < 1 || arch.d_encoder < 0 || arch.d_attention < 0 ||
-      arch.local_window < 0)
-    throw InputError("RNN architecture needs layers, dEmbed, dHidden >= 1 (dEncoder, dAttention, localWindow >= 0)");
-  if (arch.d_encoder == 0 && arch.d_hidden % directions != 0)
-    throw InputError("a bidirectional RNN's dHidden must be even when dEncoder is left to default (dHidden / 2)");
-  std::size_t longest = 0;
-  TrainableRnn m;
-  m.text = word_text(pairs, longest);
-  const bool additive = arch.score == "additive" && arch.attention != "none";
-  const nlohmann::json j = {
-      {"architecture", "rnn"},
-      {"cell", arch.cell},
-      {"d_embed", arch.d_embed},
-      {"d_encoder", arch.d_encoder ? arch.d_encoder : arch.d_hidden / directions},
-      {"d_hidden", arch.d_hidden},
-      {"n_encoder_layers", arch.layers},
-      {"n_decoder_layers", arch.layers},
-      {"bidirectional", arch.bidirectional},
-      {"attention", arch.attention},
-      {"score", arch.attention == "none" ? std::string("none") : arch.score},
-      {"d_attention", additive ? (arch.d_attention ? arch.d_attention : arch.d_hidden) : arch.d_attention},
-      {"input_feeding", arch.input_feeding},
-      {"local_window", arch.local_window},
-      {"max_positions", std::max<int>(16, static_cast<int>(longest) + 2)},
-      {"shared_embeddings", false},
-      {"src_append_eos", true},
-      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}}};
-  ModelConfig shared;
-  rnn::Config config;
-  try {
-    shared = ModelConfig::from_json(j.dump());
-    config = rnn::Config::from_json(j.dump());
-  } catch (const ModelFileError& e) {
-    std::string why = e.what();  // the loader's words for a file; here they describe options
-    const std::string file_prefix = "invalid model file: ";
-    if (why.rfind(file_prefix, 0) == 0) why.erase(0, file_prefix.size());
-    throw InputError("RNN architecture: " + why);
-  }
-  shared.family_json = j.dump();
-  m.params = fresh_rnn_params(shared, static_cast<int>(m.text.src_vocab.size()),
-                              static_cast<int>(m.text.tgt_vocab.size()), seed);
-  m.params.shared.family_json = rnn_config_json(config, shared);  // what export writes: export.py's key order
-  return m;
-}
-
-TrainableDecoderOnly fresh_decoder_only_model(const std::vector<TrainPair>& pairs, const DecoderOnlyArchitecture& arch,
-                                              std::uint64_t seed) {
-  if (arch.layers < 1 || arch.heads < 1 || arch.d_model < 1 || arch.d_model % arch.heads != 0 || arch.d_ff < -1)
-    throw InputError("architecture needs layers, heads, d_model >= 1 with d_model divisible by heads");
-  std::size_t longest = 0, longest_pair = 0;
-  TrainableDecoderOnly m;
-  m.text = word_text(pairs, longest, /*joint=*/true, &longest_pair);
-  // gpt.py's CONFIG_FIELDS order, as export.py writes the config.
-  const nlohmann::ordered_json j = {
-      {"architecture", "decoder_only"},
-      {"d_model", arch.d_model},
-      {"n_heads", arch.heads},
-      {"d_ff", arch.d_ff < 0 ? 2 * arch.d_model : arch.d_ff},
-      {"n_layers", arch.layers},
-      {"activation", arch.activation},
-      {"norm", arch.norm},
-      {"positions", arch.positions},
-      {"max_positions", std::max<int>(16, static_cast<int>(longest_pair) + 2)},
-      {"embedding_scale", 1.0},
-      {"tied_output", arch.tied_output},
-      {"layer_norm_eps", 1e-5},
-      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}}};
-  ModelConfig shared;
-  try {
-    shared = ModelConfig::from_json(j.dump());
-    shared.family_json = j.dump();
-    m.params = fresh_decoder_only_params(shared, static_cast<int>(m.text.src_vocab.size()), seed);
-  } catch (const ModelFileError& e) {
-    throw InputError("decoder-only architecture: " + e.detail());
-  }
-  return m;
+WordTextOf word_text_of(const std::vector<TrainPair>& pairs) {
+  return [&pairs](bool joint) {
+    WordText w;
+    w.text = word_text(pairs, w.longest, joint, &w.longest_pair);
+    return w;
+  };
 }
 
 std::unique_ptr<Trainable> fresh_trainable(const std::vector<TrainPair>& pairs, const std::string& family,
-                                           const Architecture& arch, const RnnArchitecture& rnn,
-                                           const DecoderOnlyArchitecture& decoder_only, std::uint64_t seed) {
-  if (family == "transformer") return make_trainable(fresh_model(pairs, arch, seed));
-  if (family == "rnn") return make_trainable(fresh_rnn_model(pairs, rnn, seed));
-  if (family == "decoder_only") return make_trainable(fresh_decoder_only_model(pairs, decoder_only, seed));
-  throw InputError("unknown model family '" + family + "' (transformer, rnn, decoder_only)");
+                                           const nlohmann::json& architecture, std::uint64_t seed) {
+  const FamilyRegistration* r = trainable_family(family);
+  if (!r) throw InputError("unknown model family '" + family + "' (" + trainable_family_names("", ", ") + ")");
+  check_architecture_options(*r, architecture);
+  return r->training->fresh(architecture, word_text_of(pairs), seed);
 }
 
 Trainer::Trainer(std::unique_ptr<Trainable> model, std::vector<TrainPair> pairs, TrainOptions options)

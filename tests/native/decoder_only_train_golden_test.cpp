@@ -9,9 +9,10 @@
 #include <cmath>
 #include <string>
 
+#include "families/decoder_only/backward.h"
+#include "families/decoder_only/training.h"
 #include "io/safetensors.h"
 #include "model/model.h"
-#include "train/decoder_only_grad.h"
 #include "train/options_json.h"
 #include "train/trainer.h"
 #include "train_golden_support.h"
@@ -64,8 +65,7 @@ TEST(DecoderOnlyTrain, FreshAttentionOnlyModelLearnsToCopyFromItsPrompt) {
     for (const char* second : {"a", "b", "c"}) pairs.push_back({std::string(first) + " " + second, first});
   const TrainSetup setup = train_setup_from_json(
       R"({"family": "decoder_only", "layers": 2, "heads": 2, "dModel": 32, "dFf": 0, "lr": 0.003, "seed": 2})");
-  Trainer trainer(fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.decoder_only,
-                                  setup.options.seed),
+  Trainer trainer(fresh_trainable(pairs, setup.family, setup.architecture, setup.options.seed),
                   pairs, setup.options);
   EpochReport last = trainer.epoch();
   for (int e = 1; e < 300 && last.exact < last.total; ++e) last = trainer.epoch();
@@ -95,7 +95,7 @@ TEST(DecoderOnlyTrain, OptionsOfAnotherFamilyAreRefusedByName) {
   const std::vector<TrainPair> pairs = {{"a", "b"}};
   DecoderOnlyArchitecture arch;
   arch.activation = "swish";
-  EXPECT_THROW(fresh_decoder_only_model(pairs, arch, 1), InputError);
+  EXPECT_THROW(fresh_decoder_only_model(word_text_of(pairs), arch, 1), InputError);
 }
 
 }  // namespace

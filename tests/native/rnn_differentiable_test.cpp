@@ -1,4 +1,4 @@
-// The RNN's Differentiable (src/train/differentiable.h, src/train/rnn_grad.h) against PyTorch
+// The RNN's Differentiable (src/train/differentiable.h, src/families/rnn/backward.h) against PyTorch
 // autograd on models/reference/attnscope_ref/rnn.py (tests/golden/rnn_differentiable/<model>.json,
 // models/goldens/make_rnn_differentiable_goldens.py): the logits from the input embeddings and
 // the gradients of Σ d_logits ∘ logits with respect to the source and target embeddings, within
@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "families/rnn/backward.h"
 #include "io/safetensors.h"
 #include "test_support.h"
-#include "train/rnn_grad.h"
+#include "train/differentiable.h"
 
 namespace attnscope::train {
 namespace {

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <set>
 
+#include "families/rnn/backward.h"
+#include "families/rnn/model_file.h"
 #include "io/safetensors.h"
 #include "train/optimizer.h"
-#include "train/rnn_grad.h"
-#include "train/rnn_model_file.h"
 #include "train_golden_support.h"
 
 namespace attnscope::train {

@@ -1,4 +1,4 @@
-// Training the RNN family natively end to end through the trainer's seam (train/trainable.h):
+// Training the RNN family natively end to end through the trainer's seam (model/trainable.h):
 // fresh RNNs (GRU Bahdanau additive, the defaults; LSTM Luong general with input feeding; no
 // attention) learn the 36-pair toy grammar to 36/36 exact greedy translations with a fixed
 // seed; the exported bytes load with Model::load_bytes as an RNN and translate the same; a file
@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "decoding/session.h"
+#include "families/rnn/training.h"
 #include "model/model.h"
 #include "train/options_json.h"
+#include "train/trainable.h"
 #include "train/trainer.h"
 
 namespace attnscope::train {
@@ -53,7 +55,7 @@ TEST_P(RnnTrainToy, FreshRnnLearnsTheToyGrammarAndExportsIt) {
   ASSERT_EQ(pairs.size(), 36u);
   const TrainSetup setup = train_setup_from_json(GetParam());
   ASSERT_EQ(setup.family, "rnn");
-  Trainer trainer(fresh_trainable(pairs, setup.family, setup.architecture, setup.rnn, setup.options.seed), pairs,
+  Trainer trainer(fresh_trainable(pairs, setup.family, setup.architecture, setup.options.seed), pairs,
                   setup.options);
   const int epochs = train_to_exact(trainer, 60);
   std::cout << "[rnn toy] " << GetParam() << ": 36/36 after " << epochs << " epochs\n";
@@ -74,8 +76,8 @@ INSTANTIATE_TEST_SUITE_P(Configs, RnnTrainToy,
 
 TEST(RnnTrain, SameSeedSameModelAndAFileContinues) {
   const auto pairs = toy_pairs();
-  Trainer a(make_trainable(fresh_rnn_model(pairs, RnnArchitecture{}, 3)), pairs, TrainOptions{});
-  Trainer b(make_trainable(fresh_rnn_model(pairs, RnnArchitecture{}, 3)), pairs, TrainOptions{});
+  Trainer a(make_trainable(fresh_rnn_model(word_text_of(pairs), RnnArchitecture{}, 3)), pairs, TrainOptions{});
+  Trainer b(make_trainable(fresh_rnn_model(word_text_of(pairs), RnnArchitecture{}, 3)), pairs, TrainOptions{});
   for (int i = 0; i < 2; ++i) EXPECT_EQ(a.epoch().loss, b.epoch().loss);
   const auto bytes = a.export_bytes();
   EXPECT_TRUE(bytes == b.export_bytes());
@@ -94,7 +96,7 @@ TEST(RnnTrain, BadOptionsAreInputErrors) {
   auto message = [&](const std::string& json) -> std::string {
     try {
       const TrainSetup s = train_setup_from_json(json);
-      fresh_trainable(pairs, s.family, s.architecture, s.rnn, s.options.seed);
+      fresh_trainable(pairs, s.family, s.architecture, s.options.seed);
     } catch (const InputError& e) {
       return e.what();
     }
@@ -111,7 +113,7 @@ TEST(RnnTrain, BadOptionsAreInputErrors) {
   EXPECT_NE(message(R"({"family": "rnn", "inputFeeding": true})").find("input_feeding"), std::string::npos);
   TrainOptions dropout;
   dropout.dropout = 0.1f;
-  EXPECT_THROW(Trainer(make_trainable(fresh_rnn_model(pairs, RnnArchitecture{}, 1)), pairs, dropout), InputError);
+  EXPECT_THROW(Trainer(make_trainable(fresh_rnn_model(word_text_of(pairs), RnnArchitecture{}, 1)), pairs, dropout), InputError);
 }
 
 }  // namespace

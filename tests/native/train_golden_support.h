@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "model/example.h"
 #include "test_support.h"
-#include "train/loss.h"
 #include "train/optimizer.h"
 
 namespace attnscope::train::golden {

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "families/transformer/backward.h"
+#include "families/transformer/model_file.h"
 #include "io/safetensors.h"
-#include "train/model_file.h"
 #include "train/optimizer.h"
-#include "train/transformer_grad.h"
 #include "train_golden_support.h"
 
 namespace attnscope::train {

@@ -4,6 +4,7 @@
 // the same code: tests/js/hostile-train.test.js.)
 #include <gtest/gtest.h>
 
+#include "families/transformer/training.h"
 #include "hostile_support.h"
 #include "train/corpus.h"
 #include "train/trainer.h"
@@ -35,7 +36,7 @@ std::string csv_error(const std::string& text, int max_pairs = kMaxPairs) {
 
 std::string fresh_error(const std::string& text, const train::Architecture& arch = {}) {
   try {
-    train::fresh_trainable(train::parse_pairs_csv(text), "transformer", arch, {}, 1);
+    train::make_trainable(train::fresh_model(train::word_text_of(train::parse_pairs_csv(text)), arch, 1));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -74,7 +75,7 @@ TEST(TrainLimits, TokensAreCountedAfterTokenising) {
   EXPECT_EQ(fresh_error("a b," + word), "pairs line 1: the target has 300 tokens, more than the 256 a sentence may have");
   // Given as pairs, not lines: named by their position.
   try {
-    train::fresh_trainable({{"a", "b"}, {word, "c"}}, "rnn", {}, {}, 1);
+    train::fresh_trainable({{"a", "b"}, {word, "c"}}, "rnn", nlohmann::json::object(), 1);
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), "pair 2: the source has 300 tokens, more than the 256 a sentence may have");

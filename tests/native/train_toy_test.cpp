@@ -8,8 +8,9 @@
 #include <sstream>
 
 #include "decoding/session.h"
+#include "families/transformer/training.h"
+#include "layers/blocks.h"
 #include "model/model.h"
-#include "train/blocks.h"
 #include "train/options_json.h"
 #include "train/trainer.h"
 
@@ -37,7 +38,7 @@ std::vector<std::string> translations(const std::shared_ptr<const Model>& model,
 TEST(TrainToy, FreshModelLearnsTheToyGrammarAndExportsIt) {
   const auto pairs = parse_pairs_csv(toy_csv());
   ASSERT_EQ(pairs.size(), 36u);
-  Trainer trainer(fresh_model(pairs, Architecture{}, 1), pairs, TrainOptions{});
+  Trainer trainer(make_trainable(fresh_model(word_text_of(pairs), Architecture{}, 1)), pairs, TrainOptions{});
   EpochReport r;
   double seconds = 0;
   const int max_epochs = 200;
@@ -62,10 +63,11 @@ TEST(TrainToy, SameSeedSameModel) {
   const auto pairs = parse_pairs_csv(toy_csv());
   TrainOptions o;
   o.dropout = 0.1f;
-  Trainer a(fresh_model(pairs, Architecture{}, 7), pairs, o), b(fresh_model(pairs, Architecture{}, 7), pairs, o);
+  Trainer a(make_trainable(fresh_model(word_text_of(pairs), Architecture{}, 7)), pairs, o),
+      b(make_trainable(fresh_model(word_text_of(pairs), Architecture{}, 7)), pairs, o);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(a.epoch().loss, b.epoch().loss);
   EXPECT_TRUE(a.export_bytes() == b.export_bytes());
-  Trainer c(fresh_model(pairs, Architecture{}, 8), pairs, o);
+  Trainer c(make_trainable(fresh_model(word_text_of(pairs), Architecture{}, 8)), pairs, o);
   c.epoch();
   EXPECT_FALSE(a.export_bytes() == c.export_bytes());
 }
@@ -95,9 +97,11 @@ TEST(TrainPairs, BadCsvIsAnInputError) {
 
 // A width the heads cannot share is refused as the options name it (the JS trainer shows this message).
 TEST(TrainOptions, DModelMustSplitOverTheHeads) {
-  auto message = [](const std::string& json) -> std::string {
+  const auto pairs = parse_pairs_csv(toy_csv());
+  auto message = [&](const std::string& json) -> std::string {
     try {
-      train_setup_from_json(json);
+      const TrainSetup setup = train_setup_from_json(json);
+      fresh_trainable(pairs, setup.family, setup.architecture, setup.options.seed);
     } catch (const InputError& e) {
       return e.what();
     }

@@ -44,7 +44,7 @@ struct Config {
 };
 
 // What one cell step computed, kept when asked for backpropagation through time
-// (src/train/rnn_grad.cpp); inference passes no record and pays nothing for it.
+// (families/rnn/backward.cpp); inference passes no record and pays nothing for it.
 struct CellRecord {
   RowVector h_prev, c_prev;  // [1, hidden] the state the step started from (c: LSTM)
   RowVector gates;           // [gates * hidden] after their nonlinearities: GRU r, z, n; LSTM i, f, g, o
