@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "analysis/attribution_session.h"
-#include "analysis/bert_study.h"
+#include "analysis/encoder_study.h"
 #include "analysis/bleu_by_length.h"
 #include "analysis/encoding_analysis.h"
 #include "analysis/head_importance.h"
@@ -14,14 +14,14 @@
 #include "analysis/vectors.h"
 #include "decoding/options_json.h"
 #include "decoding/source.h"
-#include "families/bert/tasks.h"
+#include "model/encoder_only.h"
 
 namespace attnscope::bindings {
 
 namespace {
 
 // An encoder-only model's encoding of one text: what the views draw.
-val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
+val encoding(const Model& m, const Encoding& e, bool vectors) {
   val out = val::object();
   out.set("tokens", to_array(e.input.pieces));
   out.set("ids", to_array(e.input.ids));
@@ -40,7 +40,7 @@ val encoding(const Model& m, const bert::Encoding& e, bool vectors) {
   return out;
 }
 
-// The five shares of one attention distribution (analysis/bert_study.h).
+// The five shares of one attention distribution (analysis/encoder_study.h).
 val shares(const AttentionShares& s) {
   val out = val::object();
   out.set("cls", s.cls);
@@ -145,7 +145,7 @@ val ModelHandle::tokenize(const std::string& text, bool target) const {
 val ModelHandle::encode_text(const std::string& text, bool vectors, const std::string& interventions) const {
   return guarded([&] {
     const Model& m = model();
-    const bert::Encoding e = bert::encode_text(m, text, Capture{true, vectors, false}, interventions_from_json(interventions));
+    const Encoding e = attnscope::encode_text(m, text, Capture{true, vectors, false}, interventions_from_json(interventions));
     return encoding(m, e, vectors);
   });
 }
@@ -153,13 +153,13 @@ val ModelHandle::encode_text(const std::string& text, bool vectors, const std::s
 val ModelHandle::fill_mask(const std::string& text, int top_k, const std::string& interventions) const {
   return guarded([&] {
     const Model& m = model();
-    const bert::FillMask f = bert::fill_mask(m, text, top_k, Capture{true, false, false}, interventions_from_json(interventions));
+    const FillMask f = attnscope::fill_mask(m, text, top_k, Capture{true, false, false}, interventions_from_json(interventions));
     val out = encoding(m, f.encoding, false);
     val masks = val::array();
     for (std::size_t i = 0; i < f.masks.size(); ++i) {
       val top = val::array();
       for (std::size_t k = 0; k < f.masks[i].top.size(); ++k) {
-        const bert::Candidate& c = f.masks[i].top[k];
+        const Candidate& c = f.masks[i].top[k];
         val x = val::object();
         x.set("id", c.id);
         x.set("token", c.piece);
@@ -180,7 +180,7 @@ val ModelHandle::fill_mask(const std::string& text, int top_k, const std::string
 val ModelHandle::head_study(const std::string& text, const std::string& interventions) const {
   return guarded([&] {
     const Model& m = model();
-    const bert::Encoding e = encode_for_study(m, text, interventions_from_json(interventions));
+    const Encoding e = encode_for_study(m, text, interventions_from_json(interventions));
     const ShareStudy s = attention_shares(m, e);
     val heads_raw = val::array(), heads_norm = val::array();
     for (std::size_t l = 0; l < s.raw_heads.size(); ++l) {
@@ -196,7 +196,7 @@ val ModelHandle::head_study(const std::string& text, const std::string& interven
     out.set("tokens", to_array(e.input.pieces));
     out.set("patterns", nested(head_patterns(e)));
     out.set("shares", sh);
-    out.set("attention", tensor(site_attention(e.trace.attention, bert::kSelf)));
+    out.set("attention", tensor(site_attention(e.trace.attention, e.self_site)));
     return out;
   });
 }
@@ -204,7 +204,7 @@ val ModelHandle::head_study(const std::string& text, const std::string& interven
 val ModelHandle::text_analysis(const std::string& text, const std::string& interventions) const {
   return guarded([&] {
     const Model& m = model();
-    const bert::Encoding e = bert::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
+    const Encoding e = attnscope::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
     val out = val::object();
     out.set("tokens", to_array(e.input.pieces));
     out.set("site", m.sites()[source_self_attention_site(m.sites())].name);
@@ -227,7 +227,7 @@ val ModelHandle::text_attention_logits(const std::string& text, const std::strin
                                        const std::string& site, int layer, int head, int query) const {
   return guarded([&] {
     const Model& m = model();
-    const bert::Encoding e = bert::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
+    const Encoding e = attnscope::encode_text(m, text, Capture{true, true, false}, interventions_from_json(interventions));
     const RowVector logits = attention_logits(m, e.trace, site, layer, head, query);
     const RowVector weights = attention_row(m, e.trace, site, layer, head, query);
     val out = val::object();

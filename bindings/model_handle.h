@@ -34,7 +34,7 @@ class ModelHandle {
   // Encoder-only models: the top_k pieces for every [MASK] of `text`, with the encoding.
   val fill_mask(const std::string& text, int top_k, const std::string& interventions) const;
 
-  // Encoder-only models: the head study of `text` (analysis/bert_study.h).
+  // Encoder-only models: the head study of `text` (analysis/encoder_study.h).
   val head_study(const std::string& text, const std::string& interventions) const;
 
   // Encoder-only models: the analyses of `text`'s encoding (analysis/encoding_analysis.h): the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the goldens of the BERT head study (src/analysis/bert_study.h) under tests/golden/bert/
+"""Write the goldens of the BERT head study (src/analysis/encoder_study.h) under tests/golden/bert/
 (deterministic; run with /usr/bin/python3). Written from the study's definitions, not from the
 C++:
 

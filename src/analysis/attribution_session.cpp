@@ -152,7 +152,7 @@ SentenceAttribution sentence_attribution(const DecodeSession& session, train::Di
   return out;
 }
 
-TokenAttribution encoding_attribution(const Model& model, const bert::Encoding& encoding, train::Differentiable& pass,
+TokenAttribution encoding_attribution(const Model& model, const Encoding& encoding, train::Differentiable& pass,
                                       int position, int token, const AttributionOptions& options) {
   options.validate();
   const int length = static_cast<int>(encoding.input.ids.size());
@@ -174,9 +174,9 @@ TokenAttribution encoding_attribution(const Model& model, const bert::Encoding& 
 std::vector<TokenAttribution> fill_mask_attribution(const Model& model, const std::string& text,
                                                     train::Differentiable& pass, const AttributionOptions& options) {
   options.validate();
-  const bert::FillMask f = bert::fill_mask(model, text, 1, Capture{true, false, false});
+  const FillMask f = fill_mask(model, text, 1, Capture{true, false, false});
   std::vector<TokenAttribution> out;
-  for (const bert::MaskPrediction& m : f.masks)
+  for (const MaskPrediction& m : f.masks)
     out.push_back(encoding_attribution(model, f.encoding, pass, m.position, m.top[0].id, options));
   return out;
 }

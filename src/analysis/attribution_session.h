@@ -13,7 +13,7 @@
 #include "analysis/attribution.h"
 #include "analysis/attribution_cost.h"
 #include "decoding/session.h"
-#include "families/bert/tasks.h"
+#include "model/encoder_only.h"
 
 namespace attnscope {
 
@@ -60,7 +60,7 @@ AttributionCost sentence_attribution_cost(const DecodeSession& session, const tr
                                           const AttributionOptions& options, int last = -1, int hypothesis = 0);
 
 // The prediction at `position` of an encoder-only encoding (a [MASK]'s), of `token`.
-TokenAttribution encoding_attribution(const Model& model, const bert::Encoding& encoding, train::Differentiable& pass,
+TokenAttribution encoding_attribution(const Model& model, const Encoding& encoding, train::Differentiable& pass,
                                       int position, int token, const AttributionOptions& options);
 
 // Every [MASK] of an encoder-only model's text, explained for its most probable piece.

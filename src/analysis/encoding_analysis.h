@@ -3,7 +3,7 @@
 // a site computed once per source: rollout, value-weighted attention, the scores before the
 // softmax and the heads' pattern classes. The one owner of these for once-per-source sites: a
 // decode session's encoder (session_analysis.h) and an encoder-only model's encoding
-// (families/bert/tasks.h encode_text) both read through them. Sites are named as in the model's
+// (model/encoder_only.h encode_text) both read through them. Sites are named as in the model's
 // site table (model/sites.h), never by family.
 #include <string>
 #include <vector>

@@ -108,7 +108,7 @@ json sentence_attribution_to_json(const DecodeSession& session, const Attributio
   return out;
 }
 
-json mask_attribution_to_json(const Model& model, const bert::Encoding& encoding, int position, int token,
+json mask_attribution_to_json(const Model& model, const Encoding& encoding, int position, int token,
                               const AttributionRequest& request) {
   const TokenAttribution a = encoding_attribution(model, encoding, *request.pass, position, token, request.options);
   json out = header(request.options, model.src_vocab);

@@ -35,7 +35,7 @@ void prepare_attribution(AttributionRequest& request, const std::string& path, c
 nlohmann::json sentence_attribution_to_json(const DecodeSession& session, const AttributionRequest& request);
 
 // The same for the prediction `token` at `position` of an encoder-only encoding (a [MASK]'s).
-nlohmann::json mask_attribution_to_json(const Model& model, const bert::Encoding& encoding, int position, int token,
+nlohmann::json mask_attribution_to_json(const Model& model, const Encoding& encoding, int position, int token,
                                         const AttributionRequest& request);
 
 // One explained prediction: tokens, scores, f (and IG's f_baseline, completeness_error,

@@ -15,7 +15,7 @@
 #include "cli/attribution_json.h"
 #include "cli/command.h"
 #include "cli/json_output.h"
-#include "families/bert/tasks.h"
+#include "model/encoder_only.h"
 
 namespace attnscope::cli {
 
@@ -68,12 +68,12 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-json to_json(const Model& model, const bert::FillMask& f, const AttributionRequest& attribution) {
-  const bert::Input& in = f.encoding.input;
+json to_json(const Model& model, const FillMask& f, const AttributionRequest& attribution) {
+  const EncoderInput& in = f.encoding.input;
   json masks = json::array();
-  for (const bert::MaskPrediction& m : f.masks) {
+  for (const MaskPrediction& m : f.masks) {
     json top = json::array();
-    for (const bert::Candidate& c : m.top)
+    for (const Candidate& c : m.top)
       top.push_back({{"id", c.id}, {"token", c.piece}, {"prob", c.probability}, {"logit", c.logit}});
     masks.push_back({{"position", m.position}, {"top_k", top}});
     if (attribution.on)
@@ -87,9 +87,9 @@ json to_json(const Model& model, const bert::FillMask& f, const AttributionReque
           {"masks", masks}, {"attention", attention}};
 }
 
-std::string filled(const Model& model, const bert::FillMask& f) {
+std::string filled(const Model& model, const FillMask& f) {
   std::vector<std::string> pieces = f.encoding.input.pieces;
-  for (const bert::MaskPrediction& m : f.masks) pieces[static_cast<std::size_t>(m.position)] = m.top[0].piece;
+  for (const MaskPrediction& m : f.masks) pieces[static_cast<std::size_t>(m.position)] = m.top[0].piece;
   pieces.erase(pieces.begin());  // [CLS]
   pieces.pop_back();             // the final [SEP]
   return model.tokenizer->join(pieces);
@@ -97,7 +97,7 @@ std::string filled(const Model& model, const bert::FillMask& f) {
 
 bool fill_one(const Model& model, const Args& args, const std::string& text) {
   try {
-    const bert::FillMask f = bert::fill_mask(model, text, args.top_k, Capture{args.json, false, false});
+    const FillMask f = fill_mask(model, text, args.top_k, Capture{args.json, false, false});
     if (args.json) {
       json j = to_json(model, f, args.attribution);
       j["text"] = text;
@@ -105,9 +105,9 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
       return true;
     }
     std::cout << printable(filled(model, f)) << "\n";
-    for (const bert::MaskPrediction& m : f.masks) {
+    for (const MaskPrediction& m : f.masks) {
       std::cout << "  " << m.position << ":";
-      for (const bert::Candidate& c : m.top) std::cout << "  " << printable(c.piece) << " " << std::fixed << std::setprecision(4) << c.probability;
+      for (const Candidate& c : m.top) std::cout << "  " << printable(c.piece) << " " << std::fixed << std::setprecision(4) << c.probability;
       std::cout << "\n";
     }
     return true;
@@ -123,7 +123,7 @@ bool fill_one(const Model& model, const Args& args, const std::string& text) {
 int fill_mask_main(int argc, char** argv) {
   return run_command(argc, argv, kFillMaskUsage, parse, [](Args args) {
     const auto model = Model::load_file(args.model);
-    bert::of(*model);  // an encoder-decoder model is a usage error, before any text
+    encoder_only(*model);  // a model of another kind is a usage error, before any text
     prepare_attribution(args.attribution, args.model, model->src_vocab);
     bool all_ok = true;
     for (const std::string& t : args.texts) all_ok &= fill_one(*model, args, t);

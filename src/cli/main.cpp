@@ -8,7 +8,7 @@
 
 #include "analysis/head_importance.h"
 #include "cli/attribution_json.h"
-#include "cli/bert_study_command.h"
+#include "cli/encoder_study_command.h"
 #include "cli/bleu_by_length_command.h"
 #include "cli/fill_mask_command.h"
 #include "cli/generate.h"
@@ -303,13 +303,13 @@ int run(Args args, int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "train") return attnscope::cli::train_main(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "fill-mask") return attnscope::cli::fill_mask_main(argc, argv);
-  if (argc >= 2 && std::string(argv[1]) == "bert-study") return attnscope::cli::bert_study_main(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "bert-study") return attnscope::cli::encoder_study_main(argc, argv);
   Args args;
   try {
     args = parse_args(argc, argv);
   } catch (const attnscope::Error& e) {
     std::cerr << "attnscope-cli: error: " << printable(e.what()) << "\n" << kUsage << attnscope::cli::train_usage()
-              << attnscope::cli::kFillMaskUsage << attnscope::cli::kBertStudyUsage
+              << attnscope::cli::kFillMaskUsage << attnscope::cli::kEncoderStudyUsage
               << attnscope::cli::kBleuByLengthUsage << attnscope::cli::kAttributionUsage;
     return 2;
   }

@@ -18,6 +18,8 @@
 
 namespace attnscope {
 
+class EncoderOnly;  // model/encoder_only.h
+
 // Everything a decoder carries from one step to the next for one hypothesis.
 class DecoderState {
  public:
@@ -85,6 +87,10 @@ class ModelFamily {
 
   // Null for an encoder-only family.
   virtual const Decoder* decoder() const = 0;
+
+  // What an encoder-only family is asked (model/encoder_only.h: its input, its masked-LM head);
+  // null for a family without it.
+  virtual const EncoderOnly* encoder_only() const { return nullptr; }
 
   // What the text a session starts from is: a source the encoder reads, a prompt whose tokens
   // open the decoder's own context (no encoder), or a text an encoder-only model encodes.

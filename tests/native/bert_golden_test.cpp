@@ -7,7 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
-#include "families/bert/tasks.h"
+#include "families/bert/bert.h"
+#include "model/encoder_only.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -39,12 +40,12 @@ TEST_P(BertGoldenTest, EncoderAndMlmHeadMatchPyTorchReference) {
   int cases = 0;
   for (const json& c : golden["cases"]) {
     const std::string at = GetParam() + " '" + c["text"].get<std::string>() + "'";
-    const bert::Input in = bert::tokenize(*model, c["text"]);
+    const EncoderInput in = encoder_only(*model).tokenize(*model, c["text"]);
     EXPECT_EQ(in.pieces, c["pieces"].get<std::vector<std::string>>()) << at;
     EXPECT_EQ(in.ids, c["ids"].get<std::vector<int>>()) << at;
     EXPECT_EQ(in.segments, c["segments"].get<std::vector<int>>()) << at;
 
-    const bert::Encoding e = bert::encode_text(*model, c["text"], Capture{true, true, false});
+    const Encoding e = encode_text(*model, c["text"], Capture{true, true, false});
     const NamedVectors& v = e.trace.vectors;
     expect_vector(c["embedding_sum"], v, "embedding_sum", at);
     // hf_converted's numbers come from a forward pass over the Hugging Face names, which records
@@ -66,16 +67,16 @@ TEST_P(BertGoldenTest, EncoderAndMlmHeadMatchPyTorchReference) {
                  {static_cast<int>(logits.rows()), static_cast<int>(logits.cols())}, at + " logits");
 
     if (c["masks"].empty()) {
-      EXPECT_THROW(bert::fill_mask(*model, c["text"], top_k, Capture{}), InputError) << at;
+      EXPECT_THROW(fill_mask(*model, c["text"], top_k, Capture{}), InputError) << at;
     } else {
-      const bert::FillMask f = bert::fill_mask(*model, c["text"], top_k, Capture{});
+      const FillMask f = fill_mask(*model, c["text"], top_k, Capture{});
       ASSERT_EQ(f.masks.size(), c["masks"].size()) << at;
       for (std::size_t m = 0; m < f.masks.size(); ++m) {
         const json& want = c["masks"][m];
         EXPECT_EQ(f.masks[m].position, want["position"].get<int>()) << at;
         std::vector<int> ids;
         std::vector<float> probs;
-        for (const bert::Candidate& k : f.masks[m].top) {
+        for (const Candidate& k : f.masks[m].top) {
           ids.push_back(k.id);
           probs.push_back(k.probability);
           EXPECT_EQ(k.piece, model->src_vocab.token(k.id));
@@ -109,16 +110,16 @@ TEST(BertModel, HasNoDecoderAndSaysSo) {
 
 TEST(BertModel, RefusesBadInputWithAMessage) {
   const auto model = Model::load_file(testing::golden_path("bert/tiny_pooler.safetensors"));
-  EXPECT_THROW(bert::tokenize(*model, "   "), InputError);
+  EXPECT_THROW(encoder_only(*model).tokenize(*model, "   "), InputError);
   std::string long_text;
   for (int i = 0; i < 40; ++i) long_text += "i ";
-  EXPECT_THROW(bert::tokenize(*model, long_text), InputError);
-  EXPECT_THROW(bert::fill_mask(*model, "i want to eat", 3, Capture{}), InputError);
-  EXPECT_THROW(bert::fill_mask(*model, "i want [MASK]", 0, Capture{}), InputError);
-  EXPECT_THROW(bert::fill_mask(*model, "i want [MASK]", model->src_vocab.size() + 1, Capture{}), InputError);
+  EXPECT_THROW(encoder_only(*model).tokenize(*model, long_text), InputError);
+  EXPECT_THROW(fill_mask(*model, "i want to eat", 3, Capture{}), InputError);
+  EXPECT_THROW(fill_mask(*model, "i want [MASK]", 0, Capture{}), InputError);
+  EXPECT_THROW(fill_mask(*model, "i want [MASK]", model->src_vocab.size() + 1, Capture{}), InputError);
   Interventions cross;
   cross.skip_cross_attention = true;
-  EXPECT_THROW(bert::encode_text(*model, "i want [MASK]", Capture{}, cross), InputError);
+  EXPECT_THROW(encode_text(*model, "i want [MASK]", Capture{}, cross), InputError);
   EXPECT_THROW(model->family->encode({}, Capture{}, nullptr, {}), InputError);
   EXPECT_THROW(model->family->encode({9999}, Capture{}, nullptr, {}), IndexError);
 }
@@ -126,10 +127,10 @@ TEST(BertModel, RefusesBadInputWithAMessage) {
 TEST(BertModel, MaskedHeadChangesOnlyWhatItShould) {
   const auto model = Model::load_file(testing::golden_path("bert/small_mlm.safetensors"));
   const std::string text = "i want to eat [MASK] .";
-  const bert::Encoding plain = bert::encode_text(*model, text, Capture{true, false, false});
+  const Encoding plain = encode_text(*model, text, Capture{true, false, false});
   Interventions iv;
   iv.masked_heads.push_back({"self", 1, 2});
-  const bert::Encoding masked = bert::encode_text(*model, text, Capture{true, false, false}, iv);
+  const Encoding masked = encode_text(*model, text, Capture{true, false, false}, iv);
   // Layer 0 is untouched, layer 1 attends as before (a masked head still attends), the output moves.
   const Tensor& a = plain.trace.attention[bert::kSelf];
   const Tensor& b = masked.trace.attention[bert::kSelf];

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/encoding_analysis.h"
-#include "families/bert/tasks.h"
+#include "model/encoder_only.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -31,7 +31,7 @@ TEST(EncodingAnalysis, MatchesPyTorchReferenceWithAndWithoutHeadsSwitchedOff) {
   for (const json& c : golden["cases"]) {
     const std::string at = "'" + c["text"].get<std::string>() + "' masked " + c["masked"].dump();
     const Interventions iv = masking(c["masked"]);
-    const bert::FillMask f = bert::fill_mask(*model, c["text"], 3, Capture{true, true, false}, iv);
+    const FillMask f = fill_mask(*model, c["text"], 3, Capture{true, true, false}, iv);
     const EncoderTrace& trace = f.encoding.trace;
     ASSERT_EQ(f.encoding.input.pieces, c["pieces"].get<std::vector<std::string>>()) << at;
     const int T = static_cast<int>(f.encoding.input.pieces.size());
@@ -75,7 +75,7 @@ TEST(EncodingAnalysis, SwitchingAHeadOffChangesTheGuessesAndTheAttentionRowIsThe
   const json golden = testing::load_json(testing::golden_path("bert/encoding_analysis.json"));
   EXPECT_GT(std::abs(golden["cases"][0]["fill"][0]["probs"][0].get<double>() - golden["cases"][1]["fill"][0]["probs"][0].get<double>()), 1e-3);
   const auto model = Model::load_file(testing::golden_path("bert/study_mlm.safetensors"));
-  const bert::Encoding e = bert::encode_text(*model, "i want to eat [MASK] .", Capture{true, true, false});
+  const Encoding e = encode_text(*model, "i want to eat [MASK] .", Capture{true, true, false});
   const Tensor& a = trace_attention(*model, e.trace, 0);
   const int T = a.shape[2];
   const RowVector row = attention_row(*model, e.trace, "self", 1, 1, 2);
@@ -83,7 +83,7 @@ TEST(EncodingAnalysis, SwitchingAHeadOffChangesTheGuessesAndTheAttentionRowIsThe
   EXPECT_THROW(attention_logits(*model, e.trace, "self", 2, 0, 0), IndexError);
   EXPECT_THROW(attention_logits(*model, e.trace, "self", 0, 0, T), IndexError);
   EXPECT_THROW(attention_logits(*model, e.trace, "cross", 0, 0, 0), InputError);
-  const bert::Encoding plain = bert::encode_text(*model, "i want", Capture{true, false, false});
+  const Encoding plain = encode_text(*model, "i want", Capture{true, false, false});
   EXPECT_THROW(value_weighted_attention(*model, plain.trace, "self"), Error);
 }
 
@@ -93,7 +93,7 @@ TEST(EncodingAnalysis, EachFamilyRefusesWhatItsTableSays) {
   std::vector<std::string> refused;
   for (const auto& r : support.refused) refused.push_back(r.option);
   EXPECT_EQ(refused, (std::vector<std::string>{"decoderSelfAttention", "crossAttention", "copySourceEncoding", "lastSourceState"}));
-  const std::vector<int> ids = bert::tokenize(*bert_model, "i want").ids;
+  const std::vector<int> ids = encoder_only(*bert_model).tokenize(*bert_model, "i want").ids;
   Interventions last;
   last.last_source_state = true;
   EXPECT_THROW(bert_model->family->encode(ids, Capture{}, nullptr, last), InputError);

@@ -12,7 +12,8 @@
 #include <cctype>
 
 #include "core/error.h"
-#include "families/bert/tasks.h"
+#include "families/bert/bert.h"
+#include "model/encoder_only.h"
 #include "test_support.h"
 #include "text/tokenizer.h"
 
@@ -37,12 +38,12 @@ TEST_P(HfBertGoldenTest, MatchesHuggingFaceForward) {
   int cases = 0;
   for (const json& c : golden["cases"]) {
     const std::string at = GetParam() + " '" + c["text"].get<std::string>() + "'";
-    const bert::Input in = bert::tokenize(*model, c["text"]);
+    const EncoderInput in = encoder_only(*model).tokenize(*model, c["text"]);
     EXPECT_EQ(in.pieces, c["pieces"].get<std::vector<std::string>>()) << at;
     EXPECT_EQ(in.ids, c["ids"].get<std::vector<int>>()) << at;
     EXPECT_EQ(in.segments, c["token_type_ids"].get<std::vector<int>>()) << at;
 
-    const bert::Encoding e = bert::encode_text(*model, c["text"], Capture{true, false, false});
+    const Encoding e = encode_text(*model, c["text"], Capture{true, false, false});
     const Tensor& attn = site_attention(e.trace.attention, bert::kSelf);
     const int t = static_cast<int>(in.ids.size());
     ASSERT_EQ(attn.shape, (std::vector<int>{layers, heads, t, t})) << at;

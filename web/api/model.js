@@ -136,7 +136,7 @@ export class Model {
   }
 
   /**
-   * Encoder-only models: the head study of `text` (src/analysis/bert_study.h). Returns
+   * Encoder-only models: the head study of `text` (src/analysis/encoder_study.h). Returns
    * {tokens, patterns, shares, attention}: patterns[layer][head] is Kovaleva et al.'s class
    * ('vertical' | 'diagonal' | 'vertical+diagonal' | 'block' | 'heterogeneous');
    * shares.raw[layer] and shares.norm[layer] are {cls, sep, punct, prev, next}: the share of

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "layers/encoder_layer.h"
+#include "model/encoder_only.h"
 #include "model/model.h"
 #include "model/weight_reader.h"
 
@@ -45,7 +46,7 @@ struct Weights {
   RowVector mlm_bias;     // [V]
 };
 
-class Bert : public ModelFamily {
+class Bert : public ModelFamily, public EncoderOnly {
  public:
   Bert(const ModelConfig& model_config, const Config& config, Weights weights);
 
@@ -64,11 +65,17 @@ class Bert : public ModelFamily {
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses what names a decoder: its sub-layers' skips and the source encoding handed to it.
   const InterventionSupport& intervention_support() const override;
+  const EncoderOnly* encoder_only() const override { return this; }
+
+  // The seam of model/encoder_only.h: "[CLS] pieces [SEP]" (input.cpp), the MLM head, [MASK].
+  EncoderInput tokenize(const Model& model, const std::string& text) const override;
+  // The MLM head on hidden states [T, d]: logits [T, V].
+  Matrix mlm_logits(const Matrix& hidden) const override;
+  int mask_id() const override { return config_.mask; }
+  int self_attention_site() const override { return kSelf; }
 
   // Segment of every position: 0 up to and including the first [SEP], 1 after it.
   std::vector<int> segments_of(const std::vector<int>& ids) const;
-  // The MLM head on hidden states [T, d]: logits [T, V].
-  Matrix mlm_logits(const Matrix& hidden) const;
 
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }

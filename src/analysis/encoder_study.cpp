@@ -1,4 +1,4 @@
-#include "analysis/bert_study.h"
+#include "analysis/encoder_study.h"
 
 #include "analysis/attention_maps.h"
 #include "text/utf8.h"
@@ -43,10 +43,11 @@ void add(AttentionShares& sum, const AttentionShares& s, double weight) {
   sum.next += weight * s.next;
 }
 
-const Tensor& self_attention(const bert::Encoding& e) {
-  if (e.trace.attention.size() <= static_cast<std::size_t>(bert::kSelf) || e.trace.attention[bert::kSelf].shape.size() != 4)
+const Tensor& self_attention(const Encoding& e) {
+  if (e.self_site < 0 || e.trace.attention.size() <= static_cast<std::size_t>(e.self_site) ||
+      e.trace.attention[e.self_site].shape.size() != 4)
     throw InputError("the study needs the encoding's attention (capture attention)");
-  return e.trace.attention[bert::kSelf];
+  return e.trace.attention[e.self_site];
 }
 
 // The top-1 piece of one row of logits; of equal logits the lower id.
@@ -59,11 +60,11 @@ int top1(const RowVector& logits) {
 
 }  // namespace
 
-bert::Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions) {
-  return bert::encode_text(model, text, Capture{true, true, false}, interventions);
+Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions) {
+  return encode_text(model, text, Capture{true, true, false}, interventions);
 }
 
-std::vector<std::vector<std::string>> head_patterns(const bert::Encoding& e) {
+std::vector<std::vector<std::string>> head_patterns(const Encoding& e) {
   const Tensor& a = self_attention(e);
   const int L = a.shape[0], H = a.shape[1], T = a.shape[2];
   std::vector<std::vector<std::string>> out(static_cast<std::size_t>(L));
@@ -75,10 +76,10 @@ std::vector<std::vector<std::string>> head_patterns(const bert::Encoding& e) {
   return out;
 }
 
-ShareStudy attention_shares(const Model& model, const bert::Encoding& e) {
+ShareStudy attention_shares(const Model& model, const Encoding& e) {
   const Tensor& a = self_attention(e);
   const int L = a.shape[0], H = a.shape[1], T = a.shape[2];
-  const bert::Input& in = e.input;
+  const EncoderInput& in = e.input;
   std::vector<bool> cls(T), sep(T), punct(T);
   for (int j = 0; j < T; ++j) {
     cls[j] = in.ids[j] == model.config.special.bos;
@@ -120,11 +121,12 @@ ShareStudy attention_shares(const Model& model, const bert::Encoding& e) {
 HeadAblation head_ablation(const Model& model, const std::vector<std::string>& sentences,
                            const std::function<void(int, int)>& progress) {
   if (sentences.empty()) throw InputError("the head ablation needs at least one sentence");
-  const bert::Bert& b = bert::of(model);
+  const EncoderOnly& family = encoder_only(model);
   const SpecialTokens& s = model.config.special;
-  const int mask = b.config().mask;
+  const int mask = family.mask_id();
   const SiteTable& sites = model.sites();
-  const int L = sites[bert::kSelf].layers, H = sites[bert::kSelf].heads;
+  const int self = family.self_attention_site();
+  const int L = sites[self].layers, H = sites[self].heads;
 
   // Every masked copy of every sentence, made once: (ids with [MASK] at `position`, original id).
   struct Masked {
@@ -133,9 +135,9 @@ HeadAblation head_ablation(const Model& model, const std::vector<std::string>& s
   };
   std::vector<Masked> masked;
   for (std::size_t n = 0; n < sentences.size(); ++n) {
-    bert::Input in;
+    EncoderInput in;
     try {
-      in = bert::tokenize(model, sentences[n]);
+      in = family.tokenize(model, sentences[n]);
     } catch (const InputError& e) {
       throw InputError("sentence " + std::to_string(n + 1) + ": " + e.what());
     }
@@ -152,8 +154,8 @@ HeadAblation head_ablation(const Model& model, const std::vector<std::string>& s
   auto correct = [&](const Interventions& iv) {
     int n = 0;
     for (const Masked& m : masked) {
-      const Matrix hidden = b.encode(m.ids, Capture{}, nullptr, iv);
-      n += top1(b.mlm_logits(hidden.row(m.position))) == m.original;
+      const Matrix hidden = model.family->encode(m.ids, Capture{}, nullptr, iv);
+      n += top1(family.mlm_logits(hidden.row(m.position))) == m.original;
     }
     return n;
   };
@@ -168,7 +170,7 @@ HeadAblation head_ablation(const Model& model, const std::vector<std::string>& s
   for (int l = 0; l < L; ++l)
     for (int h = 0; h < H; ++h) {
       Interventions iv;
-      iv.masked_heads.push_back({sites[bert::kSelf].name, l, h});
+      iv.masked_heads.push_back({sites[self].name, l, h});
       out.correct[l][h] = correct(iv);
       out.delta[l][h] = static_cast<double>(out.correct[l][h]) / out.positions - out.base_accuracy;
       if (progress) progress(l * H + h + 1, L * H);

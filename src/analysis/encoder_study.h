@@ -1,5 +1,5 @@
 #pragma once
-// The head study of an encoder-only (BERT) model, after the seed's three questions:
+// The head study of an encoder-only model (model/encoder_only.h), after the seed's three questions:
 //   head_patterns      Kovaleva et al. (2019)'s pattern class of every layer x head
 //                      (analysis/attention_maps.h attention_pattern);
 //   attention_shares   where attention goes, per layer (Clark et al. 2019): to [CLS], to [SEP],
@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "families/bert/tasks.h"
+#include "model/encoder_only.h"
+#include "model/model.h"
 
 namespace attnscope {
 
@@ -37,14 +38,14 @@ struct ShareStudy {
 
 // Encodes `text` capturing what the study needs (attention and the named vectors), with the
 // model broken as `interventions` say (model/interventions.h).
-bert::Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions = {});
+Encoding encode_for_study(const Model& model, const std::string& text, const Interventions& interventions = {});
 
 // The pattern class of every layer x head of the encoding's self-attention: [layer][head], each
 // one of "vertical", "diagonal", "vertical+diagonal", "block", "heterogeneous".
-std::vector<std::vector<std::string>> head_patterns(const bert::Encoding& encoding);
+std::vector<std::vector<std::string>> head_patterns(const Encoding& encoding);
 
 // Throws InputError when the encoding lacks its attention or transformed value vectors.
-ShareStudy attention_shares(const Model& model, const bert::Encoding& encoding);
+ShareStudy attention_shares(const Model& model, const Encoding& encoding);
 
 struct HeadAblation {
   double base_accuracy = 0;  // top-1 == original piece, nothing switched off

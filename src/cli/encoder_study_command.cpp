@@ -4,7 +4,7 @@
 // --sentences (one sentence a line): the head-ablation map (masked-token accuracy, and its change
 // with each head switched off). --json: one object with all of it, in the shapes of the JS API
 // (model.headStudy / model.headAblation) plus the per-head shares and the counts.
-#include "cli/bert_study_command.h"
+#include "cli/encoder_study_command.h"
 
 #include <fstream>
 #include <iomanip>
@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bert_study.h"
+#include "analysis/encoder_study.h"
 #include "cli/command.h"
 #include "cli/json_output.h"
 
 namespace attnscope::cli {
 
-const char* kBertStudyUsage =
+const char* kEncoderStudyUsage =
     "  attnscope-cli bert-study --model FILE [--sentences FILE] [--json] [TEXT]\n"
     "      encoder-only (BERT) models: every head's pattern class and the per-layer shares of attention\n"
     "      on [CLS]/[SEP]/punctuation/previous/next token (raw and norm-weighted) of TEXT; with\n"
@@ -89,14 +89,14 @@ void print_shares(const char* title, const std::vector<AttentionShares>& raw, co
 
 }  // namespace
 
-int bert_study_main(int argc, char** argv) {
-  return run_command(argc, argv, kBertStudyUsage, parse, [](const Args& args) {
+int encoder_study_main(int argc, char** argv) {
+  return run_command(argc, argv, kEncoderStudyUsage, parse, [](const Args& args) {
     const auto model = Model::load_file(args.model);
-    bert::of(*model);  // an encoder-decoder model is a usage error, before any text
+    encoder_only(*model);  // a model of another kind is a usage error, before any text
     json out = json::object();
     std::cout << std::fixed << std::setprecision(4);
     if (!args.text.empty()) {
-      const bert::Encoding e = encode_for_study(*model, args.text);
+      const Encoding e = encode_for_study(*model, args.text);
       const auto patterns = head_patterns(e);
       const ShareStudy s = attention_shares(*model, e);
       if (args.json) {

@@ -1,11 +1,11 @@
-// The BERT head study (src/analysis/bert_study.h) against its PyTorch reference
+// The encoder-only head study (src/analysis/encoder_study.h) against its PyTorch reference
 // (models/goldens/make_bert_study_goldens.py -> tests/golden/bert/study.json): every head's pattern class,
 // the per-layer and per-head shares of attention on [CLS], [SEP], punctuation, the previous and
 // the next token, raw and norm-weighted (Kobayashi et al. 2020), at <= 1e-4, NaN failing; and the
 // head ablation's masked-token counts on study_mlm (a tiny MLM trained on the toy grammar), exact.
 #include <gtest/gtest.h>
 
-#include "analysis/bert_study.h"
+#include "analysis/encoder_study.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -38,7 +38,7 @@ TEST(BertStudy, PatternsAndSharesMatchPyTorchReference) {
     const auto model = golden_model(g["model"]);
     for (const json& c : g["cases"]) {
       const std::string at = name + " '" + c["text"].get<std::string>() + "'";
-      const bert::Encoding e = encode_for_study(*model, c["text"]);
+      const Encoding e = encode_for_study(*model, c["text"]);
       EXPECT_EQ(e.input.pieces, c["pieces"].get<std::vector<std::string>>()) << at;
       EXPECT_EQ(head_patterns(e), c["patterns"].get<std::vector<std::vector<std::string>>>()) << at;
       const ShareStudy s = attention_shares(*model, e);
@@ -101,7 +101,7 @@ TEST(BertStudy, BadInputIsAnInputError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("sentence 2"), std::string::npos) << e.what();
   }
-  bert::Encoding bare = bert::encode_text(*model, "i eat bread", Capture{true, false, false});
+  Encoding bare = encode_text(*model, "i eat bread", Capture{true, false, false});
   EXPECT_THROW(attention_shares(*model, bare), InputError);  // no transformed value vectors
   bare.trace.attention.clear();
   EXPECT_THROW(head_patterns(bare), InputError);
