@@ -24,6 +24,9 @@ class WeightReader {
   MultiHeadAttention attention(const std::string& name, int d, int n_heads);
   FeedForward ffn(const std::string& name, int d, int d_ff, Activation activation);
 
+  // Whether the file stores this tensor as F16 (its values then fit binary16 storage).
+  bool stored_as_f16(const std::string& name) const { return file_.info(name).dtype == DType::F16; }
+
   // Every tensor in the file must have been asked for: a stray one means the file was made
   // for a different architecture than its config describes.
   void check_all_used() const;

@@ -7,6 +7,18 @@
 #include "ops/ops.h"
 
 namespace attnscope::ops {
+namespace {
+
+// Rows [row, row + rows) and columns [col, col + cols) of the matrix whose values `at` gives.
+template <class At>
+Matrix block(At at, int row, int rows, int col, int cols) {
+  Matrix out(rows, cols);
+  for (int o = 0; o < rows; ++o)
+    for (int i = 0; i < cols; ++i) out(o, i) = at(row + o, col + i);
+  return out;
+}
+
+}  // namespace
 
 WeightMatrix WeightMatrix::plain(Matrix weight) {
   WeightMatrix w;
@@ -69,10 +81,7 @@ Matrix WeightMatrix::middle_rows(int begin, int n) const {
     throw Error("weight rows [" + std::to_string(begin) + ", " + std::to_string(begin + n) + ") of " +
                 std::to_string(rows_));
   if (form_ == Form::Plain) return plain_.middleRows(begin, n);
-  Matrix out(n, cols_);
-  for (int o = 0; o < n; ++o)
-    for (int i = 0; i < cols_; ++i) out(o, i) = at(begin + o, i);
-  return out;
+  return block([this](int o, int i) { return at(o, i); }, begin, n, 0, cols_);
 }
 
 Matrix WeightMatrix::middle_cols(int begin, int n) const {
@@ -80,10 +89,7 @@ Matrix WeightMatrix::middle_cols(int begin, int n) const {
     throw Error("weight columns [" + std::to_string(begin) + ", " + std::to_string(begin + n) + ") of " +
                 std::to_string(cols_));
   if (form_ == Form::Plain) return plain_.middleCols(begin, n);
-  Matrix out(rows_, n);
-  for (int o = 0; o < rows_; ++o)
-    for (int i = 0; i < n; ++i) out(o, i) = at(o, begin + i);
-  return out;
+  return block([this](int o, int i) { return at(o, i); }, 0, rows_, begin, n);
 }
 
 const Matrix& WeightMatrix::plain_matrix() const {
