@@ -34,9 +34,9 @@ def is_decoder_only(model):
     return config.get("architecture") == "decoder_only"
 
 
-def peak_rss_mib(cli, model, text, max_length, generate):
+def peak_rss_mib(cli, model, text, max_length, generate, flags):
     command = ["/usr/bin/time", "-v", cli, "generate" if generate else "translate", "--model", model,
-               "--max-length", str(max_length), text]
+               "--max-length", str(max_length), *flags, text]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{run.stderr}")
@@ -72,6 +72,8 @@ def main():
     p.add_argument("--sentences", type=int, default=5)
     p.add_argument("--max-length", type=int, default=32)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--binary16", action="store_true",
+                   help="peak RSS with the CLI's --binary16 load option (ms / token stays the default load's)")
     a = p.parse_args()
     with open(a.input) as f:
         text = f.readline().strip()
@@ -80,7 +82,8 @@ def main():
     for model in a.models:
         size = os.path.getsize(model) / MIB
         generate = is_decoder_only(model)
-        rss = statistics.median(peak_rss_mib(a.cli, model, text, a.max_length, generate) for _ in range(a.repeats))
+        flags = ["--binary16"] if a.binary16 else []
+        rss = statistics.median(peak_rss_mib(a.cli, model, text, a.max_length, generate, flags) for _ in range(a.repeats))
         speed = "-"
         load = "-"
         if os.path.exists(a.bench):
