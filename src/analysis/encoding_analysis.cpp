@@ -68,12 +68,13 @@ std::vector<std::string> encoder_patterns(const Model& model, const EncoderTrace
 Tensor value_weighted_attention(const Model& model, const EncoderTrace& trace, const std::string& site_name) {
   const int site = find_site(model.sites(), site_name);
   const Tensor& attention = trace_attention(model, trace, site);
-  std::vector<Matrix> values;
-  std::vector<const Matrix*> out_proj;
+  std::vector<Matrix> values, out_proj_values;
   for (int l = 0; l < model.sites()[site].layers; ++l) {
     values.push_back(trace_site_inputs(model, trace, site, l).v);
-    out_proj.push_back(&site_attention_layer(model, site, l).out_proj.weight);
+    out_proj_values.push_back(site_attention_layer(model, site, l).out_proj.weight.to_matrix());
   }
+  std::vector<const Matrix*> out_proj;
+  for (const Matrix& w : out_proj_values) out_proj.push_back(&w);
   return value_weighted_attention(attention, values, out_proj);
 }
 

@@ -185,11 +185,11 @@ InductionScores induction_scores(const Model& model, const std::vector<std::vect
   const Eigen::MatrixXd U = rows_of(unembedding, tokens, "copying score");
   for (int l = 0; l < info.layers; ++l) {
     const MultiHeadAttention* attention = model.family->attention_layer(site, l);
-    const Eigen::Index dh = attention->v_proj.weight.rows() / info.heads;
+    const int dh = attention->v_proj.weight.rows() / info.heads;
     for (int h = 0; h < info.heads; ++h) {
       // M = (E W_Vᵀ)(W_Oᵀ Uᵀ) = A B shares its non-zero eigenvalues with B A [d_head, d_head].
-      const Eigen::MatrixXd A = E * attention->v_proj.weight.middleRows(h * dh, dh).cast<double>().transpose();
-      const Eigen::MatrixXd B = attention->out_proj.weight.middleCols(h * dh, dh).cast<double>().transpose() * U.transpose();
+      const Eigen::MatrixXd A = E * attention->v_proj.weight.middle_rows(h * dh, dh).cast<double>().transpose();
+      const Eigen::MatrixXd B = attention->out_proj.weight.middle_cols(h * dh, dh).cast<double>().transpose() * U.transpose();
       const Eigen::MatrixXd small = A.rows() <= B.rows() ? Eigen::MatrixXd(A * B) : Eigen::MatrixXd(B * A);
       out.copying[l][h] = copying_score_of(small);
     }

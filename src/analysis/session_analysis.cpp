@@ -57,12 +57,13 @@ Tensor value_weighted_attention(const DecodeSession& session, const std::string&
   if (!session.model().sites()[site].per_step)
     return value_weighted_attention(session.model(), session.encoder_trace(), site_name);
   const Tensor& attention = session_attention(session, site, step, expansion);
-  std::vector<Matrix> values;
-  std::vector<const Matrix*> out_proj;
+  std::vector<Matrix> values, out_proj_values;
   for (int l = 0; l < session.model().sites()[site].layers; ++l) {
     values.push_back(site_inputs(session, site, l, step, expansion).v);
-    out_proj.push_back(&site_attention_layer(session.model(), site, l).out_proj.weight);
+    out_proj_values.push_back(site_attention_layer(session.model(), site, l).out_proj.weight.to_matrix());
   }
+  std::vector<const Matrix*> out_proj;
+  for (const Matrix& w : out_proj_values) out_proj.push_back(&w);
   return value_weighted_attention(attention, values, out_proj);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// IEEE 754 binary16 -> binary32, bit-exact (including subnormals, inf and NaN).
+// IEEE 754 binary16 -> binary32, bit-exact (including subnormals, inf and NaN), and bfloat16 -> binary32.
 #include <cstdint>
 #include <cstring>
 
@@ -24,6 +24,15 @@ inline float half_to_float(std::uint16_t h) {
     std::memcpy(&bits, &scaled, sizeof bits);
     bits |= sign;
   }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// bfloat16 is binary32's upper 16 bits (same sign, exponent, top 7 mantissa bits): every pattern,
+// subnormals, inf and NaN included, is exactly the binary32 with 16 zero bits below it.
+inline float bfloat16_to_float(std::uint16_t b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;

@@ -27,7 +27,8 @@ std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
 DType parse_dtype(const std::string& name, const std::string& tensor) {
   if (name == "F32") return DType::F32;
   if (name == "F16") return DType::F16;
-  throw ModelFileError("tensor " + quote(tensor) + " has dtype " + excerpt(name) + "; attnscope reads F32 and F16");
+  if (name == "BF16") return DType::BF16;
+  throw ModelFileError("tensor " + quote(tensor) + " has dtype " + excerpt(name) + "; attnscope reads F32, F16 and BF16");
 }
 
 TensorInfo parse_tensor_info(const std::string& name, const json& entry, std::uint64_t data_size) {
@@ -204,10 +205,11 @@ void SafetensorsFile::read_f32(const std::string& name, float* out) const {
   if (t.dtype == DType::F32) {
     if (n > 0) std::memcpy(out, src, n * sizeof(float));
   } else {
+    const bool bf16 = t.dtype == DType::BF16;
     for (std::size_t i = 0; i < n; ++i) {
       std::uint16_t h;
       std::memcpy(&h, src + 2 * i, 2);
-      out[i] = half_to_float(h);
+      out[i] = bf16 ? bfloat16_to_float(h) : half_to_float(h);
     }
   }
 }

@@ -14,7 +14,8 @@ namespace attnscope {
 // web/model-header.js applies the same number to a download before the engine sees it.
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 
-enum class DType { F32, F16 };
+// BF16: bfloat16, the top half of a binary32 (a checkpoint's native dtype in many newer models).
+enum class DType { F32, F16, BF16 };
 
 struct TensorInfo {
   DType dtype;
@@ -40,7 +41,7 @@ class SafetensorsFile {
   bool has(const std::string& name) const { return tensors_.count(name) != 0; }
   const TensorInfo& info(const std::string& name) const;
 
-  // The tensor's values as f32 (f16 is converted), row-major.
+  // The tensor's values as f32 (f16 and bf16 are converted), row-major.
   std::vector<float> read_f32(const std::string& name) const;
   // The same into `out` (info(name).numel() floats): a loader's matrix, with no copy between.
   void read_f32(const std::string& name, float* out) const;

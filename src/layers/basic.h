@@ -5,14 +5,18 @@
 namespace attnscope {
 
 struct Linear {
-  Matrix weight;  // [out, in]
+  // [out, in], held once, in the form its products read (ops/weight_matrix.h): whoever reads a
+  // part of it (an analysis' head slice) converts that part.
+  ops::WeightMatrix weight;
   RowVector bias;  // [out]
-  // The weight in the forms the kernel's one-row products read fastest, kept for the layers a
-  // decoder step runs (prepare_for_steps()); empty elsewhere, where the plain weight serves.
-  ops::StepWeights step;
 
-  void prepare_for_steps(bool int8) { step = ops::StepWeights::build(weight, int8); }
-  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, step, bias); }
+  // For the layers a decoder step runs: the kernel's one-row products read the packed layout
+  // fastest, and int8 when the load option asks. Replaces the weight: still one copy.
+  void prepare_for_steps(bool int8) {
+    if (int8) weight = ops::WeightMatrix::int8_or_packed(weight.to_matrix(), weight.half());
+    else if (weight.form() == ops::WeightMatrix::Form::Plain) weight = ops::WeightMatrix::packed(weight.plain_matrix(), false);
+  }
+  Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, bias); }
 };
 
 struct LayerNorm {

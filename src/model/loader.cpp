@@ -77,7 +77,7 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
       throw ModelFileError("config field 'suppress_tokens' holds id " + std::to_string(id) +
                            ", outside the target vocabulary of " + std::to_string(m.tgt_vocab.size()));
 
-  WeightReader weights(file);
+  WeightReader weights(file, options.binary16);
   m.family = family_loader(c.architecture)(m, weights, options);
   weights.check_all_used();
   m.int8 = options.int8;

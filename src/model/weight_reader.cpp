@@ -31,8 +31,14 @@ RowVector WeightReader::vector(const std::string& name, int size) {
   return v;
 }
 
+// With the binary16 load option, a file stored as F16 keeps its layers' weights in binary16, packed
+// (half the bytes of binary32, the same products bit for bit); otherwise they are binary32.
 Linear WeightReader::linear(const std::string& name, int out, int in) {
-  return Linear{matrix(name + ".weight", out, in), vector(name + ".bias", out), {}};
+  const std::string weight_name = name + ".weight";
+  Matrix weight = matrix(weight_name, out, in);
+  ops::WeightMatrix held =
+      keeps_binary16(weight_name) ? ops::WeightMatrix::packed(weight, true) : ops::WeightMatrix::plain(std::move(weight));
+  return Linear{std::move(held), vector(name + ".bias", out)};
 }
 
 LayerNorm WeightReader::layer_norm(const std::string& name, int d, float eps) {

@@ -15,7 +15,8 @@ namespace attnscope {
 
 class WeightReader {
  public:
-  explicit WeightReader(const SafetensorsFile& file) : file_(file) {}
+  // `binary16`: keep the weights of tensors the file stores as F16 in binary16 (the load option).
+  WeightReader(const SafetensorsFile& file, bool binary16) : file_(file), binary16_(binary16) {}
 
   Matrix matrix(const std::string& name, int rows, int cols);
   RowVector vector(const std::string& name, int size);
@@ -23,6 +24,10 @@ class WeightReader {
   LayerNorm layer_norm(const std::string& name, int d, float eps);
   MultiHeadAttention attention(const std::string& name, int d, int n_heads);
   FeedForward ffn(const std::string& name, int d, int d_ff, Activation activation);
+
+  // Whether this tensor is kept in binary16: the load option asks for it and the file stores it
+  // as F16 (its values then fit binary16 exactly).
+  bool keeps_binary16(const std::string& name) const { return binary16_ && file_.info(name).dtype == DType::F16; }
 
   // Every tensor in the file must have been asked for: a stray one means the file was made
   // for a different architecture than its config describes.
@@ -43,6 +48,7 @@ class WeightReader {
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;
+  bool binary16_ = false;
 };
 
 }  // namespace attnscope

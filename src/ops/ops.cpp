@@ -25,11 +25,11 @@ Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   return y;
 }
 
-StepWeights StepWeights::build(const Matrix& weight, bool int8) {
+StepWeights StepWeights::build(const Matrix& weight, bool int8, bool binary16) {
   const int out = static_cast<int>(weight.rows()), in = static_cast<int>(weight.cols());
   StepWeights step;
   if (int8) step.int8 = simd::Int8Weights(weight.data(), out, in);
-  if (step.int8.empty()) step.packed = simd::PackedWeights(weight.data(), out, in);  // not int8, or no int8 form
+  if (step.int8.empty()) step.packed = simd::PackedWeights(weight.data(), out, in, binary16);  // not int8, or no int8 form
   return step;
 }
 

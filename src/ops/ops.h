@@ -5,6 +5,7 @@
 #include "core/architecture.h"
 #include "ops/gemm_int8.h"
 #include "ops/gemm_simd.h"
+#include "ops/weight_matrix.h"
 
 namespace attnscope::ops {
 
@@ -14,12 +15,13 @@ using MatrixRef = Eigen::Ref<const Matrix>;
 Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
 
 // The forms of a weight a decoder step multiplies by, built once at model load (see
-// StepWeights::build): rearranged for the kernel (same results), or int8 (approximate, only
-// when the model was loaded with the int8 option). Empty for the encoder's weights.
+// StepWeights::build): rearranged for the kernel (same results; binary16 when `binary16` and the
+// weights allow it, as for a file stored as F16), or int8 (approximate, only when the model was
+// loaded with the int8 option). Empty for the encoder's weights.
 struct StepWeights {
   simd::PackedWeights packed;
   simd::Int8Weights int8;
-  static StepWeights build(const Matrix& weight, bool int8);
+  static StepWeights build(const Matrix& weight, bool int8, bool binary16 = false);
 };
 
 // The same where W also comes in its step forms: int8 if there is one, else the packed

@@ -84,7 +84,7 @@ it('sinusoidal positions computed from the config are bounded by the file\'s siz
 it('a dtype with a NUL and a tensor name with ESC reach the message escaped', async () => {
   const { header, data } = parse(tiny);
   header['output.bias'].dtype = 'F32\u0000';
-  expect(await loadError(assemble(header, data))).toBe("invalid model file: tensor 'output.bias' has dtype F32\\u0000; attnscope reads F32 and F16");
+  expect(await loadError(assemble(header, data))).toBe("invalid model file: tensor 'output.bias' has dtype F32\\u0000; attnscope reads F32, F16 and BF16");
 
   const h = parse(tiny).header;
   const end = h['output.bias'].data_offsets[1];

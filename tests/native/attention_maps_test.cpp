@@ -90,15 +90,17 @@ TEST(AttentionMaps, SessionValueWeightingUsesTheCapturedValues) {
       for (const auto& row : head)
         for (const auto& w : row) golden_attn.data[i++] = w.get<float>();
   std::vector<Matrix> golden_v;
-  std::vector<const Matrix*> w_o;
+  std::vector<Matrix> w_o_values;
   for (int l = 0; l < 3; ++l) {
     const auto& rows = c["encoder"]["layers"][l]["v"];
     Matrix v(S, 64);
     for (int r = 0; r < S; ++r)
       for (int k = 0; k < 64; ++k) v(r, k) = rows[r][k].get<float>();
     golden_v.push_back(v);
-    w_o.push_back(&transformer::of(*model).weights().encoder_layers[l].self_attn.out_proj.weight);
+    w_o_values.push_back(transformer::of(*model).weights().encoder_layers[l].self_attn.out_proj.weight.to_matrix());
   }
+  std::vector<const Matrix*> w_o;
+  for (const Matrix& w : w_o_values) w_o.push_back(&w);
   const Tensor want = value_weighted_attention(golden_attn, golden_v, w_o);
   const Tensor got = value_weighted_attention(s, "encoder");
   ASSERT_EQ(got.shape, want.shape);

@@ -117,7 +117,7 @@ TEST(HostileModel, ControlCharactersInAFilesStringsAreEscapedInMessages) {
   json h = header_of(b);
   h["output.bias"]["dtype"] = std::string("F32\0", 4);
   std::string message = load_error(with_header(b, h.dump()));
-  EXPECT_EQ(message, "invalid model file: tensor 'output.bias' has dtype F32\\u0000; attnscope reads F32 and F16");
+  EXPECT_EQ(message, "invalid model file: tensor 'output.bias' has dtype F32\\u0000; attnscope reads F32, F16 and BF16");
   EXPECT_EQ(message.find('\0'), std::string::npos);
 
   // An extra, empty tensor whose name would clear the terminal and end a C string.

@@ -171,11 +171,12 @@ TEST(ModelFile, WrongShapeForItsBytes) {
 }
 
 TEST(ModelFile, WrongDtype) {
-  EXPECT_LOAD_ERROR(edited([](json& h) { h["output.bias"]["dtype"] = "BF16"; }),
-                    "tensor 'output.bias' has dtype BF16");
+  EXPECT_LOAD_ERROR(edited([](json& h) { h["output.bias"]["dtype"] = "F64"; }),
+                    "tensor 'output.bias' has dtype F64; attnscope reads F32, F16 and BF16");
   EXPECT_LOAD_ERROR(edited([](json& h) { h["output.bias"]["dtype"] = "I64"; }), "has dtype I64");
-  // F16 with F32's byte count: caught by the size check.
+  // F16 or BF16 with F32's byte count: caught by the size check.
   EXPECT_LOAD_ERROR(edited([](json& h) { h["output.bias"]["dtype"] = "F16"; }), "output.bias");
+  EXPECT_LOAD_ERROR(edited([](json& h) { h["output.bias"]["dtype"] = "BF16"; }), "bytes but its dtype and shape need");
 }
 
 TEST(ModelFile, NaNAndInfWeights) {

@@ -48,7 +48,8 @@ Matrix Bert::encode(const std::vector<int>& ids, const Capture& capture, Encoder
       Matrix f(H * T, d);
       for (int h = 0; h < H; ++h)
         f.middleRows(h * T, T).noalias() =
-            v.middleCols(h * dh, dh) * layer.self_attn.out_proj.weight.middleCols(h * dh, dh).transpose();
+            v.middleCols(h * dh, dh) *
+            layer.self_attn.out_proj.weight.middle_cols(static_cast<int>(h * dh), static_cast<int>(dh)).transpose();
       probe.record("transformed_values", f);
     }
   }

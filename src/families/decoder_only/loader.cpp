@@ -47,7 +47,8 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     if (layer.has_ffn)
       for (Linear* l : {&layer.ffn.fc1, &layer.ffn.fc2}) l->prepare_for_steps(options.int8);
   }
-  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8);
+  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8,
+                                         w.keeps_binary16(c.tied_output ? "embed.token.weight" : "output.weight"));
   return std::make_unique<DecoderOnly>(m.config, c, std::move(t));
 }
 

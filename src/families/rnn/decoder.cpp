@@ -40,7 +40,7 @@ std::unique_ptr<DecoderState> Rnn::start(const Matrix& states) const {
 
   // Every decoder layer starts from s_0 = tanh(bridge(final)); an LSTM's cell from 0; h~_0 = 0.
   Snapshot s0;
-  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), bridge_state(w.bridge.weight, w.bridge.bias, memory->final));
+  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), bridge_state(w.bridge.weight.to_matrix(), w.bridge.bias, memory->final));
   if (c.cell == Cell::LSTM) s0.c.assign(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
   s0.feed = RowVector::Zero(c.d_hidden);
 

@@ -50,16 +50,18 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
 
   // A decoder step multiplies one row (a beam: a few) by each of these, streaming megabytes of
   // weights for few FLOPs; the kernel reads them faster rearranged (ops/gemm_simd.h; same
-  // results), or, if asked, in int8 (ops/gemm_int8.h; approximate). The cost is a second copy:
-  // 16 MB for Multi30k in binary32 (4 MB in int8). binary16 would halve it but decodes 30 %
-  // slower in WASM (its conversion costs more than the bytes save). The encoder's
-  // products, many rows at a time, do not need it.
+  // results), or, if asked, in int8 (ops/gemm_int8.h; approximate). Each layer holds its weight
+  // once, in that form (ops/weight_matrix.h). With the binary16 load option a file stored as F16
+  // keeps them in binary16 (half the bytes; its conversion costs more per weight than binary32's
+  // loads, so it is slower per token unless the step is bound by memory bandwidth). The encoder's
+  // products, many rows at a time, read an F32 file's plain layout.
   for (DecoderLayer& layer : t.decoder_layers)
     for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
                       &layer.self_attn.out_proj, &layer.cross_attn.q_proj, &layer.cross_attn.out_proj, &layer.ffn.fc1,
                       &layer.ffn.fc2})
       l->prepare_for_steps(options.int8);
-  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8);
+  const char* output_name = !c.tied_output ? "output.weight" : c.shared_embeddings ? "src_embed.weight" : "tgt_embed.weight";
+  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8, w.keeps_binary16(output_name));
   return std::make_unique<Transformer>(c, std::move(t));
 }
 

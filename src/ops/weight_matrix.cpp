@@ -1,0 +1,118 @@
+#include "ops/weight_matrix.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "io/half.h"
+#include "ops/ops.h"
+
+namespace attnscope::ops {
+namespace {
+
+// Rows [row, row + rows) and columns [col, col + cols) of the matrix whose values `at` gives.
+template <class At>
+Matrix block(At at, int row, int rows, int col, int cols) {
+  Matrix out(rows, cols);
+  for (int o = 0; o < rows; ++o)
+    for (int i = 0; i < cols; ++i) out(o, i) = at(row + o, col + i);
+  return out;
+}
+
+}  // namespace
+
+WeightMatrix WeightMatrix::plain(Matrix weight) {
+  WeightMatrix w;
+  w.rows_ = static_cast<int>(weight.rows());
+  w.cols_ = static_cast<int>(weight.cols());
+  w.plain_ = std::move(weight);
+  return w;
+}
+
+WeightMatrix WeightMatrix::packed(const Matrix& weight, bool binary16) {
+  WeightMatrix w;
+  w.form_ = Form::Packed;
+  w.rows_ = static_cast<int>(weight.rows());
+  w.cols_ = static_cast<int>(weight.cols());
+  w.packed_ = simd::PackedWeights(weight.data(), w.rows_, w.cols_, binary16);
+  return w;
+}
+
+WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, bool binary16) {
+  const int out = static_cast<int>(weight.rows()), in = static_cast<int>(weight.cols());
+  simd::Int8Weights q(weight.data(), out, in);
+  if (q.empty()) return packed(weight, binary16);
+  WeightMatrix w;
+  w.form_ = Form::Int8;
+  w.rows_ = out;
+  w.cols_ = in;
+  w.int8_ = std::move(q);
+  return w;
+}
+
+std::size_t WeightMatrix::bytes() const {
+  const std::size_t n = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_);
+  if (form_ == Form::Plain) return n * sizeof(float);
+  if (form_ == Form::Int8) return n + static_cast<std::size_t>(rows_) * sizeof(float);
+  return n * (packed_.half() ? 2 : sizeof(float));
+}
+
+// Where the packed layouts keep W[o][i] (simd::PackedWeights): blocks of four rows, binary32
+// interleaved four columns at a time with the block's last in % 4 columns row by row after
+// them, binary16 eight columns at a time (in % 8 == 0); the last out % 4 rows row by row.
+float WeightMatrix::at(int o, int i) const {
+  const std::size_t in = static_cast<std::size_t>(cols_);
+  if (form_ == Form::Plain) return plain_(o, i);
+  if (form_ == Form::Int8) return static_cast<float>(int8_.level(o, i)) * int8_.scales()[o];
+  const int out4 = rows_ & ~3;
+  if (o >= out4) {
+    const std::size_t k = static_cast<std::size_t>(o) * in + static_cast<std::size_t>(i);
+    return packed_.half() ? half_to_float(packed_.half_data()[k]) : packed_.data()[k];
+  }
+  const std::size_t block = static_cast<std::size_t>(o & ~3) * in, r = static_cast<std::size_t>(o & 3);
+  const auto col = static_cast<std::size_t>(i);
+  if (packed_.half()) return half_to_float(packed_.half_data()[block + 4 * (col & ~std::size_t{7}) + 8 * r + (col & 7)]);
+  const std::size_t in4 = in & ~std::size_t{3};
+  if (col < in4) return packed_.data()[block + 4 * (col & ~std::size_t{3}) + 4 * r + (col & 3)];
+  return packed_.data()[block + 4 * in4 + r * (in - in4) + (col - in4)];
+}
+
+Matrix WeightMatrix::middle_rows(int begin, int n) const {
+  if (begin < 0 || n < 0 || begin + n > rows_)
+    throw Error("weight rows [" + std::to_string(begin) + ", " + std::to_string(begin + n) + ") of " +
+                std::to_string(rows_));
+  if (form_ == Form::Plain) return plain_.middleRows(begin, n);
+  return block([this](int o, int i) { return at(o, i); }, begin, n, 0, cols_);
+}
+
+Matrix WeightMatrix::middle_cols(int begin, int n) const {
+  if (begin < 0 || n < 0 || begin + n > cols_)
+    throw Error("weight columns [" + std::to_string(begin) + ", " + std::to_string(begin + n) + ") of " +
+                std::to_string(cols_));
+  if (form_ == Form::Plain) return plain_.middleCols(begin, n);
+  return block([this](int o, int i) { return at(o, i); }, 0, rows_, begin, n);
+}
+
+const Matrix& WeightMatrix::plain_matrix() const {
+  if (form_ != Form::Plain) throw Error("internal error: this weight is not held in the plain layout");
+  return plain_;
+}
+
+Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& bias) {
+  if (weight.form() == WeightMatrix::Form::Plain) return linear(x, weight.plain_matrix(), bias);
+  const int out = weight.rows(), in = weight.cols();
+  if (x.cols() != in || bias.size() != out)
+    throw Error("linear: input width " + std::to_string(x.cols()) + ", weight [" + std::to_string(out) + ", " +
+                std::to_string(in) + "], bias " + std::to_string(bias.size()));
+  if (matmul_path() == MatmulPath::Eigen) return linear_reference(x, weight.to_matrix(), bias);
+  Matrix y(x.rows(), out);
+  const int rows = static_cast<int>(x.rows()), stride = static_cast<int>(x.outerStride());
+  if (weight.form() == WeightMatrix::Form::Int8) {
+    simd::linear(x.data(), rows, stride, weight.int8_weights(), bias.data(), y.data(), out);
+    return y;
+  }
+  if (!simd::linear(x.data(), rows, stride, weight.packed_weights(), bias.data(), y.data(), out))
+    return linear(x, weight.to_matrix(), bias);  // inputs too large for binary16 weights: the plain kernel's bits
+  return y;
+}
+
+}  // namespace attnscope::ops

@@ -1,0 +1,65 @@
+#pragma once
+// One [out, in] weight matrix of an inference layer, held once, in the form its products read:
+// the plain binary32 layout, the kernel's packed layout (binary32, or binary16 for a matrix
+// whose every value is one, as in a file stored as F16), or int8 when the int8 load option asks
+// for it. A layer keeps exactly one of these; whoever reads a part of the matrix (an analysis'
+// rows or columns, a head's slice) gets that part converted to binary32 and nothing more.
+#include <cstddef>
+
+#include "core/tensor.h"
+#include "ops/gemm_int8.h"
+#include "ops/gemm_simd.h"
+
+namespace attnscope::ops {
+
+using MatrixRef = Eigen::Ref<const Matrix>;
+
+class WeightMatrix {
+ public:
+  enum class Form { Plain, Packed, Int8 };
+
+  WeightMatrix() = default;
+  // The plain row-major layout, the weight kept as it is (Eigen's path reads it directly).
+  static WeightMatrix plain(Matrix weight);
+  // The kernel's packed layout (simd::PackedWeights): binary16 when `binary16` is asked for and
+  // the weights allow it, else binary32. Either gives the plain layout's results bit for bit.
+  static WeightMatrix packed(const Matrix& weight, bool binary16);
+  // int8 (approximate: only for the int8 load option) where the width has an int8 form, else
+  // packed(weight, binary16).
+  static WeightMatrix int8_or_packed(const Matrix& weight, bool binary16);
+
+  Form form() const { return form_; }
+  bool half() const { return form_ == Form::Packed && packed_.half(); }  // binary16 storage
+  int rows() const { return rows_; }                                     // out
+  int cols() const { return cols_; }                                     // in
+  bool empty() const { return rows_ == 0 || cols_ == 0; }
+  std::size_t bytes() const;  // what the storage holds
+
+  // Rows [begin, begin + n) and columns [begin, begin + n) as binary32, converted from the one
+  // copy: exactly the stored values (int8: its levels times the row's scale).
+  Matrix middle_rows(int begin, int n) const;
+  Matrix middle_cols(int begin, int n) const;
+  RowVector row(int o) const { return middle_rows(o, 1); }
+  Matrix to_matrix() const { return middle_rows(0, rows_); }
+  // The plain form's matrix; throws for another form (for a caller that must not copy).
+  const Matrix& plain_matrix() const;
+
+  const simd::PackedWeights& packed_weights() const { return packed_; }
+  const simd::Int8Weights& int8_weights() const { return int8_; }
+
+ private:
+  float at(int o, int i) const;  // one stored value as binary32
+
+  Form form_ = Form::Plain;
+  Matrix plain_;
+  simd::PackedWeights packed_;
+  simd::Int8Weights int8_;
+  int rows_ = 0, cols_ = 0;
+};
+
+// y = x Wᵀ + b with W in any form: the kernel reads it where it is, Eigen's path (MatmulPath::
+// Eigen) multiplies the plain matrix (converted first for another form). A binary16 matrix with
+// an input too large for its kernel gives the plain kernel's bits from the converted weights.
+Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& bias);
+
+}  // namespace attnscope::ops

@@ -1,0 +1,117 @@
+// ops::WeightMatrix: each form (plain, packed binary32, packed binary16, int8) gives back the
+// values it holds, row by row and column by column, and its product equals the plain kernel's
+// (ops::simd::linear on the row-major matrix) bit for bit on the same binary16-representable
+// weights; int8 equals the int8 step path it replaces.
+#include <gtest/gtest.h>
+
+#include "../kernels/linear_kernel_check.h"
+#include "ops/ops.h"
+#include "ops/weight_matrix.h"
+
+namespace attnscope {
+namespace {
+
+using ops::WeightMatrix;
+
+// Binary16 values (multiples of 1/64 in [-1, 1)), none of them zero-patterned.
+Matrix half_values(int rows, int cols, int seed) {
+  Matrix w(rows, cols);
+  for (Eigen::Index k = 0; k < w.size(); ++k) w.data()[k] = static_cast<float>((k * 37 + seed * 11) % 128 - 64) / 64.0f;
+  return w;
+}
+
+Matrix plain_kernel(const Matrix& x, const Matrix& w, const RowVector& b) {
+  Matrix y(x.rows(), w.rows());
+  ops::simd::linear(x.data(), static_cast<int>(x.rows()), static_cast<int>(x.cols()), w.data(), static_cast<int>(w.rows()),
+                    static_cast<int>(w.cols()), b.data(), y.data(), static_cast<int>(y.cols()));
+  return y;
+}
+
+struct Shape {
+  int out, in;
+};
+const Shape kShapes[] = {{1, 8}, {3, 5}, {4, 16}, {5, 16}, {7, 13}, {9, 24}, {12, 37}, {17, 64}, {64, 64}, {130, 48}};
+
+TEST(WeightMatrix, EveryFormHoldsTheValuesItWasGiven) {
+  for (const Shape s : kShapes) {
+    const Matrix w = half_values(s.out, s.in, s.out);
+    for (const WeightMatrix& m : {WeightMatrix::plain(w), WeightMatrix::packed(w, false), WeightMatrix::packed(w, true)}) {
+      SCOPED_TRACE(std::to_string(s.out) + "x" + std::to_string(s.in) + " form " + std::to_string(static_cast<int>(m.form())) +
+                   (m.half() ? " binary16" : ""));
+      ASSERT_EQ(m.rows(), s.out);
+      ASSERT_EQ(m.cols(), s.in);
+      EXPECT_TRUE(m.to_matrix() == w);
+      for (int o = 0; o < s.out; ++o) EXPECT_TRUE(m.row(o) == w.row(o));
+      EXPECT_TRUE(m.middle_rows(s.out / 2, s.out - s.out / 2) == w.middleRows(s.out / 2, s.out - s.out / 2));
+      for (int i = 0; i + 3 <= s.in; i += 3) EXPECT_TRUE(m.middle_cols(i, 3) == w.middleCols(i, 3));
+    }
+    EXPECT_EQ(WeightMatrix::packed(w, true).half(), s.in % 8 == 0);  // the binary16 layout's 8-column rule
+  }
+}
+
+TEST(WeightMatrix, Binary16TakesHalfTheBytes) {
+  const Matrix w = half_values(64, 64, 1);
+  EXPECT_EQ(WeightMatrix::plain(w).bytes(), 64u * 64u * 4u);
+  EXPECT_EQ(WeightMatrix::packed(w, false).bytes(), 64u * 64u * 4u);
+  EXPECT_EQ(WeightMatrix::packed(w, true).bytes(), 64u * 64u * 2u);
+  Matrix not_half = w;
+  not_half(3, 5) = 0.1f;  // no binary16 value: binary32 it stays
+  EXPECT_FALSE(WeightMatrix::packed(not_half, true).half());
+}
+
+TEST(WeightMatrix, EveryFormsProductIsThePlainKernelsBitForBit) {
+  for (const Shape s : kShapes) {
+    const Matrix w = half_values(s.out, s.in, s.in);
+    const RowVector b = kernel_check::values(1, s.out, 9);
+    for (int rows : {1, 2, 3, 4, 5, 8}) {
+      const Matrix x = kernel_check::values(rows, s.in, static_cast<std::uint32_t>(rows));
+      const Matrix want = plain_kernel(x, w, b);
+      for (const WeightMatrix& m : {WeightMatrix::plain(w), WeightMatrix::packed(w, false), WeightMatrix::packed(w, true)})
+        EXPECT_TRUE(ops::linear(x, m, b) == want) << s.out << "x" << s.in << ", " << rows << " rows, half " << m.half();
+    }
+  }
+}
+
+TEST(WeightMatrix, Binary16WithInputsTooLargeForItsKernelGivesThePlainBits) {
+  const Matrix w = half_values(5, 16, 2);
+  const RowVector b = RowVector::LinSpaced(5, -1.0f, 1.0f);
+  const WeightMatrix m = WeightMatrix::packed(w, true);
+  ASSERT_TRUE(m.half());
+  Matrix x = kernel_check::values(2, 16, 3);
+  x(1, 7) = 1e6f;
+  EXPECT_TRUE(ops::linear(x, m, b) == plain_kernel(x, w, b));
+}
+
+TEST(WeightMatrix, EigensPathMultipliesThePlainValues) {
+  const Matrix w = half_values(9, 24, 4), x = kernel_check::values(3, 24, 5);
+  const RowVector b = kernel_check::values(1, 9, 6);
+  ops::set_matmul_path(ops::MatmulPath::Eigen);
+  for (const WeightMatrix& m : {WeightMatrix::plain(w), WeightMatrix::packed(w, false), WeightMatrix::packed(w, true)})
+    EXPECT_TRUE(ops::linear(x, m, b) == ops::linear_reference(x, w, b));
+  ops::set_matmul_path(ops::MatmulPath::Kernel);
+}
+
+TEST(WeightMatrix, Int8IsTheOnlyCopyAndMultipliesAsTheInt8StepPath) {
+  const Matrix w = kernel_check::values(9, 32, 7), x = kernel_check::values(3, 32, 8);
+  const RowVector b = kernel_check::values(1, 9, 9);
+  const WeightMatrix m = WeightMatrix::int8_or_packed(w, false);
+  ASSERT_EQ(m.form(), WeightMatrix::Form::Int8);
+  EXPECT_EQ(m.bytes(), 9u * 32u + 9u * 4u);
+  EXPECT_TRUE(ops::linear(x, m, b) == ops::linear(x, w, ops::StepWeights::build(w, true), b));
+  const ops::simd::Int8Weights& q = m.int8_weights();
+  for (int o = 0; o < 9; ++o)
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(m.row(o)(i), static_cast<float>(q.level(o, i)) * q.scales()[o]);
+  // A width with no int8 form (not a multiple of 16) keeps the exact packed weights.
+  const Matrix narrow = half_values(4, 24, 1);
+  EXPECT_EQ(WeightMatrix::int8_or_packed(narrow, true).form(), WeightMatrix::Form::Packed);
+}
+
+TEST(WeightMatrix, RefusesRowsAndColumnsOutsideIt) {
+  const WeightMatrix m = WeightMatrix::packed(half_values(4, 8, 1), true);
+  EXPECT_THROW(m.middle_rows(3, 2), Error);
+  EXPECT_THROW(m.middle_cols(-1, 2), Error);
+  EXPECT_THROW(ops::linear(Matrix::Ones(1, 7), m, RowVector::Zero(4)), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
