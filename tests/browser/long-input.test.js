@@ -75,9 +75,14 @@ const inked = (page, [x, y, w, h]) => page.evaluate(([x0, y0, w0, h0]) => {
 /** Hovers cell (row, col), which must be on screen, and returns what the tooltip says of it. */
 async function hoverAt(page, row, col) {
   const canvas = page.locator('#heatmap canvas');
-  await hoverCell(page, canvas, row, col);
   const tip = page.locator('#heatmap .hm-tip');
-  await expect.poll(() => tip.isVisible()).toBe(true);
+  // Each try enters the cell afresh: on a busy machine the first move can arrive before the
+  // scrolled map has been repainted, and a tooltip follows only the next mousemove.
+  await expect.poll(async () => {
+    await page.mouse.move(0, 0);
+    await hoverCell(page, canvas, row, col);
+    return tip.isVisible();
+  }, { timeout: 10_000 }).toBe(true);
   return { row: Number(await tip.getAttribute('data-row')), col: Number(await tip.getAttribute('data-col')), value: Number(await tip.getAttribute('data-value')), text: await tip.textContent() };
 }
 
