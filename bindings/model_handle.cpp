@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "js_bytes.h"
+
 #include "analysis/attribution_session.h"
 #include "analysis/encoder_study.h"
 #include "analysis/bleu_by_length.h"
@@ -64,10 +66,9 @@ val ModelHandle::load(const val& array, bool int8) {  // array: a Uint8Array
                       return guarded([&] {
     Model::LoadOptions options;
     options.int8 = int8;
-    std::vector<std::uint8_t> bytes = bytes_of(array);
-    model_ = Model::load_bytes(bytes.data(), bytes.size(), options);
-    // Kept (moved, never copied again) for attribution's gradient pass, built on its first use.
-    bytes_ = std::move(bytes);
+    // Read from the page's array a tensor at a time; the model keeps the array for attribution's
+    // gradient pass, built on its first use.
+    model_ = Model::load(std::make_shared<JsBytes>(array), options);
     pass_.reset();
     return val::undefined();
   });
@@ -388,16 +389,12 @@ val ModelHandle::mask_attribution(const std::string& text, const std::string& me
 }
 
 train::Differentiable& ModelHandle::pass() const {
-  if (!pass_) {
-    if (bytes_.empty()) throw InputError("attribution needs a model loaded from a file (this one was trained here)");
-    pass_ = train::differentiable_from_bytes(bytes_.data(), bytes_.size());
-  }
+  if (!pass_) pass_ = train::differentiable_for(model_);
   return *pass_;
 }
 
 void ModelHandle::adopt(std::shared_ptr<const Model> model) {
   model_ = std::move(model);
-  bytes_.clear();
   pass_.reset();
 }
 

@@ -79,7 +79,8 @@ class ModelHandle {
   val mask_attribution(const std::string& text, const std::string& method, int steps, const std::string& baseline,
                        const std::string& contrast) const;
 
-  // The model's gradient pass (train/differentiable.h), built from the file's bytes on first use.
+  // The model's gradient pass (train/differentiable.h), built on first use from the bytes the
+  // model was loaded from (Model::source).
   train::Differentiable& pass() const;
 
   // A model the engine already loaded (the trainer's weights after an epoch).
@@ -92,7 +93,6 @@ class ModelHandle {
 
  private:
   std::shared_ptr<const Model> model_;
-  std::vector<std::uint8_t> bytes_;  // the model file, for pass()
   mutable std::unique_ptr<train::Differentiable> pass_;
 };
 

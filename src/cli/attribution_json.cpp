@@ -1,8 +1,8 @@
 #include "cli/attribution_json.h"
 
-#include <fstream>
-#include <iterator>
 #include <vector>
+
+#include "train/differentiable.h"
 
 namespace attnscope::cli {
 
@@ -45,13 +45,10 @@ bool parse_attribution_flag(const std::string& flag, const std::function<std::st
   return true;
 }
 
-void prepare_attribution(AttributionRequest& request, const std::string& path, const Vocabulary& vocab) {
+void prepare_attribution(AttributionRequest& request, const std::shared_ptr<const Model>& model, const Vocabulary& vocab) {
   if (!request.on) return;
   if (!request.contrast.empty()) request.options.contrast = contrast_token_id(vocab, request.contrast);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open model file '" + path + "'");
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  request.pass = train::differentiable_from_bytes(bytes.data(), bytes.size());
+  request.pass = train::differentiable_for(model);
 }
 
 namespace {

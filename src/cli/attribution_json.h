@@ -26,9 +26,10 @@ extern const char* kAttributionUsage;
 bool parse_attribution_flag(const std::string& flag, const std::function<std::string()>& value,
                             AttributionRequest& request);
 
-// Once the model is loaded: the differentiable pass of the file at `path` and the contrast token's
-// id in `vocab`. Throws InputError for a contrast token the vocabulary lacks, or a family without a pass.
-void prepare_attribution(AttributionRequest& request, const std::string& path, const Vocabulary& vocab);
+// Once the model is loaded: its differentiable pass, its weights read again from its file, and the
+// contrast token's id in `vocab`. Throws InputError for a contrast token the vocabulary lacks, or a
+// family without a pass.
+void prepare_attribution(AttributionRequest& request, const std::shared_ptr<const Model>& model, const Vocabulary& vocab);
 
 // {"method", "ig_steps"?, "baseline"?, "contrast"?, "steps": [per step], "mean_agreement"} for the
 // sentence the session decoded.

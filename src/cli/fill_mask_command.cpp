@@ -124,7 +124,7 @@ int fill_mask_main(int argc, char** argv) {
   return run_command(argc, argv, kFillMaskUsage, parse, [](Args args) {
     const auto model = Model::load_file(args.model);
     encoder_only(*model);  // a model of another kind is a usage error, before any text
-    prepare_attribution(args.attribution, args.model, model->src_vocab);
+    prepare_attribution(args.attribution, model, model->src_vocab);
     bool all_ok = true;
     for (const std::string& t : args.texts) all_ok &= fill_one(*model, args, t);
     if (!args.input.empty())

@@ -289,7 +289,7 @@ int run(Args args, int argc, char** argv) {
     return 0;
   }
   cli::check_command_fits_model(args.command, *model);
-  cli::prepare_attribution(args.attribution, args.model, model->tgt_vocab);
+  cli::prepare_attribution(args.attribution, model, model->tgt_vocab);
   bool all_ok = true;
   for (const std::string& s : args.sentences) all_ok &= translate_one(model, args, s);
   if (!args.input.empty()) {

@@ -21,10 +21,10 @@ namespace attnscope {
 namespace {
 
 const FamilyRegistration kFamilies[] = {
-    {"transformer", &transformer::load, &transformer::kTraining, &train::transformer_differentiable_from_bytes},
-    {"rnn", &rnn::load, &rnn::kTraining, &train::rnn_differentiable_from_bytes},
-    {"bert", &bert::load, nullptr, &train::bert_differentiable_from_bytes},
-    {"decoder_only", &decoder_only::load, &decoder_only::kTraining, &train::decoder_only_differentiable_from_bytes},
+    {"transformer", &transformer::load, &transformer::kTraining, &train::transformer_differentiable},
+    {"rnn", &rnn::load, &rnn::kTraining, &train::rnn_differentiable},
+    {"bert", &bert::load, nullptr, &train::bert_differentiable},
+    {"decoder_only", &decoder_only::load, &decoder_only::kTraining, &train::decoder_only_differentiable},
 };
 
 }  // namespace

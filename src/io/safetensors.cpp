@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -174,13 +175,26 @@ std::size_t TensorInfo::numel() const {
   return n;
 }
 
-SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size) : size_(size) {
-  Header h = parse_header(bytes, size, size);
+SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source) : source_(std::move(source)) {
+  const std::uint64_t size = source_->size();
+  if (size > SIZE_MAX) throw ModelFileError("file is " + std::to_string(size) + " bytes, more than this machine can address");
+  size_ = static_cast<std::size_t>(size);
+  // The length first: a file that is no model is refused from its first bytes (a few more than
+  // the length's 8, which is what naming the kind of file it is takes: a Git LFS pointer).
+  std::vector<std::uint8_t> header(static_cast<std::size_t>(std::min<std::uint64_t>(size, 64)));
+  source_->read(0, header.size(), header.data());
+  const std::uint64_t end = header_end(header.data(), header.size(), size);
+  const std::size_t had = header.size();
+  header.resize(static_cast<std::size_t>(end));
+  if (header.size() > had) source_->read(had, header.size() - had, header.data() + had);
+  Header h = parse_header(header.data(), header.size(), size);
   metadata_ = std::move(h.metadata);
   tensors_ = std::move(h.tensors);
-  data_ = bytes + h.end;
-  data_size_ = size - static_cast<std::size_t>(h.end);
+  data_begin_ = h.end;
 }
+
+SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size)
+    : SafetensorsFile(std::make_shared<MemoryBytes>(bytes, size)) {}
 
 void SafetensorsFile::check_header(const std::uint8_t* prefix, std::size_t available, std::uint64_t file_size) {
   parse_header(prefix, available, file_size);
@@ -201,16 +215,19 @@ std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {
 void SafetensorsFile::read_f32(const std::string& name, float* out) const {
   const TensorInfo& t = info(name);
   const std::size_t n = t.numel();
-  const std::uint8_t* src = data_ + t.begin;
+  const std::uint64_t at = data_begin_ + t.begin;
   if (t.dtype == DType::F32) {
-    if (n > 0) std::memcpy(out, src, n * sizeof(float));
-  } else {
-    const bool bf16 = t.dtype == DType::BF16;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint16_t h;
-      std::memcpy(&h, src + 2 * i, 2);
-      out[i] = bf16 ? bfloat16_to_float(h) : half_to_float(h);
-    }
+    source_->read(at, n * sizeof(float), reinterpret_cast<std::uint8_t*>(out));
+    return;
+  }
+  // Half-width values are widened a slice at a time: the whole tensor is never held twice.
+  constexpr std::size_t kSlice = 32768;
+  std::vector<std::uint16_t> slice(std::min(n, kSlice));
+  const bool bf16 = t.dtype == DType::BF16;
+  for (std::size_t done = 0; done < n; done += slice.size()) {
+    const std::size_t count = std::min(slice.size(), n - done);
+    source_->read(at + 2 * done, 2 * count, reinterpret_cast<std::uint8_t*>(slice.data()));
+    for (std::size_t i = 0; i < count; ++i) out[done + i] = bf16 ? bfloat16_to_float(slice[i]) : half_to_float(slice[i]);
   }
 }
 

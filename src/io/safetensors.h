@@ -5,8 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "io/byte_source.h"
 
 namespace attnscope {
 
@@ -27,8 +30,10 @@ struct TensorInfo {
 class SafetensorsFile {
  public:
   // Parses and validates the header, and that the tensors cover the data section exactly: no
-  // gap, no overlap, no byte after the last tensor (the format's rule). `bytes` is not copied and
-  // must outlive this object.
+  // gap, no overlap, no byte after the last tensor (the format's rule). Only the header is read
+  // here; each tensor's bytes are read from `source` when asked for, and nothing else is kept.
+  explicit SafetensorsFile(std::shared_ptr<const ByteSource> source);
+  // The same over bytes in memory, which are not copied and must outlive this object.
   SafetensorsFile(const std::uint8_t* bytes, std::size_t size);
 
   // The same checks from the file's first `available` bytes alone (8 + N of them, the header's
@@ -43,13 +48,16 @@ class SafetensorsFile {
 
   // The tensor's values as f32 (f16 and bf16 are converted), row-major.
   std::vector<float> read_f32(const std::string& name) const;
-  // The same into `out` (info(name).numel() floats): a loader's matrix, with no copy between.
+  // The same into `out` (info(name).numel() floats): a loader's matrix, with no copy between
+  // (an F16 or BF16 tensor passes through a small buffer, a slice at a time).
   void read_f32(const std::string& name, float* out) const;
 
+  const std::shared_ptr<const ByteSource>& source() const { return source_; }
+
  private:
+  std::shared_ptr<const ByteSource> source_;
   std::size_t size_ = 0;
-  const std::uint8_t* data_ = nullptr;  // start of the data section
-  std::size_t data_size_ = 0;
+  std::uint64_t data_begin_ = 0;  // 8 + N: where the data section starts
   std::map<std::string, std::string> metadata_;
   std::map<std::string, TensorInfo> tensors_;
 };
@@ -66,7 +74,7 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path);
 // valid and the file's size is exactly what the header promises. A 3 GB file of zeros, or a
 // model padded to 3 GB, is refused after its first bytes are read. Throws ModelFileError (the
 // path not included) for a file that is not a valid model container, Error naming the path
-// for one that cannot be read.
+// for one that cannot be read. (A model is loaded without this whole copy: Model::load_file.)
 std::vector<std::uint8_t> read_safetensors_file(const std::string& path);
 
 }  // namespace attnscope

@@ -43,9 +43,12 @@ void check_special_tokens(const ModelConfig& c, const Vocabulary& vocab, const s
                            side + " vocabulary of " + std::to_string(vocab.size()));
 }
 
-std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::LoadOptions& options) {
+// `keep`: the source the model keeps (Model::source), or null.
+std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::LoadOptions& options,
+                                   std::shared_ptr<const ByteSource> keep) {
   auto model = std::make_shared<Model>();
   Model& m = *model;
+  m.source = std::move(keep);
   m.metadata = file.metadata();
   if (required(m.metadata, "format") != "attnscope")
     throw ModelFileError("metadata 'format' is " + quote(m.metadata["format"]) + ", expected 'attnscope'");
@@ -118,7 +121,11 @@ const Decoder& Model::decoder() const {
 }
 
 std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::size_t size, const LoadOptions& options) {
-  return build(SafetensorsFile(data, size), options);
+  return build(SafetensorsFile(data, size), options, nullptr);
+}
+
+std::shared_ptr<const Model> Model::load(std::shared_ptr<const ByteSource> source, const LoadOptions& options) {
+  return build(SafetensorsFile(source), options, source);
 }
 
 std::shared_ptr<const Model> Model::load_file(const std::string& path, const LoadOptions& options) {
@@ -126,9 +133,8 @@ std::shared_ptr<const Model> Model::load_file(const std::string& path, const Loa
   try {
     try {
       // The header first: a file that is no model, or not the size its header promises, is refused
-      // before its bulk is read.
-      const std::vector<std::uint8_t> bytes = read_safetensors_file(path);
-      return load_bytes(bytes.data(), bytes.size(), options);
+      // before its bulk is read; then each tensor is read into its place, never the whole file.
+      return load(std::make_shared<FileBytes>(path), options);
     } catch (const ModelFileError& e) {
       throw ModelFileError(name + ": " + e.detail());
     }

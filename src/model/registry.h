@@ -59,8 +59,10 @@ struct FamilyRegistration {
   const char* architecture;
   FamilyLoader load;
   const FamilyTraining* training;  // nullptr: the family does not train
-  // Attribution's gradient pass of a model file (model/differentiable.h); nullptr: none.
-  std::unique_ptr<train::Differentiable> (*differentiable)(const std::uint8_t* data, std::size_t size);
+  // Attribution's gradient pass of a loaded model (model/differentiable.h), its weights read
+  // from `file`, the one the model was loaded from; nullptr: none.
+  std::unique_ptr<train::Differentiable> (*differentiable)(std::shared_ptr<const Model> model,
+                                                           const SafetensorsFile& file);
 };
 
 // Every family, in the table's order (the order messages list them in).

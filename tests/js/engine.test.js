@@ -69,7 +69,7 @@ describe('loading', () => {
     }
   });
 
-  it('readies the heap while a model streams in: a MiB or more at a time, up to 4.5 times the file, leaking nothing', async () => {
+  it('readies the heap while a model streams in: a MiB or more at a time, up to 1.1 times the file (held once, never copied), leaking nothing', async () => {
     const file = readFileSync(MULTI30K);
     const runtime = await init();
     const real = runtime.warmHeap;
@@ -81,9 +81,10 @@ describe('loading', () => {
     } finally {
       runtime.warmHeap = real;
     }
-    expect(asked.length).toBeGreaterThan(5);
+    expect(asked.length).toBeGreaterThan(3);
     for (let i = 1; i < asked.length; i++) expect(asked[i] - asked[i - 1]).toBeGreaterThanOrEqual(1 << 20);
-    expect(asked.at(-1)).toBeCloseTo(4.5 * file.length, -6);
+    expect(asked.at(-1)).toBeLessThanOrEqual(1.1 * file.length);
+    expect(asked.at(-1)).toBeGreaterThan(1.1 * file.length - 2 ** 20); // within the last MiB step
     const before = await heapInUse();
     runtime.warmHeap(64 * 2 ** 20);
     runtime.warmHeap(-1);

@@ -40,8 +40,8 @@ Matrix matrix_of(const json& rows) {
 }
 
 std::unique_ptr<Differentiable> open(const std::string& model) {
-  const auto bytes = read_file_bytes(golden_path(model));
-  return rnn_differentiable_from_bytes(bytes.data(), bytes.size());
+  const auto loaded = Model::load_file(golden_path(model));
+  return rnn_differentiable(loaded, SafetensorsFile(loaded->source));
 }
 
 class RnnDifferentiableGolden : public ::testing::TestWithParam<std::string> {};
@@ -83,11 +83,13 @@ TEST(RnnDifferentiable, BackwardIsOfTheLastForward) {
   EXPECT_EQ(pass->backward(d_logits).source, first.source);
 }
 
-// differentiable_from_bytes (the table by architecture) hands an RNN file to this pass.
+// The table by architecture hands an RNN to this pass, from a file's bytes and from a loaded
+// model's file alike.
 TEST(RnnDifferentiable, IsTheTablesPassForAnRnnFile) {
-  const auto bytes = read_file_bytes(golden_path("rnn/lstm_luong_location.safetensors"));
+  const std::string path = golden_path("rnn/lstm_luong_location.safetensors");
+  const auto bytes = read_file_bytes(path);
   const auto from_table = differentiable_from_bytes(bytes.data(), bytes.size());
-  const auto rnn = rnn_differentiable_from_bytes(bytes.data(), bytes.size());
+  const auto rnn = differentiable_for(Model::load_file(path));
   const Tokens tokens{{4, 5, 3}, {2, 4}};
   EXPECT_EQ(from_table->forward(tokens, from_table->embed(tokens)), rnn->forward(tokens, rnn->embed(tokens)));
 }
@@ -118,8 +120,8 @@ TEST(RnnDifferentiable, RefusesBadInputWithAnInputError) {
 }
 
 TEST(RnnDifferentiable, RefusesAFileOfAnotherFamily) {
-  const auto bytes = read_file_bytes(testing::frozen_toy_path());
-  expect_input_error([&] { rnn_differentiable_from_bytes(bytes.data(), bytes.size()); }, "not an RNN");
+  const auto transformer = Model::load_file(testing::frozen_toy_path());
+  expect_input_error([&] { rnn_differentiable(transformer, SafetensorsFile(transformer->source)); }, "not an RNN");
 }
 
 }  // namespace

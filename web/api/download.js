@@ -127,10 +127,12 @@ async function readResponse(response, onProgress, url, onChunk) {
 /**
  * While a model downloads, the engine's heap is readied for its load a step per chunk
  * (`warmHeap`, bindings/heap.h): in the time the thread would wait for the
- * network. A model's load needs about HEAP_PER_FILE_BYTE times its file in heap (the file's
- * bytes, binary32 weights, the decoder's rearranged step weights: 58 MB for a 12.4 MB file).
+ * network. A model's load needs about HEAP_PER_FILE_BYTE times its file in heap: each tensor is
+ * held once, in the file's dtype, and the file itself is never copied in (an F16 file loaded with
+ * `binary16: false` needs twice its size, and grows the heap the rest of the way as it loads).
+ * Readying more would be memory the engine holds for nothing: the heap never shrinks.
  */
-const HEAP_PER_FILE_BYTE = 4.5;
+const HEAP_PER_FILE_BYTE = 1.1;
 export function warmHeapWhileDownloading(runtime) {
   let warmed = 0;
   return (loaded, total) => {

@@ -103,11 +103,10 @@ class BertDifferentiable : public PassDifferentiable<BertParams, BertPass> {
 
 }  // namespace
 
-std::unique_ptr<Differentiable> bert_differentiable_from_bytes(const std::uint8_t* data, std::size_t size) {
-  std::shared_ptr<const Model> model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
+std::unique_ptr<Differentiable> bert_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
   const bert::Bert& bert = bert::of(*model);
   BertParams params = BertParams::zeros(bert.config(), model->src_vocab.size(), model->config.max_positions);
-  read_tensors(SafetensorsFile(data, size), params.tensors());
+  read_tensors(file, params.tensors());
   return std::make_unique<BertDifferentiable>(std::move(model), std::move(params));
 }
 

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "families/bert/bert.h"
+#include "io/safetensors.h"
 #include "layers/layer_stack.h"
 #include "model/differentiable.h"
+#include "model/model.h"
 
 namespace attnscope::train {
 
@@ -57,6 +59,7 @@ class BertPass {
 
 // Validates the bytes with Model::load_bytes and reads a BERT's tensors; its Differentiable reads
 // Tokens.source ([CLS] … [SEP], token types as the engine's encoder gives them) and no target.
-std::unique_ptr<Differentiable> bert_differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
+// `model`'s gradient pass, its weights read from `file` (the one it was loaded from).
+std::unique_ptr<Differentiable> bert_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
 
 }  // namespace attnscope::train

@@ -86,8 +86,8 @@ std::unique_ptr<Differentiable> make_differentiable(DecoderOnlyParams params) {
   return std::make_unique<DecoderOnlyDifferentiable>(std::move(params));
 }
 
-std::unique_ptr<Differentiable> decoder_only_differentiable_from_bytes(const std::uint8_t* data, std::size_t size) {
-  return make_differentiable(decoder_only_params_from_bytes(data, size));
+std::unique_ptr<Differentiable> decoder_only_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
+  return make_differentiable(decoder_only_params_from(file, *model));
 }
 
 }  // namespace attnscope::train

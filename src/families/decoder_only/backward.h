@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "families/decoder_only/model_file.h"
+#include "io/safetensors.h"
 #include "layers/layer_stack.h"
 #include "model/differentiable.h"
 #include "model/example.h"
+#include "model/model.h"
 
 namespace attnscope::train {
 
@@ -44,6 +46,7 @@ LossResult loss_and_gradients(const DecoderOnlyParams& params, const std::vector
 // The decoder-only model as attribution differentiates it: Tokens.source empty, target the context;
 // from a model file's bytes (ModelFileError on a broken file).
 std::unique_ptr<Differentiable> make_differentiable(DecoderOnlyParams params);
-std::unique_ptr<Differentiable> decoder_only_differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
+// `model`'s gradient pass, its weights read from `file` (the one it was loaded from).
+std::unique_ptr<Differentiable> decoder_only_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
 
 }  // namespace attnscope::train

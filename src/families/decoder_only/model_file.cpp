@@ -7,9 +7,7 @@
 
 namespace attnscope::train {
 
-namespace {
-
-DecoderOnlyParams read_params(const SafetensorsFile& file, const Model& model) {
+DecoderOnlyParams decoder_only_params_from(const SafetensorsFile& file, const Model& model) {
   if (model.config.architecture != "decoder_only")
     throw InputError("the model is a '" + model.config.architecture + "', not a decoder-only model");
   ModelConfig shared = ModelConfig::from_json(file.metadata().at("config"));
@@ -19,18 +17,11 @@ DecoderOnlyParams read_params(const SafetensorsFile& file, const Model& model) {
   return params;
 }
 
-}  // namespace
-
-DecoderOnlyParams decoder_only_params_from_bytes(const std::uint8_t* data, std::size_t size) {
-  const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
-  return read_params(SafetensorsFile(data, size), *model);
-}
-
 TrainableDecoderOnly decoder_only_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   ModelText text = trainable_text(file, *model);
-  return {read_params(file, *model), std::move(text)};
+  return {decoder_only_params_from(file, *model), std::move(text)};
 }
 
 DecoderOnlyParams fresh_decoder_only_params(const ModelConfig& shared, int vocab_size, std::uint64_t seed) {

@@ -434,8 +434,8 @@ LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example
   return result;
 }
 
-std::unique_ptr<Differentiable> rnn_differentiable_from_bytes(const std::uint8_t* data, std::size_t size) {
-  return std::make_unique<RnnDifferentiable>(trainable_rnn_from_bytes(data, size));
+std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
+  return std::make_unique<RnnDifferentiable>(trainable_rnn_from(file, *model));
 }
 
 }  // namespace attnscope::train

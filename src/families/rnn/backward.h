@@ -15,8 +15,10 @@
 
 #include "core/random.h"
 #include "families/rnn/train_params.h"
+#include "io/safetensors.h"
 #include "model/differentiable.h"
 #include "model/example.h"
+#include "model/model.h"
 
 namespace attnscope::train {
 
@@ -32,6 +34,6 @@ void check_rnn_loss_options(const LossOptions& options);
 // The RNN's Differentiable (model/differentiable.h): the same forward and backward from given source
 // and target embeddings (the RNN has no embedding scale), without parameter gradients.
 // ModelFileError on a broken file, InputError on a file of another family.
-std::unique_ptr<Differentiable> rnn_differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
+std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
 
 }  // namespace attnscope::train

@@ -11,14 +11,17 @@ namespace attnscope::train {
 
 TrainableRnn trainable_rnn_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
-  if (model->config.architecture != "rnn")
-    throw InputError("the model is a '" + model->config.architecture + "', not an RNN");
-  const SafetensorsFile file(data, size);
+  return trainable_rnn_from(SafetensorsFile(data, size), *model);
+}
+
+TrainableRnn trainable_rnn_from(const SafetensorsFile& file, const Model& model) {
+  if (model.config.architecture != "rnn")
+    throw InputError("the model is a '" + model.config.architecture + "', not an RNN");
   const auto& meta = file.metadata();
   TrainableRnn out;
   out.text.tokenizer_json = meta.at("tokenizer");
-  out.text.src_vocab = model->src_vocab.tokens();  // the loader's, already parsed and checked
-  out.text.tgt_vocab = model->tgt_vocab.tokens();
+  out.text.src_vocab = model.src_vocab.tokens();  // the loader's, already parsed and checked
+  out.text.tgt_vocab = model.tgt_vocab.tokens();
   if (meta.count("name")) out.text.name = meta.at("name");
   if (meta.count("description")) out.text.description = meta.at("description");
   ModelConfig shared = ModelConfig::from_json(meta.at("config"));

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "families/rnn/train_params.h"
+#include "io/safetensors.h"
+#include "model/model.h"
 #include "model/model_file_writer.h"
 
 namespace attnscope::train {
@@ -17,6 +19,8 @@ struct TrainableRnn {
 
 // Validates the bytes with Model::load_bytes, then reads every tensor as float32.
 TrainableRnn trainable_rnn_from_bytes(const std::uint8_t* data, std::size_t size);
+// The same for `model`, loaded from `file`.
+TrainableRnn trainable_rnn_from(const SafetensorsFile& file, const Model& model);
 
 // The `config` metadata value of an RNN, in models/reference/attnscope_ref/rnn.py's CONFIG_FIELDS order
 // (json.dumps of complete_config, as export.py writes it).

@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "families/transformer/train_params.h"
+#include "io/safetensors.h"
 #include "layers/layer_stack.h"
 #include "model/differentiable.h"
 #include "model/example.h"
+#include "model/model.h"
 
 namespace attnscope::train {
 
@@ -54,6 +56,7 @@ LossResult loss_and_gradients(const TransformerParams& params, const std::vector
 // The transformer as attribution differentiates it: one sentence pair through TransformerPass;
 // from a model file's bytes (ModelFileError on a broken file).
 std::unique_ptr<Differentiable> make_differentiable(TransformerParams params);
-std::unique_ptr<Differentiable> transformer_differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
+// `model`'s gradient pass, its weights read from `file` (the one it was loaded from).
+std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
 
 }  // namespace attnscope::train

@@ -43,8 +43,8 @@ std::unique_ptr<Differentiable> make_differentiable(TransformerParams params) {
   return std::make_unique<TransformerDifferentiable>(std::move(params));
 }
 
-std::unique_ptr<Differentiable> transformer_differentiable_from_bytes(const std::uint8_t* data, std::size_t size) {
-  return make_differentiable(transformer_params_from_bytes(data, size));
+std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
+  return make_differentiable(transformer_params_from(file, *model));
 }
 
 }  // namespace attnscope::train

@@ -30,9 +30,7 @@ std::string config_json(const ModelConfig& c) {
          ",\"eos\":" + std::to_string(s.eos) + "}}";
 }
 
-namespace {
-
-TransformerParams read_params(const SafetensorsFile& file, const Model& model) {
+TransformerParams transformer_params_from(const SafetensorsFile& file, const Model& model) {
   TransformerParams params = TransformerParams::zeros(ModelConfig::from_json(file.metadata().at("config")),
                                                       static_cast<int>(model.src_vocab.size()),
                                                       static_cast<int>(model.tgt_vocab.size()));
@@ -40,19 +38,12 @@ TransformerParams read_params(const SafetensorsFile& file, const Model& model) {
   return params;
 }
 
-}  // namespace
-
-TransformerParams transformer_params_from_bytes(const std::uint8_t* data, std::size_t size) {
-  const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
-  return read_params(SafetensorsFile(data, size), *model);
-}
-
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   ModelText text = trainable_text(file, *model);
   check_trainable(ModelConfig::from_json(file.metadata().at("config")));
-  return {read_params(file, *model), std::move(text)};
+  return {transformer_params_from(file, *model), std::move(text)};
 }
 
 TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
