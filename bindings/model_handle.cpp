@@ -321,7 +321,10 @@ val ModelHandle::bleu_by_length(const val& sources, const val& references, const
 }
 
 val ModelHandle::embedding_pca(bool target) const {
-  return guarded([&] { return matrix(pca_2d(model().family->token_embeddings(target ? Side::Target : Side::Source))); });
+  // Every row is a point of the PCA: the whole table, converted for this call only.
+  return guarded([&] {
+    return matrix(pca_2d(model().family->token_embeddings(target ? Side::Target : Side::Source).to_matrix()));
+  });
 }
 
 val ModelHandle::positional_encoding() const {
@@ -331,7 +334,7 @@ val ModelHandle::positional_encoding() const {
 val ModelHandle::embedding_cosine(const val& src_ids, const val& tgt_ids) const {
   return guarded([&] {
     const Model& m = model();
-    auto rows = [](const Matrix& table, const std::vector<int>& ids) {
+    auto rows = [](const ops::WeightMatrix& table, const std::vector<int>& ids) {
       Matrix out(ids.size(), table.cols());
       for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= table.rows())

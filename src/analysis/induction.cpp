@@ -41,8 +41,8 @@ void check_probe(const Model& model, const std::vector<int>& probe, std::size_t 
                      std::to_string(model.config.max_positions) + " positions");
 }
 
-// The rows of `matrix` at `ids` (InputError for an id outside it).
-Eigen::MatrixXd rows_of(const Matrix& matrix, const std::vector<int>& ids, const char* what) {
+// The rows of `matrix` at `ids`, converted from its held form (InputError for an id outside it).
+Eigen::MatrixXd rows_of(const ops::WeightMatrix& matrix, const std::vector<int>& ids, const char* what) {
   Eigen::MatrixXd out(static_cast<Eigen::Index>(ids.size()), matrix.cols());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= matrix.rows())
@@ -177,9 +177,9 @@ InductionScores induction_scores(const Model& model, const std::vector<std::vect
   out.loss_first_half = first_n ? first / first_n : 0.0;
   out.loss_repeated_half = repeated_n ? repeated / repeated_n : 0.0;
 
-  const Matrix& unembedding = model.family->output_embeddings();
-  const Matrix& embedding = model.family->token_embeddings(Side::Target);
-  if (unembedding.size() == 0 || unembedding.cols() != embedding.cols())
+  const ops::WeightMatrix& unembedding = model.family->output_embeddings();
+  const ops::WeightMatrix& embedding = model.family->token_embeddings(Side::Target);
+  if (unembedding.empty() || unembedding.cols() != embedding.cols())
     throw InputError("the model publishes no unembedding matching its embeddings: no copying score");
   const Eigen::MatrixXd E = rows_of(embedding, tokens, "copying score");
   const Eigen::MatrixXd U = rows_of(unembedding, tokens, "copying score");

@@ -10,12 +10,9 @@ struct Linear {
   ops::WeightMatrix weight;
   RowVector bias;  // [out]
 
-  // For the layers a decoder step runs: the kernel's one-row products read the packed layout
-  // fastest, and int8 when the load option asks. Replaces the weight: still one copy.
-  void prepare_for_steps(bool int8) {
-    if (int8) weight = ops::WeightMatrix::int8_or_packed(weight.to_matrix(), weight.half());
-    else if (weight.form() == ops::WeightMatrix::Form::Plain) weight = ops::WeightMatrix::packed(weight.plain_matrix(), false);
-  }
+  // For the layers a decoder step runs (ops::WeightMatrix::prepare_for_steps): packed, or int8
+  // when the load option asks. Replaces the weight: still one copy.
+  void prepare_for_steps(bool int8) { weight.prepare_for_steps(int8); }
   Matrix operator()(const ops::MatrixRef& x) const { return ops::linear(x, weight, bias); }
 };
 

@@ -2,7 +2,7 @@
 
 namespace attnscope {
 
-Matrix embed(const Matrix& table, const Matrix& positions, const std::vector<int>& ids, int first_position,
+Matrix embed(const ops::WeightMatrix& table, const Matrix& positions, const std::vector<int>& ids, int first_position,
              float scale, NamedVectors* vectors) {
   const auto n = static_cast<Eigen::Index>(ids.size());
   if (first_position < 0 || first_position + n > positions.rows())
@@ -21,6 +21,11 @@ Matrix embed(const Matrix& table, const Matrix& positions, const std::vector<int
     (*vectors)["positional"] = pos;
   }
   return tokens + pos;
+}
+
+void prepare_step_output(ops::WeightMatrix& output, const ops::WeightMatrix& table, bool tied, bool int8) {
+  if (!tied) output.prepare_for_steps(int8);
+  else if (int8) output = ops::WeightMatrix::int8(table.to_matrix());  // quantising reads every row
 }
 
 }  // namespace attnscope

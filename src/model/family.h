@@ -106,14 +106,16 @@ class ModelFamily {
   }
 
   // For the embedding views: the token embeddings of one side, [V, d] (empty where the family
-  // has none), and the positions the encoder adds, [max positions, d] (empty if none).
-  virtual const Matrix& token_embeddings(Side side) const = 0;
+  // has none), and the positions the encoder adds, [max positions, d] (empty if none). The table
+  // is the one the model holds, in the form it keeps (ops/weight_matrix.h): a reader converts
+  // the rows it needs (row, middle_rows), not the whole table.
+  virtual const ops::WeightMatrix& token_embeddings(Side side) const = 0;
   virtual const Matrix& positional_encoding() const = 0;
   // For circuit analyses (analysis/induction.h): the unembedding W_U, [V, d], whose row v turns
-  // the last hidden state into token v's logit (the tied embeddings or the output projection);
-  // empty where the family does not publish one.
-  virtual const Matrix& output_embeddings() const {
-    static const Matrix none;
+  // the last hidden state into token v's logit (the tied embeddings or the output projection, as
+  // the decoder's steps hold it); empty where the family does not publish one.
+  virtual const ops::WeightMatrix& output_embeddings() const {
+    static const ops::WeightMatrix none;
     return none;
   }
 

@@ -31,14 +31,23 @@ RowVector WeightReader::vector(const std::string& name, int size) {
   return v;
 }
 
-// With the binary16 load option, a file stored as F16 keeps its layers' weights in binary16, packed
-// (half the bytes of binary32, the same products bit for bit); otherwise they are binary32.
+// With the binary16 load option, a file stored as F16 keeps its weights in binary16, packed (half
+// the bytes of binary32, the same products bit for bit); otherwise they are binary32.
+ops::WeightMatrix WeightReader::weight_matrix(const std::string& name, int rows, int cols) {
+  Matrix weight = matrix(name, rows, cols);
+  return keeps_binary16(name) ? ops::WeightMatrix::packed(weight, true) : ops::WeightMatrix::plain(std::move(weight));
+}
+
+// Exact in either form: the encoder's lookups read the same table (an int8 output is the
+// family's own second form).
+ops::WeightMatrix WeightReader::embedding_table(const std::string& name, int rows, int cols, bool step_output) {
+  ops::WeightMatrix table = weight_matrix(name, rows, cols);
+  if (step_output) table.prepare_for_steps(false);
+  return table;
+}
+
 Linear WeightReader::linear(const std::string& name, int out, int in) {
-  const std::string weight_name = name + ".weight";
-  Matrix weight = matrix(weight_name, out, in);
-  ops::WeightMatrix held =
-      keeps_binary16(weight_name) ? ops::WeightMatrix::packed(weight, true) : ops::WeightMatrix::plain(std::move(weight));
-  return Linear{std::move(held), vector(name + ".bias", out)};
+  return Linear{weight_matrix(name + ".weight", out, in), vector(name + ".bias", out)};
 }
 
 LayerNorm WeightReader::layer_norm(const std::string& name, int d, float eps) {

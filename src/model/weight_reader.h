@@ -20,6 +20,13 @@ class WeightReader {
 
   Matrix matrix(const std::string& name, int rows, int cols);
   RowVector vector(const std::string& name, int size);
+  // A layer's weight [rows, cols], held once in the form the load keeps: binary16 (packed) where
+  // keeps_binary16(name), else the plain binary32 matrix.
+  ops::WeightMatrix weight_matrix(const std::string& name, int rows, int cols);
+  // A token embedding table [vocabulary, d], as weight_matrix(); packed where `step_output`: the
+  // table is also the tied output projection a decoder step multiplies by, and the step kernel
+  // reads the packed layout. Lookups convert only the rows they read.
+  ops::WeightMatrix embedding_table(const std::string& name, int rows, int cols, bool step_output);
   Linear linear(const std::string& name, int out, int in);
   LayerNorm layer_norm(const std::string& name, int d, float eps);
   MultiHeadAttention attention(const std::string& name, int d, int n_heads);

@@ -247,20 +247,21 @@ PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16) : o
   auto at = [&](int o, int i) { return w[static_cast<std::size_t>(o) * in + i]; };
   // binary16 when asked for, every weight is a binary16 value (as in every model stored as F16)
   // and the rows split into whole 8-column chunks: half the bytes, the same results.
-  bool half = binary16 && in % 8 == 0 && out > 0;
-  std::vector<std::uint16_t> h(half ? static_cast<std::size_t>(out) * in : 0);
-  for (std::size_t k = 0; half && k < h.size(); ++k) half = exact_half(w[k], h[k]);
-  if (half) {
-    half_.resize(h.size());
+  // Converted straight into the packed layout (no row-major binary16 copy in between: the
+  // load's peak memory), given up at the first value binary16 does not hold.
+  if (binary16 && in % 8 == 0 && out > 0) {
+    half_.resize(static_cast<std::size_t>(out) * in);
     std::uint16_t* p = half_.data();
+    bool half = true;
     int o = 0;
-    for (; o + 4 <= out; o += 4)
-      for (int i = 0; i < in; i += 8)
+    for (; half && o + 4 <= out; o += 4)
+      for (int i = 0; half && i < in; i += 8)
         for (int r = 0; r < 4; ++r)
-          for (int l = 0; l < 8; ++l) *p++ = h[static_cast<std::size_t>(o + r) * in + i + l];
-    for (; o < out; ++o)
-      for (int i = 0; i < in; ++i) *p++ = h[static_cast<std::size_t>(o) * in + i];
-    return;
+          for (int l = 0; l < 8; ++l) half = exact_half(at(o + r, i + l), *p++) && half;
+    for (; half && o < out; ++o)
+      for (int i = 0; half && i < in; ++i) half = exact_half(at(o, i), *p++);
+    if (half) return;
+    std::vector<std::uint16_t>().swap(half_);
   }
   data_.resize(static_cast<std::size_t>(out) * in);
   const int in4 = in & ~3;

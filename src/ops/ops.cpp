@@ -25,33 +25,6 @@ Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   return y;
 }
 
-StepWeights StepWeights::build(const Matrix& weight, bool int8, bool binary16) {
-  const int out = static_cast<int>(weight.rows()), in = static_cast<int>(weight.cols());
-  StepWeights step;
-  if (int8) step.int8 = simd::Int8Weights(weight.data(), out, in);
-  if (step.int8.empty()) step.packed = simd::PackedWeights(weight.data(), out, in, binary16);  // not int8, or no int8 form
-  return step;
-}
-
-Matrix linear(const MatrixRef& x, const Matrix& weight, const StepWeights& step, const RowVector& bias) {
-  const simd::PackedWeights& packed = step.packed;
-  const bool int8 = !step.int8.empty();
-  if ((packed.empty() && !int8) || matmul_path() == MatmulPath::Eigen) return linear(x, weight, bias);
-  const int out = int8 ? step.int8.out() : packed.out(), in = int8 ? step.int8.in() : packed.in();
-  if (x.cols() != in || bias.size() != out || weight.rows() != out)
-    throw Error("linear: input width " + std::to_string(x.cols()) + ", packed weight [" + std::to_string(out) + ", " +
-                std::to_string(in) + "], bias " + std::to_string(bias.size()));
-  Matrix y(x.rows(), out);
-  const int rows = static_cast<int>(x.rows()), stride = static_cast<int>(x.outerStride());
-  if (int8) {
-    simd::linear(x.data(), rows, stride, step.int8, bias.data(), y.data(), out);
-    return y;
-  }
-  if (!simd::linear(x.data(), rows, stride, packed, bias.data(), y.data(), out))
-    return linear(x, weight, bias);  // inputs too large for the binary16 weights: the same bits from the plain ones
-  return y;
-}
-
 Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias) {
   Matrix y = x * weight.transpose();
   y.rowwise() += bias;

@@ -14,20 +14,6 @@ using MatrixRef = Eigen::Ref<const Matrix>;
 // y = x Wᵀ + b, with W in PyTorch's [out, in] layout. Computed by matmul_path().
 Matrix linear(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
 
-// The forms of a weight a decoder step multiplies by, built once at model load (see
-// StepWeights::build): rearranged for the kernel (same results; binary16 when `binary16` and the
-// weights allow it, as for a file stored as F16), or int8 (approximate, only when the model was
-// loaded with the int8 option). Empty for the encoder's weights.
-struct StepWeights {
-  simd::PackedWeights packed;
-  simd::Int8Weights int8;
-  static StepWeights build(const Matrix& weight, bool int8, bool binary16 = false);
-};
-
-// The same where W also comes in its step forms: int8 if there is one, else the packed
-// weights; with neither, or on the Eigen path, the plain weight is used.
-Matrix linear(const MatrixRef& x, const Matrix& weight, const StepWeights& step, const RowVector& bias);
-
 // The same with Eigen's product: the reference the kernel is tested and timed against.
 Matrix linear_reference(const MatrixRef& x, const Matrix& weight, const RowVector& bias);
 

@@ -38,15 +38,25 @@ WeightMatrix WeightMatrix::packed(const Matrix& weight, bool binary16) {
 }
 
 WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, bool binary16) {
+  WeightMatrix w = int8(weight);
+  return w.empty() ? packed(weight, binary16) : w;
+}
+
+WeightMatrix WeightMatrix::int8(const Matrix& weight) {
   const int out = static_cast<int>(weight.rows()), in = static_cast<int>(weight.cols());
   simd::Int8Weights q(weight.data(), out, in);
-  if (q.empty()) return packed(weight, binary16);
   WeightMatrix w;
+  if (q.empty()) return w;
   w.form_ = Form::Int8;
   w.rows_ = out;
   w.cols_ = in;
   w.int8_ = std::move(q);
   return w;
+}
+
+void WeightMatrix::prepare_for_steps(bool int8) {
+  if (int8) *this = int8_or_packed(to_matrix(), half());
+  else if (form_ == Form::Plain) *this = packed(plain_, false);
 }
 
 std::size_t WeightMatrix::bytes() const {

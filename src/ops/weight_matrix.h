@@ -27,6 +27,14 @@ class WeightMatrix {
   // int8 (approximate: only for the int8 load option) where the width has an int8 form, else
   // packed(weight, binary16).
   static WeightMatrix int8_or_packed(const Matrix& weight, bool binary16);
+  // int8 where the width has an int8 form, else empty: a second form of a matrix that must also
+  // stay exact (a tied output projection, whose table the embedding lookups read).
+  static WeightMatrix int8(const Matrix& weight);
+
+  // For a matrix a decoder step multiplies by: the kernel's one-row products read the packed
+  // layout fastest, and int8 when the load option asks (`int8`). Replaces the held form: still
+  // one copy. A binary16 matrix stays binary16 (or becomes int8).
+  void prepare_for_steps(bool int8);
 
   Form form() const { return form_; }
   bool half() const { return form_ == Form::Packed && packed_.half(); }  // binary16 storage

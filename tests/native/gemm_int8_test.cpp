@@ -20,25 +20,30 @@ TEST(Int8Kernel, WithinTheQuantisationBoundOfTheExactProduct) {
   EXPECT_GT(checked, 10000);
 }
 
-TEST(Int8Kernel, StepWeightsAreInt8OnlyWhenAsked) {
+TEST(Int8Kernel, StepFormsAreInt8OnlyWhenAsked) {
+  using ops::WeightMatrix;
   const Matrix w = kernel_check::values(8, 32, 1);
-  const ops::StepWeights exact = ops::StepWeights::build(w, false), int8 = ops::StepWeights::build(w, true);
-  EXPECT_TRUE(exact.int8.empty());
-  EXPECT_FALSE(exact.packed.empty());
-  EXPECT_FALSE(int8.int8.empty());
-  EXPECT_TRUE(int8.packed.empty());  // one step form is enough
-  // A width the int8 kernel cannot take keeps the exact packed weights.
-  const ops::StepWeights odd = ops::StepWeights::build(kernel_check::values(8, 20, 2), true);
-  EXPECT_TRUE(odd.int8.empty());
-  EXPECT_FALSE(odd.packed.empty());
-  // On the Eigen path the plain weights serve, int8 or not.
+  WeightMatrix exact = WeightMatrix::plain(w), int8 = WeightMatrix::plain(w);
+  exact.prepare_for_steps(false);
+  int8.prepare_for_steps(true);
+  EXPECT_EQ(exact.form(), WeightMatrix::Form::Packed);
+  EXPECT_EQ(int8.form(), WeightMatrix::Form::Int8);  // the one step form: no packed copy beside it
+  EXPECT_EQ(WeightMatrix::int8(w).form(), WeightMatrix::Form::Int8);
+  // A width the int8 kernel cannot take keeps the exact packed weights; a tied output's own int8
+  // form is then absent (the table itself serves).
+  const Matrix odd_w = kernel_check::values(8, 20, 2);
+  WeightMatrix odd = WeightMatrix::plain(odd_w);
+  odd.prepare_for_steps(true);
+  EXPECT_EQ(odd.form(), WeightMatrix::Form::Packed);
+  EXPECT_TRUE(WeightMatrix::int8(odd_w).empty());
+  // On the Eigen path the int8 form's values are multiplied as a plain matrix.
   const Matrix x = kernel_check::values(2, 32, 3);
   const RowVector b = kernel_check::values(1, 8, 4);
   ops::set_matmul_path(ops::MatmulPath::Eigen);
-  const Matrix eigen = ops::linear(x, w, int8, b);
+  const Matrix eigen = ops::linear(x, int8, b);
   ops::set_matmul_path(ops::MatmulPath::Kernel);
-  EXPECT_TRUE(eigen == ops::linear_reference(x, w, b));
-  EXPECT_FALSE(ops::linear(x, w, int8, b) == eigen);
+  EXPECT_TRUE(eigen == ops::linear_reference(x, int8.to_matrix(), b));
+  EXPECT_FALSE(ops::linear(x, int8, b) == ops::linear(x, exact, b));
 }
 
 // Multi30k en-de (d = 128, FFN 256: every decoder-step product has an int8 form). Along the

@@ -35,21 +35,6 @@ TEST(GemmKernel, LinearUsesTheSelectedPath) {
   EXPECT_TRUE(kernel == expected);
 }
 
-TEST(GemmKernel, PackedBinary16WeightsFallBackToThePlainOnesForLargeInputs) {
-  Matrix w(5, 16);
-  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = static_cast<float>(i % 9) / 8.0f - 0.5f;  // binary16 values
-  const RowVector b = RowVector::LinSpaced(5, -1.0f, 1.0f);
-  ops::StepWeights step;  // the loader builds binary32 step weights; binary16 on request
-  step.packed = ops::simd::PackedWeights(w.data(), 5, 16, /*binary16=*/true);
-  ASSERT_TRUE(step.packed.half() && step.int8.empty());
-  ASSERT_FALSE(ops::StepWeights::build(w, false).packed.half());
-  Matrix x = kernel_check::values(2, 16, 3);
-  x(1, 7) = 1e6f;  // x·2^112 would overflow: ops::linear uses the plain weights
-  EXPECT_TRUE(ops::linear(x, w, step, b) == ops::linear(x, w, b));
-  x(1, 7) = 1.0f;
-  EXPECT_TRUE(ops::linear(x, w, step, b) == ops::linear(x, w, b));
-}
-
 TEST(GemmKernel, LinearRejectsMismatchedShapes) {
   const Matrix x = Matrix::Ones(1, 4), w = Matrix::Ones(3, 5);
   EXPECT_THROW(ops::linear(x, w, RowVector::Zero(3)), Error);

@@ -35,7 +35,9 @@ struct Config {
 enum Site : int { kSelf = 0 };
 
 struct Weights {
-  Matrix token_embed;     // [V, d]; also the MLM head's decoder (tied)
+  // [V, d]; also the MLM head's decoder (tied). Held once in the form the load keeps
+  // (WeightReader::embedding_table): plain binary32, or packed binary16 with the binary16 option.
+  ops::WeightMatrix token_embed;
   Matrix positions;       // [max_positions, d], learned
   Matrix segment_embed;   // [n_segments, d]
   LayerNorm embed_norm;   // [d]
@@ -60,7 +62,7 @@ class Bert : public ModelFamily, public EncoderOnly {
   Matrix encode(const std::vector<int>& ids, const Capture& capture, EncoderTrace* trace,
                 const Interventions& interventions) const override;
   const Decoder* decoder() const override { return nullptr; }
-  const Matrix& token_embeddings(Side) const override { return weights_.token_embed; }
+  const ops::WeightMatrix& token_embeddings(Side) const override { return weights_.token_embed; }
   const Matrix& positional_encoding() const override { return weights_.positions; }
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses what names a decoder: its sub-layers' skips and the source encoding handed to it.

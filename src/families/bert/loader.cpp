@@ -11,7 +11,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     throw ModelFileError("special token 'mask' id " + std::to_string(c.mask) + " is outside the vocabulary of " +
                          std::to_string(V));
   Weights t;
-  t.token_embed = w.matrix("embed.token.weight", V, d);
+  t.token_embed = w.embedding_table("embed.token.weight", V, d, false);  // the MLM head: no decoder step
   t.positions = w.matrix("embed.position.weight", m.config.max_positions, d);
   t.segment_embed = w.matrix("embed.segment.weight", c.n_segments, d);
   t.embed_norm = w.layer_norm("embed.norm", d, c.layer_norm_eps);

@@ -24,7 +24,7 @@ Matrix DecoderOnly::encode(const std::vector<int>& prompt_ids, const Capture& ca
   if (n + 1 > context)
     throw InputError("prompt of " + std::to_string(n) + " tokens exceeds the model's context of " +
                      std::to_string(context) + " (with <bos>)");
-  const Matrix& table = weights_.token_embed;
+  const ops::WeightMatrix& table = weights_.token_embed;
   Matrix memory(n, table.cols());
   for (int i = 0; i < n; ++i) {
     if (prompt_ids[i] < 0 || prompt_ids[i] >= table.rows())
@@ -72,8 +72,8 @@ Matrix DecoderOnly::new_positions(const State& s, int token, NamedVectors* vecto
 Matrix DecoderOnly::readout(const Matrix& residual, const Interventions& interventions) const {
   const Weights& w = weights_;
   if (config_.norm == NormPosition::Pre && !interventions.skip_layer_norm)
-    return ops::linear(w.final_norm(residual), w.output_weight(), w.output_step, w.output_bias);
-  return ops::linear(residual, w.output_weight(), w.output_step, w.output_bias);
+    return ops::linear(w.final_norm(residual), w.output_weight(), w.output_bias);
+  return ops::linear(residual, w.output_weight(), w.output_bias);
 }
 
 Matrix DecoderOnly::step(const std::vector<DecoderState*>& base_states, const std::vector<int>& tokens,

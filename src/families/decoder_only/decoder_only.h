@@ -69,16 +69,23 @@ struct Layer {
 };
 
 struct Weights {
-  Matrix token_embed;      // [V, d]
-  Matrix positions;        // [max_positions, d]: learned or sinusoidal
+  // Held once in the form the load keeps (WeightReader::embedding_table): binary16 for a file
+  // stored as F16 under the binary16 load option, else binary32; packed when it is also the
+  // tied output projection.
+  ops::WeightMatrix token_embed;  // [V, d]
+  Matrix positions;               // [max_positions, d]: learned or sinusoidal
   std::vector<Layer> layers;
-  LayerNorm final_norm;    // pre-norm only
-  Matrix output_weight_;   // [V, d]; empty when tied_output
-  RowVector output_bias;   // [V]
-  ops::StepWeights output_step;
+  LayerNorm final_norm;           // pre-norm only
+  // The output projection [V, d] in its step form. Tied: empty (token_embed is the projection),
+  // except under the int8 load option, where it holds token_embed's int8 form (approximate, for
+  // the steps) beside the exact table the lookups read.
+  ops::WeightMatrix output_weight_;
+  RowVector output_bias;          // [V]
   bool tied_output = true;
 
-  const Matrix& output_weight() const { return tied_output ? token_embed : output_weight_; }
+  const ops::WeightMatrix& output_weight() const {
+    return tied_output && output_weight_.empty() ? token_embed : output_weight_;
+  }
 };
 
 class State : public DecoderState {
@@ -109,9 +116,9 @@ class DecoderOnly : public ModelFamily, public Decoder {
   int generation_room(int max_positions, int prompt_length) const override {
     return std::max(1, max_positions - prompt_length);
   }
-  const Matrix& token_embeddings(Side) const override { return weights_.token_embed; }
+  const ops::WeightMatrix& token_embeddings(Side) const override { return weights_.token_embed; }
   const Matrix& positional_encoding() const override { return weights_.positions; }
-  const Matrix& output_embeddings() const override { return weights_.output_weight(); }
+  const ops::WeightMatrix& output_embeddings() const override { return weights_.output_weight(); }
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses what names an encoder or a source: there is neither.
   const InterventionSupport& intervention_support() const override;

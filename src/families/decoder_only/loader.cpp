@@ -1,6 +1,7 @@
 // The decoder-only family's tensors (models/FORMAT.md, "The decoder-only family"), each checked
 // against the config.
 #include "families/decoder_only/decoder_only.h"
+#include "model/embedding.h"
 
 namespace attnscope::decoder_only {
 
@@ -11,7 +12,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   const int d = c.d_model, V = m.src_vocab.size(), P = m.config.max_positions;
   Weights t;
   t.tied_output = c.tied_output;
-  t.token_embed = w.matrix("embed.token.weight", V, d);
+  t.token_embed = w.embedding_table("embed.token.weight", V, d, c.tied_output);  // packed when it is the output
   if (c.learned_positions) t.positions = w.matrix("embed.position.weight", P, d);
   for (int i = 0; i < c.n_layers; ++i) {
     const std::string p = "layers." + std::to_string(i) + ".";
@@ -27,7 +28,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     t.layers.push_back(std::move(layer));
   }
   if (c.norm == NormPosition::Pre) t.final_norm = w.layer_norm("final_norm", d, c.layer_norm_eps);
-  if (!c.tied_output) t.output_weight_ = w.matrix("output.weight", V, d);
+  if (!c.tied_output) t.output_weight_ = w.weight_matrix("output.weight", V, d);
   t.output_bias = w.vector("output.bias", V);
 
   // Sinusoidal positions are computed, not read: only now, with every tensor found in the shape
@@ -47,8 +48,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     if (layer.has_ffn)
       for (Linear* l : {&layer.ffn.fc1, &layer.ffn.fc2}) l->prepare_for_steps(options.int8);
   }
-  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8,
-                                         w.keeps_binary16(c.tied_output ? "embed.token.weight" : "output.weight"));
+  prepare_step_output(t.output_weight_, t.token_embed, c.tied_output, options.int8);
   return std::make_unique<DecoderOnly>(m.config, c, std::move(t));
 }
 

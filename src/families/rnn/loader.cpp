@@ -23,8 +23,8 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   const int gates = c.cell == Cell::GRU ? 3 : 4;
   Weights t;
   t.shared_embeddings = m.config.shared_embeddings;
-  t.src_embed = w.matrix("src_embed.weight", m.src_vocab.size(), E);
-  if (!t.shared_embeddings) t.tgt_embed_ = w.matrix("tgt_embed.weight", m.tgt_vocab.size(), E);
+  t.src_embed = w.embedding_table("src_embed.weight", m.src_vocab.size(), E, false);
+  if (!t.shared_embeddings) t.tgt_embed_ = w.embedding_table("tgt_embed.weight", m.tgt_vocab.size(), E, false);
 
   for (int l = 0; l < c.n_encoder_layers; ++l)
     for (int dir = 0; dir < c.directions(); ++dir)

@@ -92,8 +92,10 @@ struct AttentionWeights {
 };
 
 struct Weights {
-  Matrix src_embed;                 // [V_src, E]
-  Matrix tgt_embed_;                // [V_tgt, E]; empty when shared_embeddings
+  // Held once in the form the load keeps (WeightReader::embedding_table): plain binary32, or
+  // packed binary16 with the binary16 option. The output layer is never tied to them.
+  ops::WeightMatrix src_embed;      // [V_src, E]
+  ops::WeightMatrix tgt_embed_;     // [V_tgt, E]; empty when shared_embeddings
   // encoder[layer * directions + direction]; direction 1 reads the sentence backwards.
   std::vector<CellWeights> encoder;
   Linear bridge;                    // [H, d_mem]: s_0 = tanh(bridge(final))
@@ -103,7 +105,7 @@ struct Weights {
   Linear output;                    // [V_tgt, H] (Luong) or [V_tgt, H + d_mem]
   bool shared_embeddings = false;
 
-  const Matrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
+  const ops::WeightMatrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
 };
 
 // What start() derives from the encoder states once per sentence; shared by every hypothesis.
@@ -171,7 +173,7 @@ class Rnn : public ModelFamily, public Decoder {
   Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
                 const Interventions& interventions) const override;
   const Decoder* decoder() const override { return this; }
-  const Matrix& token_embeddings(Side side) const override {
+  const ops::WeightMatrix& token_embeddings(Side side) const override {
     return side == Side::Source ? weights_.src_embed : weights_.tgt_embed();
   }
   const Matrix& positional_encoding() const override { return none_; }

@@ -16,8 +16,8 @@ std::unique_ptr<DecoderState> Transformer::start(const Matrix& memory) const {
 Matrix Transformer::readout(const Matrix& residual, const Interventions& interventions) const {
   const Weights& w = weights_;
   if (config_.norm == NormPosition::Pre && !interventions.skip_layer_norm)
-    return ops::linear(w.decoder_final_norm(residual), w.output_weight(), w.output_step, w.output_bias);
-  return ops::linear(residual, w.output_weight(), w.output_step, w.output_bias);
+    return ops::linear(w.decoder_final_norm(residual), w.output_weight(), w.output_bias);
+  return ops::linear(residual, w.output_weight(), w.output_bias);
 }
 
 Matrix Transformer::step(const std::vector<DecoderState*>& base_states, const std::vector<int>& tokens,

@@ -1,5 +1,6 @@
 // The transformer's tensors (models/FORMAT.md), each checked against the config.
 #include "families/transformer/transformer.h"
+#include "model/embedding.h"
 
 namespace attnscope::transformer {
 
@@ -10,8 +11,10 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   Weights t;
   t.shared_embeddings = c.shared_embeddings;
   t.tied_output = c.tied_output;
-  t.src_embed = w.matrix("src_embed.weight", m.src_vocab.size(), d);
-  if (!c.shared_embeddings) t.tgt_embed_ = w.matrix("tgt_embed.weight", m.tgt_vocab.size(), d);
+  // A tied output projection is the target table itself: held packed, as a step reads it.
+  t.src_embed = w.embedding_table("src_embed.weight", m.src_vocab.size(), d, c.tied_output && c.shared_embeddings);
+  if (!c.shared_embeddings)
+    t.tgt_embed_ = w.embedding_table("tgt_embed.weight", m.tgt_vocab.size(), d, c.tied_output);
   if (c.positions == Positions::Learned) {
     t.encoder_positions = w.matrix("encoder.pos_embed.weight", c.max_positions, d);
     t.decoder_positions = w.matrix("decoder.pos_embed.weight", c.max_positions, d);
@@ -35,7 +38,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     t.encoder_final_norm = w.layer_norm("encoder.final_norm", d, eps);
     t.decoder_final_norm = w.layer_norm("decoder.final_norm", d, eps);
   }
-  if (!c.tied_output) t.output_weight_ = w.matrix("output.weight", m.tgt_vocab.size(), d);
+  if (!c.tied_output) t.output_weight_ = w.weight_matrix("output.weight", m.tgt_vocab.size(), d);
   t.output_bias = w.vector("output.bias", m.tgt_vocab.size());
 
   // Sinusoidal positions are computed, not read: only now, with every tensor found in the shape
@@ -60,8 +63,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
                       &layer.self_attn.out_proj, &layer.cross_attn.q_proj, &layer.cross_attn.out_proj, &layer.ffn.fc1,
                       &layer.ffn.fc2})
       l->prepare_for_steps(options.int8);
-  const char* output_name = !c.tied_output ? "output.weight" : c.shared_embeddings ? "src_embed.weight" : "tgt_embed.weight";
-  t.output_step = ops::StepWeights::build(t.output_weight(), options.int8, w.keeps_binary16(output_name));
+  prepare_step_output(t.output_weight_, t.tgt_embed(), c.tied_output, options.int8);
   return std::make_unique<Transformer>(c, std::move(t));
 }
 

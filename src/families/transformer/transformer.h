@@ -17,21 +17,27 @@ namespace attnscope::transformer {
 enum Site : int { kEncoderSelf = 0, kDecoderSelf = 1, kCross = 2 };
 
 struct Weights {
-  Matrix src_embed;                               // [V_src, d]
-  Matrix tgt_embed_;                              // [V_tgt, d]; empty when shared_embeddings
+  // The token embeddings, each held once in the form the load keeps (WeightReader::
+  // embedding_table): binary16 for a file stored as F16 under the binary16 load option, else
+  // binary32; packed where the table is also the tied output projection.
+  ops::WeightMatrix src_embed;                    // [V_src, d]
+  ops::WeightMatrix tgt_embed_;                   // [V_tgt, d]; empty when shared_embeddings
   Matrix encoder_positions, decoder_positions;    // [max_positions, d]: learned or sinusoidal
   std::vector<EncoderLayer> encoder_layers;
   std::vector<DecoderLayer> decoder_layers;
   LayerNorm encoder_final_norm, decoder_final_norm;  // used with pre-norm only
-  Matrix output_weight_;                          // [V_tgt, d]; empty when tied_output
+  // The output projection [V_tgt, d], the largest product of a step, in its step form. Tied:
+  // empty (the target embeddings are the projection), except under the int8 load option, where
+  // it holds their int8 form (approximate, for the steps) beside the exact table the lookups read.
+  ops::WeightMatrix output_weight_;
   RowVector output_bias;                          // [V_tgt]
-  // output_weight() in its decoder-step forms (ops::StepWeights): the largest product of a step.
-  ops::StepWeights output_step;
   bool shared_embeddings = false, tied_output = false;
 
   // Shared with src_embed / tgt_embed when the config says so, hence accessors.
-  const Matrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
-  const Matrix& output_weight() const { return tied_output ? tgt_embed() : output_weight_; }
+  const ops::WeightMatrix& tgt_embed() const { return shared_embeddings ? src_embed : tgt_embed_; }
+  const ops::WeightMatrix& output_weight() const {
+    return tied_output && output_weight_.empty() ? tgt_embed() : output_weight_;
+  }
 };
 
 // What the decoder carries from one step to the next for one hypothesis.
@@ -55,7 +61,7 @@ class Transformer : public ModelFamily, public Decoder {
   Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
                 const Interventions& interventions) const override;
   const Decoder* decoder() const override { return this; }
-  const Matrix& token_embeddings(Side side) const override {
+  const ops::WeightMatrix& token_embeddings(Side side) const override {
     return side == Side::Source ? weights_.src_embed : weights_.tgt_embed();
   }
   const Matrix& positional_encoding() const override { return weights_.encoder_positions; }
