@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
 
   // (3) GEMV throughput on one d x d and the vocab x d matrix (the roofline's "peak" is the
   // first, hot in cache; the second streams 8 MB of weights).
-  const Matrix& w = tw.decoder_layers[0].self_attn.q_proj.weight;
+  const auto& w = tw.decoder_layers[0].self_attn.q_proj.weight;
   const RowVector& b = tw.decoder_layers[0].self_attn.q_proj.bias;
   const double t_small = median_time(std::max(repeats, 5), 2000, [&] { sink = sink + ops::linear(x, w, b)(0, 0); });
   const double t_vocab = median_time(std::max(repeats, 5), 50, [&] {
@@ -315,12 +315,12 @@ int main(int argc, char** argv) {
   {
     const Matrix x4 = random_matrix(4, d, 6);
     const double one = median_time(std::max(repeats, 5), 50, [&] {
-      sink = sink + ops::linear(x, tw.output_weight(), tw.output_step, tw.output_bias)(0, 0);
+      sink = sink + ops::linear(x, tw.output_weight(), tw.output_bias)(0, 0);
     });
     const double four = median_time(std::max(repeats, 5), 50, [&] {
-      sink = sink + ops::linear(x4, tw.output_weight(), tw.output_step, tw.output_bias)(0, 0);
+      sink = sink + ops::linear(x4, tw.output_weight(), tw.output_bias)(0, 0);
     });
-    const Matrix logits4 = ops::linear(x4, tw.output_weight(), tw.output_step, tw.output_bias);
+    const Matrix logits4 = ops::linear(x4, tw.output_weight(), tw.output_bias);
     const double softmax4 = median_time(std::max(repeats, 5), 50, [&] { sink = sink + ops::log_softmax_rows(logits4)(0, 0); });
     std::printf("output projection on the step weights: 1 row %.4f ms, 4 rows %.4f ms (x%.2f); log_softmax of 4 rows "
                 "%.4f ms\n", 1e3 * one, 1e3 * four, four / one, 1e3 * softmax4);
