@@ -212,10 +212,14 @@ std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {
   return out;
 }
 
-void SafetensorsFile::read_f32(const std::string& name, float* out) const {
+void SafetensorsFile::read_f32(const std::string& name, float* out) const { read_f32(name, 0, info(name).numel(), out); }
+
+void SafetensorsFile::read_f32(const std::string& name, std::size_t first, std::size_t n, float* out) const {
   const TensorInfo& t = info(name);
-  const std::size_t n = t.numel();
-  const std::uint64_t at = data_begin_ + t.begin;
+  if (first > t.numel() || n > t.numel() - first)
+    throw Error("internal error: elements [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                ") asked of tensor " + quote(name) + ", which has " + std::to_string(t.numel()));
+  const std::uint64_t at = data_begin_ + t.begin + (t.dtype == DType::F32 ? 4 : 2) * static_cast<std::uint64_t>(first);
   if (t.dtype == DType::F32) {
     source_->read(at, n * sizeof(float), reinterpret_cast<std::uint8_t*>(out));
     return;

@@ -51,6 +51,8 @@ class SafetensorsFile {
   // The same into `out` (info(name).numel() floats): a loader's matrix, with no copy between
   // (an F16 or BF16 tensor passes through a small buffer, a slice at a time).
   void read_f32(const std::string& name, float* out) const;
+  // Elements [first, first + count) of the tensor, in row-major order (a block of a matrix's rows).
+  void read_f32(const std::string& name, std::size_t first, std::size_t count, float* out) const;
 
   const std::shared_ptr<const ByteSource>& source() const { return source_; }
 

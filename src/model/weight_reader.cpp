@@ -33,9 +33,19 @@ RowVector WeightReader::vector(const std::string& name, int size) {
 
 // With the binary16 load option, a file stored as F16 keeps its weights in binary16, packed (half
 // the bytes of binary32, the same products bit for bit); otherwise they are binary32.
+// The binary16 form is packed from the file a block of rows at a time, never held whole in binary32.
 ops::WeightMatrix WeightReader::weight_matrix(const std::string& name, int rows, int cols) {
-  Matrix weight = matrix(name, rows, cols);
-  return keeps_binary16(name) ? ops::WeightMatrix::packed(weight, true) : ops::WeightMatrix::plain(std::move(weight));
+  if (!keeps_binary16(name)) return ops::WeightMatrix::plain(matrix(name, rows, cols));
+  check_shape(name, {rows, cols});
+  const auto width = static_cast<std::size_t>(cols);
+  ops::WeightMatrix held = ops::WeightMatrix::packed(
+      [&](int first, int n, float* out) {
+        file_.read_f32(name, first * width, n * width, out);
+        check_finite(name, out, n * width, first * width);
+      },
+      rows, cols, true);
+  used_.insert(name);
+  return held;
 }
 
 // Exact in either form: the encoder's lookups read the same table (an int8 output is the
@@ -90,12 +100,15 @@ void WeightReader::check_shape(const std::string& name, const std::vector<int>& 
 
 void WeightReader::load(const std::string& name, float* out) {
   file_.read_f32(name, out);
-  const std::size_t n = file_.info(name).numel();
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(out[i]))
-      throw ModelFileError("tensor " + quote(name) + " contains " + (std::isnan(out[i]) ? "NaN" : "Inf") +
-                           " at flat index " + std::to_string(i));
+  check_finite(name, out, file_.info(name).numel(), 0);
   used_.insert(name);
+}
+
+void WeightReader::check_finite(const std::string& name, const float* values, std::size_t n, std::size_t first) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(values[i]))
+      throw ModelFileError("tensor " + quote(name) + " contains " + (std::isnan(values[i]) ? "NaN" : "Inf") +
+                           " at flat index " + std::to_string(first + i));
 }
 
 }  // namespace attnscope

@@ -52,6 +52,8 @@ class WeightReader {
   void check_shape(const std::string& name, const std::vector<int>& shape) const;
   // Reads the checked tensor into `out` (its shape's product of floats) and checks its values.
   void load(const std::string& name, float* out);
+  // Refuses a NaN or Inf among `n` values of tensor `name` read from its flat index `first`.
+  static void check_finite(const std::string& name, const float* values, std::size_t n, std::size_t first);
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;

@@ -1,5 +1,6 @@
 #include "ops/gemm_simd.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -243,39 +244,65 @@ bool linear(const float* x, int rows, int x_stride, const PackedWeights& w, cons
   return true;
 }
 
-PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16) : out_(out), in_(in) {
-  auto at = [&](int o, int i) { return w[static_cast<std::size_t>(o) * in + i]; };
+PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16)
+    : PackedWeights(
+          [w, in](int first, int n, float* rows) {
+            std::memcpy(rows, w + static_cast<std::size_t>(first) * in, static_cast<std::size_t>(n) * in * sizeof(float));
+          },
+          out, in, binary16) {}
+
+// Rows are read kBlockRows at a time (a multiple of 4, the layouts' block of rows), each block
+// packed before the next is read: the layouts place a block's rows together, so the packed
+// stream is written in order.
+PackedWeights::PackedWeights(const RowSource& source, int out, int in, bool binary16) : out_(out), in_(in) {
+  constexpr int kBlockRows = 64;
+  std::vector<float> block(static_cast<std::size_t>(std::min(out, kBlockRows)) * static_cast<std::size_t>(in));
+  // Each block of rows [o0, o0 + n) through `pack(o0, n, at)`, `at(o, i)` reading the block.
+  auto each_block = [&](auto pack) {
+    for (int o0 = 0; o0 < out; o0 += kBlockRows) {
+      const int n = std::min(kBlockRows, out - o0);
+      source(o0, n, block.data());
+      const float* b = block.data();
+      if (!pack(o0, n, [b, o0, in](int o, int i) { return b[static_cast<std::size_t>(o - o0) * in + i]; })) return false;
+    }
+    return true;
+  };
   // binary16 when asked for, every weight is a binary16 value (as in every model stored as F16)
   // and the rows split into whole 8-column chunks: half the bytes, the same results.
-  // Converted straight into the packed layout (no row-major binary16 copy in between: the
-  // load's peak memory), given up at the first value binary16 does not hold.
+  // Converted straight into the packed layout, given up at the first value binary16 does not hold.
   if (binary16 && in % 8 == 0 && out > 0) {
     half_.resize(static_cast<std::size_t>(out) * in);
     std::uint16_t* p = half_.data();
-    bool half = true;
-    int o = 0;
-    for (; half && o + 4 <= out; o += 4)
-      for (int i = 0; half && i < in; i += 8)
-        for (int r = 0; r < 4; ++r)
-          for (int l = 0; l < 8; ++l) half = exact_half(at(o + r, i + l), *p++) && half;
-    for (; half && o < out; ++o)
-      for (int i = 0; half && i < in; ++i) half = exact_half(at(o, i), *p++);
+    const bool half = each_block([&](int o0, int n, auto at) {
+      bool ok = true;
+      int o = o0;
+      for (; ok && o + 4 <= o0 + n; o += 4)
+        for (int i = 0; ok && i < in; i += 8)
+          for (int r = 0; r < 4; ++r)
+            for (int l = 0; l < 8; ++l) ok = exact_half(at(o + r, i + l), *p++) && ok;
+      for (; ok && o < o0 + n; ++o)
+        for (int i = 0; ok && i < in; ++i) ok = exact_half(at(o, i), *p++);
+      return ok;
+    });
     if (half) return;
     std::vector<std::uint16_t>().swap(half_);
   }
   data_.resize(static_cast<std::size_t>(out) * in);
   const int in4 = in & ~3;
   float* p = data_.data();
-  int o = 0;
-  for (; o + 4 <= out; o += 4) {
-    for (int i = 0; i < in4; i += 4)
+  each_block([&](int o0, int n, auto at) {
+    int o = o0;
+    for (; o + 4 <= o0 + n; o += 4) {
+      for (int i = 0; i < in4; i += 4)
+        for (int r = 0; r < 4; ++r)
+          for (int l = 0; l < 4; ++l) *p++ = at(o + r, i + l);
       for (int r = 0; r < 4; ++r)
-        for (int l = 0; l < 4; ++l) *p++ = at(o + r, i + l);
-    for (int r = 0; r < 4; ++r)
-      for (int i = in4; i < in; ++i) *p++ = at(o + r, i);
-  }
-  for (; o < out; ++o)
-    for (int i = 0; i < in; ++i) *p++ = at(o, i);
+        for (int i = in4; i < in; ++i) *p++ = at(o + r, i);
+    }
+    for (; o < o0 + n; ++o)
+      for (int i = 0; i < in; ++i) *p++ = at(o, i);
+    return true;
+  });
 }
 
 const char* implementation() { return kImplementation; }

@@ -14,6 +14,7 @@
 // gives what one row alone gives), and the native and WASM builds agree to the last bit (no
 // FMA in either).
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace attnscope::ops::simd {
@@ -41,6 +42,14 @@ class PackedWeights {
  public:
   PackedWeights() = default;
   PackedWeights(const float* w, int out, int in, bool binary16 = false);  // w: [out, in], row-major
+  // Writes rows [first, first + n) of the [out, in] matrix, row-major, into `rows` (n·in floats).
+  // It may be asked for a row twice (a binary16 packing that meets a value binary16 lacks starts
+  // again in binary32).
+  using RowSource = std::function<void(int first, int n, float* rows)>;
+  // The same layouts from `rows`, a block of rows at a time: a matrix packed into binary16 is
+  // never held whole in binary32 (a model's load, whose largest tensor would otherwise be held
+  // twice over at its peak).
+  PackedWeights(const RowSource& rows, int out, int in, bool binary16 = false);
   bool empty() const { return data_.empty() && half_.empty(); }
   bool half() const { return !half_.empty(); }
   int out() const { return out_; }

@@ -37,6 +37,15 @@ WeightMatrix WeightMatrix::packed(const Matrix& weight, bool binary16) {
   return w;
 }
 
+WeightMatrix WeightMatrix::packed(const simd::PackedWeights::RowSource& rows, int out, int in, bool binary16) {
+  WeightMatrix w;
+  w.form_ = Form::Packed;
+  w.rows_ = out;
+  w.cols_ = in;
+  w.packed_ = simd::PackedWeights(rows, out, in, binary16);
+  return w;
+}
+
 WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, bool binary16) {
   WeightMatrix w = int8(weight);
   return w.empty() ? packed(weight, binary16) : w;

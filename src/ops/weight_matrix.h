@@ -24,6 +24,9 @@ class WeightMatrix {
   // The kernel's packed layout (simd::PackedWeights): binary16 when `binary16` is asked for and
   // the weights allow it, else binary32. Either gives the plain layout's results bit for bit.
   static WeightMatrix packed(const Matrix& weight, bool binary16);
+  // The same from a source of rows, a block at a time (simd::PackedWeights): a load that packs a
+  // file's F16 tensor into binary16 never holds it whole in binary32.
+  static WeightMatrix packed(const simd::PackedWeights::RowSource& rows, int out, int in, bool binary16);
   // int8 (approximate: only for the int8 load option) where the width has an int8 form, else
   // packed(weight, binary16).
   static WeightMatrix int8_or_packed(const Matrix& weight, bool binary16);

@@ -4,6 +4,10 @@
 // weights; int8 equals the int8 kernel's product.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <utility>
+#include <vector>
+
 #include "../kernels/linear_kernel_check.h"
 #include "ops/ops.h"
 #include "ops/weight_matrix.h"
@@ -57,6 +61,27 @@ TEST(WeightMatrix, Binary16TakesHalfTheBytes) {
   Matrix not_half = w;
   not_half(3, 5) = 0.1f;  // no binary16 value: binary32 it stays
   EXPECT_FALSE(WeightMatrix::packed(not_half, true).half());
+}
+
+// A load packs a file's tensor from its rows a block at a time; a value binary16 lacks in a late
+// block (after earlier blocks were packed as binary16) leaves the whole matrix in binary32.
+TEST(WeightMatrix, PackedFromRowsReadsBlocksAndFallsBackWhole) {
+  for (const bool late_misfit : {false, true}) {
+    Matrix w = half_values(130, 48, 5);
+    if (late_misfit) w(129, 47) = 0.1f;
+    std::vector<std::pair<int, int>> asked;
+    const WeightMatrix m = WeightMatrix::packed(
+        [&](int first, int n, float* rows) {
+          asked.emplace_back(first, n);
+          std::memcpy(rows, w.data() + static_cast<std::size_t>(first) * 48, static_cast<std::size_t>(n) * 48 * sizeof(float));
+        },
+        130, 48, true);
+    SCOPED_TRACE(late_misfit ? "a value binary16 lacks in the last block" : "binary16 values");
+    EXPECT_EQ(m.half(), !late_misfit);
+    EXPECT_TRUE(m.to_matrix() == w);
+    for (const auto& [first, n] : asked) EXPECT_LE(n, 64) << "rows " << first << " + " << n;
+    EXPECT_EQ(asked.size(), late_misfit ? 6u : 3u);  // 64 + 64 + 2 rows, twice when it starts again
+  }
 }
 
 TEST(WeightMatrix, EveryFormsProductIsThePlainKernelsBitForBit) {
