@@ -72,8 +72,9 @@ def main():
     p.add_argument("--sentences", type=int, default=5)
     p.add_argument("--max-length", type=int, default=32)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--binary16", action="store_true",
-                   help="peak RSS with the CLI's --binary16 load option (ms / token stays the default load's)")
+    p.add_argument("--f32", action="store_true",
+                   help="peak RSS with the CLI's --f32 load option, an F16 file's weights expanded to binary32 "
+                        "(ms / token stays the default load's)")
     a = p.parse_args()
     with open(a.input) as f:
         text = f.readline().strip()
@@ -82,7 +83,7 @@ def main():
     for model in a.models:
         size = os.path.getsize(model) / MIB
         generate = is_decoder_only(model)
-        flags = ["--binary16"] if a.binary16 else []
+        flags = ["--f32"] if a.f32 else []
         rss = statistics.median(peak_rss_mib(a.cli, model, text, a.max_length, generate, flags) for _ in range(a.repeats))
         speed = "-"
         load = "-"

@@ -101,6 +101,18 @@ TEST(Cli, BadUsageAndBadModelFail) {
   EXPECT_EQ(run_cli("translate --seed 0.5 --model m 'i eat'").status, 2);
 }
 
+// --f32 expands an F16 file's weights to binary32 (the default keeps them in binary16): the same
+// JSON to the last digit of every logit and attention weight. The old --binary16 flag is gone.
+TEST(Cli, F32LoadGivesTheSameOutput) {
+  const std::string args = " --json --beam 3 --max-steps 8 --model " +
+                           testing::golden_path("deep_post_learned_f16.safetensors") + " 'we can read book'";
+  const Result half = run_cli("translate" + args);
+  ASSERT_EQ(half.status, 0);
+  EXPECT_NE(half.out.find("\"attention\""), std::string::npos);
+  EXPECT_EQ(run_cli("translate --f32" + args).out, half.out);
+  EXPECT_EQ(run_cli("translate --binary16" + args).status, 2);
+}
+
 TEST(Cli, InfoPrintsConfig) {
   const Result r = run_cli("info --model " + testing::golden_path("small_pre_learned.safetensors"));
   ASSERT_EQ(r.status, 0);
