@@ -18,7 +18,8 @@ namespace attnscope::bindings {
 
 class ModelHandle {
  public:
-  val load(const val& array, bool int8);  // array: a Uint8Array
+  // array: a Uint8Array; int8 and binary16 are Model::LoadOptions' (model/model.h).
+  val load(const val& array, bool int8, bool binary16);
 
   val info() const;
 
@@ -93,6 +94,7 @@ class ModelHandle {
 
  private:
   std::shared_ptr<const Model> model_;
+  bool binary16_ = false;  // loaded with the binary16 option (info().binary16)
   mutable std::unique_ptr<train::Differentiable> pass_;
 };
 

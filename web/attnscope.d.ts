@@ -66,7 +66,8 @@ export interface InductionScores {
  * Loads a model: a URL (fetched; a path in Node), a Response, or the file's bytes (an
  * ArrayBuffer or Uint8Array, e.g. `await file.arrayBuffer()` of a picked File). Before any byte
  * enters the engine its safetensors header is read, and a file that cannot fit in the engine's
- * WebAssembly memory (2 GiB: the file plus 4 bytes per parameter, as f32) is refused with an
+ * WebAssembly memory (2 GiB: its tensors as the load holds them, an allowance for activations
+ * from its config, and the engine's own; web/model-header.js) is refused with an
  * AttnscopeError that states the size and the limit; a download is stopped as soon as its header
  * has arrived. A truncated or corrupt header is an AttnscopeError too. A download, or a file read
  * from a path in Node, is read no further than it must be: 8 bytes that give no safetensors
@@ -80,6 +81,11 @@ export function loadModel(
     onProgress?: (p: Progress) => void;
     /** Decoder-step products on int8 weights: faster, approximate (the encoder stays exact). */
     int8?: boolean;
+    /**
+     * Keep the weights of a file stored as F16 in binary16, as the file holds them (default true);
+     * false expands them to binary32: twice their memory, the same results bit for bit.
+     */
+    binary16?: boolean;
   },
 ): Promise<Model>;
 
@@ -118,6 +124,8 @@ export interface ModelInfo {
   srcVocabSize: number; tgtVocabSize: number;
   /** Loaded with `int8: true`. */
   int8: boolean;
+  /** Loaded with `binary16: true` (the default): a file stored as F16 keeps its weights in binary16. */
+  binary16: boolean;
   /** The model family, as config.architecture. */
   architecture: string;
   /** false for an encoder-only model (BERT): translate() throws; encode(), fillMask(), headStudy() apply. */

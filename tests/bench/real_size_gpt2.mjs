@@ -83,7 +83,7 @@ export async function gpt2Bench({ model = GPT2_DEFAULTS.model, onnx = GPT2_DEFAU
   let fit;
   try {
     const header = checkModelFile(readFileSync(modelPath), modelPath);
-    fit = { accepted: true, parameters: header.parameters, needBytes: header.fileBytes + 4 * header.parameters, limitBytes: WASM_MEMORY_LIMIT };
+    fit = { accepted: true, parameters: header.parameters, needBytes: header.needBytes, limitBytes: WASM_MEMORY_LIMIT };
   } catch (e) {
     return { model, fit: { accepted: false, message: e.message, limitBytes: WASM_MEMORY_LIMIT } };
   }

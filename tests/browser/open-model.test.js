@@ -41,11 +41,11 @@ const model = safetensors({
 /** Its parameters, counted from its header here (every tensor's shape). */
 const parameters = Object.entries(toyHeader).filter(([k]) => k !== '__metadata__')
   .reduce((sum, [, t]) => sum + t.shape.reduce((a, d) => a * d, 1), 0);
-/** A header declaring one 40,000 × 20,000 F16 tensor (800 M parameters, 3.2 GB as f32), without its bytes. */
+/** A header declaring one 40,000 × 20,000 F32 tensor (800 M parameters, 3.2 GB), without its bytes. */
 const tooBig = safetensors({
-  __metadata__: toyHeader.__metadata__, 'src_embed.weight': { dtype: 'F16', shape: [40000, 20000], data_offsets: [0, 1_600_000_000] },
+  __metadata__: toyHeader.__metadata__, 'src_embed.weight': { dtype: 'F32', shape: [40000, 20000], data_offsets: [0, 3_200_000_000] },
 }, Buffer.alloc(0));
-const TOO_BIG_FILE = 8 + (tooBig.length - 8) + 1_600_000_000;
+const TOO_BIG_FILE = 8 + (tooBig.length - 8) + 3_200_000_000;
 
 /** A real PNG image (2×2 pixels, RGB), the kind of file a reader may rename `.safetensors` by mistake. */
 function png() {
@@ -286,9 +286,9 @@ describe('a model file opened in the page', () => {
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/too big/);
     const message = await page.locator('#error').textContent();
     expect(message).toContain('“huge.safetensors”');
-    // 800,000,000 parameters: 2.98 GiB as f32, after the declared 1.49 GiB file; the limit 2 GiB.
+    // 800,000,000 parameters: 2.98 GiB as f32; the limit 2 GiB.
     expect(message).toContain('800000000 parameters');
-    expect(message).toContain(`at least ${((TOO_BIG_FILE + 4 * 800_000_000) / 2 ** 30).toFixed(2)} GiB`);
+    expect(message).toContain(`its tensors ${(4 * 800_000_000 / 2 ** 30).toFixed(2)} GiB`);
     expect(message).toContain('limit of 2.00 GiB');
     expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
     expect(await page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
@@ -442,7 +442,7 @@ describe('a model file named by ?model-url= on another origin', () => {
     const { page } = await freshPage(`/web/index.html?model-url=${encodeURIComponent(url)}`);
     await page.click('#notice button');
     // The server never sends more than the header: this message can only come from it.
-    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/is too big: the engine needs at least/);
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toMatch(/is too big: the engine would need/);
     const message = await page.locator('#error').textContent();
     expect(message).toContain(url);
     expect(message).toContain('limit of 2.00 GiB');
@@ -459,7 +459,7 @@ describe('a model file named by ?model-url= on another origin', () => {
     await page.goto(env.url('/web/open-model-widget.html'));
     const why = page.locator('attn-scope .fallback .why');
     await why.waitFor({ state: 'visible', timeout: 30_000 });
-    expect(await why.textContent()).toMatch(/is too big: the engine needs at least [\d.]+ GiB .*limit of 2\.00 GiB/);
+    expect(await why.textContent()).toMatch(/is too big: the engine would need [\d.]+ GiB .*limit of 2\.00 GiB/);
     await page.close();
   });
 });

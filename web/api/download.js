@@ -6,15 +6,18 @@
 import { checkFileLength, modelFileStart } from '../model-header.js';
 import { AttnscopeError, isNode } from './runtime.js';
 
-/** A model file's bytes: `source` is bytes, a Response, a URL or (Node) a path. */
-export async function readSource(source, onProgress, onChunk) {
+/**
+ * A model file's bytes: `source` is bytes, a Response, a URL or (Node) a path. `fit`: the load
+ * options the size rule judges the file by (web/model-header.js checkModelFile).
+ */
+export async function readSource(source, onProgress, onChunk, fit = {}) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url, onChunk);
+  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url, onChunk, fit);
   const url = String(source);
   if (isNode && !/^(https?|data|blob):/i.test(url)) {
     const { fileURLToPath } = await import('node:url');
-    const bytes = await readModelFile(url.startsWith('file:') ? fileURLToPath(url) : url, fileNamed(url)).catch((e) => {
+    const bytes = await readModelFile(url.startsWith('file:') ? fileURLToPath(url) : url, fileNamed(url), fit).catch((e) => {
       throw e instanceof AttnscopeError ? e : new AttnscopeError(`cannot read model file '${url}': ${e.message}`);
     });
     onProgress?.({ loaded: bytes.length, total: bytes.length });
@@ -27,7 +30,7 @@ export async function readSource(source, onProgress, onChunk) {
     throw new AttnscopeError(`cannot fetch model '${url}': ${e.message}`);
   }
   if (!response.ok) throw new AttnscopeError(`cannot fetch model '${url}': HTTP ${response.status}`);
-  return readResponse(response, onProgress, url, onChunk);
+  return readResponse(response, onProgress, url, onChunk, fit);
 }
 
 /** A model file as messages name it: by its URL or path when it has one. */
@@ -45,7 +48,7 @@ function joined(chunks, length) {
  * promises, or too big for the engine, is refused after its first bytes are read (a model padded
  * to 3 GB is not read whole).
  */
-async function readModelFile(path, what) {
+async function readModelFile(path, what, fit) {
   const { open } = await import('node:fs/promises');
   const file = await open(path);
   try {
@@ -59,7 +62,7 @@ async function readModelFile(path, what) {
       const { bytesRead } = await file.read(next, 0, want, 0);
       bytes = next.subarray(0, bytesRead);
       if (bytesRead < want) break;
-      start = apiError(() => modelFileStart(bytes, what));
+      start = apiError(() => modelFileStart(bytes, what, fit));
     }
     if (start.fileBytes === undefined) return bytes; // no model, or cut short: the engine says what is wrong
     apiError(() => checkFileLength(start.fileBytes, size, what, `it is ${size} bytes`));
@@ -88,7 +91,7 @@ function apiError(check) {
  * Content-Length beyond the end of the last tensor, and any byte that arrives after it. Each
  * refusal cancels the download: a 3 GB file is refused after its header, not after 3 GB.
  */
-async function readResponse(response, onProgress, url, onChunk) {
+async function readResponse(response, onProgress, url, onChunk, fit) {
   const total = Number(response.headers.get('content-length')) || 0;
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
   const what = fileNamed(url);
@@ -105,7 +108,7 @@ async function readResponse(response, onProgress, url, onChunk) {
       if (done) break;
       chunks.push(value);
       loaded += value.length;
-      while (start.need && loaded >= start.need) start = modelFileStart(joined(chunks, loaded), what);
+      while (start.need && loaded >= start.need) start = modelFileStart(joined(chunks, loaded), what, fit);
       if (start.notModel) {
         reader.cancel().catch(() => {});
         return joined(chunks, loaded); // the engine says what these bytes are

@@ -13,28 +13,32 @@ import { Session } from './session.js';
  * `onProgress({loaded, total})` reports download progress in bytes (to cancel a download, fetch
  * it with an AbortSignal and pass the Response). `int8: true` runs the decoder's per-step products on int8 weights: about
  * twice as fast per token, but no longer the file's exact numbers (the encoder stays exact;
- * docs/benchmarks.md, int8 weights). A file whose safetensors header says it cannot fit in the
- * engine's memory is refused before any of it enters the engine, and a download as soon as its
- * header has arrived (web/model-header.js: the size and the limit are in the message). A download
+ * docs/benchmarks.md, int8 weights). `binary16` (default true) keeps the weights of a file stored
+ * as F16 in binary16, as the file holds them; `binary16: false` expands them to binary32: twice
+ * their memory, the same results bit for bit (for timing the two against each other). A file
+ * whose safetensors header says it cannot fit in the engine's memory, held as these options
+ * hold it, is refused before any of it enters the engine, and a download as soon as its header
+ * has arrived (web/model-header.js: the size and the limit are in the message). A download
  * or a file (Node) is read no further than its first 8 bytes when they are no safetensors header
  * (the engine says what they are), and no further than the end of its last tensor: more bytes,
  * or a larger Content-Length, are trailing data, refused.
  */
-export async function loadModel(source, { onProgress, int8 = false, ...runtimeOptions } = {}) {
+export async function loadModel(source, { onProgress, int8 = false, binary16 = true, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
+  if (typeof binary16 !== 'boolean') throw new AttnscopeError(`binary16 must be true or false, got ${JSON.stringify(binary16)}`);
   const runtime = await init(runtimeOptions);
   let bytes;
   let header;
   try {
-    bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime));
+    bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime), { binary16 });
     // (a Response's URL names it; bytes have no name)
-    header = checkModelFile(bytes, fileNamed(typeof source === 'string' ? source : source.url));
+    header = checkModelFile(bytes, fileNamed(typeof source === 'string' ? source : source.url), { binary16 });
   } catch (e) {
     throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message); // web/model-header.js's refusals
   }
   const handle = new runtime.ModelHandle();
   try {
-    check(handle.load(bytes, int8));
+    check(handle.load(bytes, int8, binary16));
   } catch (e) {
     handle.delete();
     throw e;
@@ -67,6 +71,8 @@ export class Model {
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
+      // Loaded with binary16 (the default): a file stored as F16 keeps its weights in binary16.
+      binary16: info.binary16,
       architecture: info.architecture,
       // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
       hasDecoder: info.hasDecoder,

@@ -113,7 +113,8 @@ export async function createTrainer(pairs, { from, ...options } = {}) {
   const runtime = await init();
   const { sources, targets } = pairsOf(runtime, pairs);
   const optionsJson = trainOptionsOf(options, from !== undefined);
-  const bytes = from === undefined ? null : await readSource(from);
+  // Training holds every weight in binary32: the size rule judges the file so.
+  const bytes = from === undefined ? null : await readSource(from, undefined, undefined, { binary16: false });
   const handle = new runtime.TrainerHandle();
   try {
     check(bytes ? handle.resume(bytes, sources, targets, optionsJson) : handle.create(sources, targets, optionsJson));

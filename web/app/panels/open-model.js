@@ -63,7 +63,7 @@ async function readAll(file, onProgress, signal) {
 
 /**
  * A picked file, checked before it is read: refused by its size alone when it is bigger than the
- * engine's memory (the engine holds a copy of the file's bytes while it loads, web/model-header.js),
+ * engine's memory (the engine holds each tensor in at least its bytes in the file, web/model-header.js),
  * then by its header, read from its first bytes only, when its tensors cannot fit or the file
  * goes on after its last tensor; a header that cannot be read goes on to the engine, which says
  * what is wrong with it.
