@@ -1,11 +1,11 @@
-// The load option binary16 (the default): a file stored as F16 keeps its layers' weights in
-// binary16, and every output equals the binary32 load's (binary16 = false, CLI --f32) bit for
-// bit: tokens, scores, logits, attention and named vectors, for each family stored as F16. The
-// goldens run on the default load; this keeps the binary32 one covered by the same numbers.
+// The load option binary16 is the default, and a whole beam search (several rows a step, the
+// kernels' matrix path; held_weights_test.cpp steps one row at a time) gives the binary32 load's
+// (binary16 = false, CLI --f32) tokens, scores, logits, attention and named vectors bit for bit,
+// for each family that decodes. The goldens run on the default load; this keeps the binary32
+// one covered by the same numbers.
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
-#include "model/encoder_only.h"
 #include "test_support.h"
 
 namespace attnscope {
@@ -95,25 +95,6 @@ TEST(Binary16Load, DecoderOnlyGeneratesTheSameBits) {
 
 TEST(Binary16Load, RnnDecodesTheSameBits) {
   expect_same_decoding(shipped("multi30k-rnn-en-de"), {"A man is riding a bike."});
-}
-
-TEST(Binary16Load, EncoderOnlyEncodesTheSameBits) {
-  const std::string path = shipped("multi30k-en-mlm");
-  const auto half = load(path, true), single = load(path, false);
-  const Capture capture{true, true, false};
-  for (const char* text : {"A man is [MASK] a bike.", "Two [MASK] play in the snow."}) {
-    SCOPED_TRACE(text);
-    const FillMask a = fill_mask(*half, text, 5, capture), b = fill_mask(*single, text, 5, capture);
-    EXPECT_TRUE(a.encoding.hidden == b.encoding.hidden);
-    expect_same_tensors(a.encoding.trace.attention, b.encoding.trace.attention, "attention");
-    expect_same_vectors(a.encoding.trace.vectors, b.encoding.trace.vectors, "vectors");
-    ASSERT_EQ(a.masks.size(), b.masks.size());
-    for (std::size_t m = 0; m < a.masks.size(); ++m)
-      for (std::size_t k = 0; k < a.masks[m].top.size(); ++k) {
-        EXPECT_EQ(a.masks[m].top[k].id, b.masks[m].top[k].id);
-        EXPECT_EQ(a.masks[m].top[k].logit, b.masks[m].top[k].logit);
-      }
-  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // What a loaded model holds (ops/weight_matrix.h): each embedding table once, in the form the
 // load keeps (binary16 for an F16 file under the binary16 load option, else binary32), a tied
 // output projection being that same table, so that an F16 file loaded with binary16 holds its
-// matrices in exactly the file's bytes; and the binary16 load encodes, steps and scores bit for
-// bit as the default one, in every family.
+// matrices in exactly the file's bytes; and the binary16 load (the default) encodes, steps and
+// scores bit for bit as the binary32 one (binary16 = false, CLI --f32), in every family.
 #include <gtest/gtest.h>
 
 #include "analysis/induction.h"
@@ -56,7 +56,7 @@ TEST(HeldWeights, ATiedTableIsHeldOnceAndIsTheOutputProjection) {
   const std::string path = shipped("multi30k-en-de");
   const std::size_t in_file = file_matrix_bytes(path);
   for (const bool binary16 : {true, false}) {
-    SCOPED_TRACE(binary16 ? "binary16" : "default");
+    SCOPED_TRACE(binary16 ? "binary16" : "binary32");
     const auto model = load(path, binary16);
     const transformer::Weights& w = transformer::of(*model).weights();
     EXPECT_EQ(&w.tgt_embed(), &w.src_embed);
@@ -131,7 +131,7 @@ std::vector<Matrix> run(const Model& model, const std::vector<int>& ids, const s
   return out;
 }
 
-TEST(HeldWeights, Binary16LoadsComputeTheDefaultLoadsBits) {
+TEST(HeldWeights, Binary16LoadsComputeTheBinary32LoadsBits) {
   for (const std::string& path : {shipped("multi30k-en-de"), shipped("multi30k-en-gpt"), shipped("multi30k-en-mlm"),
                                   shipped("multi30k-rnn-en-de"), testing::golden_path("deep_post_learned_f16.safetensors")}) {
     SCOPED_TRACE(path);
