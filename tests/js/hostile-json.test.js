@@ -138,7 +138,7 @@ describe('decoding options, interventions and training options nested deep, as t
   let handle;
   beforeAll(() => {
     handle = new runtime.ModelHandle();
-    expect(handle.load(good, false)?.error).toBeUndefined();
+    expect(handle.load(good, false, true)?.error).toBeUndefined();
   });
   afterAll(() => handle?.delete());
 
