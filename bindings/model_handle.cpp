@@ -70,7 +70,6 @@ val ModelHandle::load(const val& array, bool int8, bool binary16) {  // array: a
     // Read from the page's array a tensor at a time; the model keeps the array for attribution's
     // gradient pass, built on its first use.
     model_ = Model::load(std::make_shared<JsBytes>(array), options);
-    binary16_ = binary16;
     pass_.reset();
     return val::undefined();
   });
@@ -90,7 +89,7 @@ val ModelHandle::info() const {
     out.set("srcVocabSize", m.src_vocab.size());
     out.set("tgtVocabSize", m.tgt_vocab.size());
     out.set("int8", m.int8);
-    out.set("binary16", binary16_);
+    out.set("binary16", m.binary16);
     out.set("architecture", m.config.architecture);
     out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
     // The decoder layers the logit lens reads out; 0: no lens (encoder-only, or no residual stream).
@@ -401,7 +400,6 @@ train::Differentiable& ModelHandle::pass() const {
 
 void ModelHandle::adopt(std::shared_ptr<const Model> model) {
   model_ = std::move(model);
-  binary16_ = false;  // the trainer's weights are binary32
   pass_.reset();
 }
 

@@ -94,7 +94,6 @@ class ModelHandle {
 
  private:
   std::shared_ptr<const Model> model_;
-  bool binary16_ = false;  // loaded with the binary16 option (info().binary16)
   mutable std::unique_ptr<train::Differentiable> pass_;
 };
 

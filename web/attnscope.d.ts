@@ -124,7 +124,7 @@ export interface ModelInfo {
   srcVocabSize: number; tgtVocabSize: number;
   /** Loaded with `int8: true`. */
   int8: boolean;
-  /** Loaded with `binary16: true` (the default): a file stored as F16 keeps its weights in binary16. */
+  /** Weights kept in binary16: loaded with `binary16: true` (the default) from a file that stores them as F16. */
   binary16: boolean;
   /** The model family, as config.architecture. */
   architecture: string;

@@ -84,6 +84,8 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
   m.family = family_loader(c.architecture)(m, weights, options);
   weights.check_all_used();
   m.int8 = options.int8;
+  m.binary16 = false;
+  for (const auto& [name, info] : file.tensors()) m.binary16 = m.binary16 || weights.keeps_binary16(name);
   return model;
 }
 

@@ -27,6 +27,9 @@ struct Model {
   Vocabulary src_vocab, tgt_vocab;
   // Loaded with LoadOptions::int8: the decoder-step products run on int8 weights.
   bool int8 = false;
+  // Some of its weights are kept in binary16: loaded with LoadOptions::binary16 from a file that
+  // stores them as F16 (a binary32 file, or a model trained in memory, has none).
+  bool binary16 = false;
   std::unique_ptr<const ModelFamily> family;  // chosen by config.architecture
   // The bytes the model was read from, where they stay readable without a copy (a file on disk,
   // the page's own download): a gradient pass (train/differentiable.h) reads the weights it

@@ -82,6 +82,10 @@ TEST(Binary16Load, KeepsAnF16FilesWeightsInBinary16) {
   EXPECT_FALSE(layer(*load(f16, false))->q_proj.weight.half());
   EXPECT_TRUE(layer(*Model::load_file(f16))->q_proj.weight.half()) << "binary16 is the default";
   EXPECT_FALSE(layer(*load(testing::golden_path("deep_pre_sin_bpe.safetensors"), true))->q_proj.weight.half());
+  // Model::binary16 (JS info.binary16) says whether weights are kept in binary16, not what was asked.
+  EXPECT_TRUE(load(f16, true)->binary16);
+  EXPECT_FALSE(load(f16, false)->binary16);
+  EXPECT_FALSE(load(testing::golden_path("deep_pre_sin_bpe.safetensors"), true)->binary16) << "an F32 file";
 }
 
 TEST(Binary16Load, TransformerDecodesTheSameBits) {

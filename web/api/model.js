@@ -71,7 +71,7 @@ export class Model {
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
-      // Loaded with binary16 (the default): a file stored as F16 keeps its weights in binary16.
+      // Weights kept in binary16: loaded with binary16 (the default) from a file that stores them as F16.
       binary16: info.binary16,
       architecture: info.architecture,
       // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
