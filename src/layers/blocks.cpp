@@ -4,30 +4,31 @@
 
 namespace attnscope::train {
 
-void embedding_backward(Matrix& table_grad, const std::vector<int>& ids, float scale, const Matrix& d_inputs) {
-  for (std::size_t r = 0; r < ids.size(); ++r) table_grad.row(ids[r]) += d_inputs.row(r) * scale;
+void embedding_backward(ops::WeightMatrix& table_grad, const std::vector<int>& ids, float scale,
+                        const Matrix& d_inputs) {
+  Matrix& grad = table_grad.plain_matrix();
+  for (std::size_t r = 0; r < ids.size(); ++r) grad.row(ids[r]) += d_inputs.row(r) * scale;
 }
 
-Matrix projection_backward(const Matrix& weight, Matrix* weight_grad, Matrix* bias_grad, const Matrix& x,
-                           const Matrix& dy) {
-  if (weight_grad) weight_grad->noalias() += dy.transpose() * x;
+Matrix projection_backward(const ops::WeightMatrix& weight, ops::WeightMatrix* weight_grad, RowVector* bias_grad,
+                           const Matrix& x, const Matrix& dy) {
+  if (weight_grad) weight_grad->plain_matrix().noalias() += dy.transpose() * x;
   if (bias_grad) *bias_grad += dy.colwise().sum();
-  return dy * weight;
+  return ops::linear_input_gradient(dy, weight);
 }
 
-Matrix linear_backward(const LinearParams& p, LinearParams* grad, const Matrix& x, const Matrix& dy,
-                       bool bias_gradient) {
+Matrix linear_backward(const Linear& p, Linear* grad, const Matrix& x, const Matrix& dy, bool bias_gradient) {
   return projection_backward(p.weight, grad ? &grad->weight : nullptr,
                              grad && bias_gradient ? &grad->bias : nullptr, x, dy);
 }
 
 // dx = rstd · (dx̂ - mean(dx̂) - x̂ · mean(dx̂ ∘ x̂)),  dx̂ = dy ∘ γ
-Matrix layer_norm_backward(const NormParams& p, NormParams* grad, const NormCache& cache, const Matrix& dy) {
+Matrix layer_norm_backward(const LayerNorm& p, LayerNorm* grad, const NormCache& cache, const Matrix& dy) {
   if (grad) {
     grad->gamma += (dy.array() * cache.x_hat.array()).matrix().colwise().sum();
     grad->beta += dy.colwise().sum();
   }
-  const Matrix dx_hat = dy.array().rowwise() * p.gamma.row(0).array();
+  const Matrix dx_hat = dy.array().rowwise() * p.gamma.array();
   Matrix dx(dy.rows(), dy.cols());
   for (Eigen::Index r = 0; r < dy.rows(); ++r) {
     const float mean_dx_hat = dx_hat.row(r).mean();
@@ -51,20 +52,19 @@ Matrix dropout_forward(const Matrix& x, float rate, Random* random, Matrix& mask
 
 Matrix dropout_backward(const Matrix& dy, const Matrix& mask) { return mask.size() == 0 ? dy : dy.cwiseProduct(mask); }
 
-Matrix ffn_backward(const FeedForwardParams& p, FeedForwardParams* grad, Activation act, const FeedForwardCache& cache,
-                    const Matrix& dy) {
+Matrix ffn_backward(const FeedForward& p, FeedForward* grad, const FeedForwardCache& cache, const Matrix& dy) {
   const Matrix d_hidden = linear_backward(p.fc2, grad ? &grad->fc2 : nullptr, cache.hidden, dy);
   Matrix slope = cache.pre;
-  ops::activation_derivative(slope, act);
+  ops::activation_derivative(slope, p.activation);
   return linear_backward(p.fc1, grad ? &grad->fc1 : nullptr, cache.x, d_hidden.cwiseProduct(slope));
 }
 
-AttentionInputGrads attention_backward(const AttentionParams& p, AttentionParams* grad, int n_heads,
+AttentionInputGrads attention_backward(const MultiHeadAttention& p, MultiHeadAttention* grad,
                                        const std::vector<Segment>& q_segments,
                                        const std::vector<Segment>& kv_segments, const AttentionCache& cache,
                                        const Matrix& dy) {
   const Matrix d_context = linear_backward(p.out_proj, grad ? &grad->out_proj : nullptr, cache.context, dy);
-  const int d = static_cast<int>(cache.q.cols()), dh = d / n_heads;
+  const int n_heads = p.n_heads, d = static_cast<int>(cache.q.cols()), dh = d / n_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   Matrix dq = Matrix::Zero(cache.q.rows(), d), dk = Matrix::Zero(cache.k.rows(), d), dv = Matrix::Zero(cache.v.rows(), d);
   for (std::size_t s = 0; s < q_segments.size(); ++s) {

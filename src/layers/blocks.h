@@ -1,43 +1,48 @@
 #pragma once
-// The building blocks of the training passes, each as a forward that keeps what its backward
-// needs (a flat cache struct) and a backward that adds the parameter gradients into a
-// same-shaped struct and returns the gradient of its input. A backward given no gradient struct
-// (nullptr) returns the input gradient only: attribution's pass (model/differentiable.h) needs no
-// parameter gradients. Rows are token positions of a whole batch, packed sentence after sentence
-// (no padding rows: see families/transformer/backward.h).
+// The layers' backward, beside their forward: each block runs the inference layer's own
+// formula (ops::linear, ops::layer_norm, ops::activate, attention_weights of layers/attention.h)
+// on the inference layer's own weights (layers/basic.h, attention.h, feed_forward.h), keeping
+// what its backward needs in a flat cache struct; the backward adds the parameter gradients into
+// a same-shaped layer (plain weights: layers/params.h) and returns the gradient of its input. A
+// backward given no gradient struct (nullptr) returns the input gradient only: attribution's pass
+// (model/differentiable.h) runs on a loaded model's weights, in whatever form the load keeps
+// them, and needs no parameter gradients. Rows are token positions of a whole batch, packed
+// sentence after sentence (no padding rows: see families/transformer/backward.h).
 //
-// The forwards (blocks_forward.cpp) compute nothing of their own: every formula is the
-// inference path's (ops::linear_reference, ops::layer_norm, ops::activate, attention_weights of
-// layers/attention.h), called with the optional out-parameters that keep what backward needs.
+// A weight in the plain layout (training's) is multiplied by Eigen's reference product: with the
+// SIMD kernel of inference here, the same toy training run drifted apart natively and in WASM 35
+// times faster (losses after 8 epochs 2.8e-5 apart instead of 8e-7, one weight 1.1e-3 apart: an
+// Adam step of lr 1e-3). A packed, binary16 or int8 weight (a loaded model's) goes through the
+// inference kernel, as the model's own steps do.
 #include <vector>
 
 #include "core/random.h"
+#include "layers/attention.h"
+#include "layers/feed_forward.h"
 #include "layers/loss.h"
-#include "layers/params.h"
 #include "ops/ops.h"
 
 namespace attnscope::train {
 
-// y = x Wᵀ + b
-Matrix linear_forward(const LinearParams& p, const Matrix& x);
-// dW += dyᵀ x, db += Σ_rows dy (unless `bias_gradient`: false), returns dx = dy W.
-Matrix linear_backward(const LinearParams& p, LinearParams* grad, const Matrix& x, const Matrix& dy,
-                       bool bias_gradient = true);
+// y = x Wᵀ + b, W [out, in] in any form.
+Matrix projection_forward(const ops::WeightMatrix& weight, const RowVector& bias, const Matrix& x);
+// dW += dyᵀ x and db += Σ_rows dy where asked (a plain gradient), returns dx = dy W.
+Matrix projection_backward(const ops::WeightMatrix& weight, ops::WeightMatrix* weight_grad, RowVector* bias_grad,
+                           const Matrix& x, const Matrix& dy);
+
+Matrix linear_forward(const Linear& p, const Matrix& x);
+// As projection_backward into grad's weight and bias (the bias unless `bias_gradient`: false).
+Matrix linear_backward(const Linear& p, Linear* grad, const Matrix& x, const Matrix& dy, bool bias_gradient = true);
 
 // The input embeddings of token ids: table[id] · scale per row (InputError naming `what` on an id
-// outside the table). Backward: table_grad[id] += d_inputs' row · scale.
-Matrix embedding_forward(const Matrix& table, const std::vector<int>& ids, float scale, const char* what);
-void embedding_backward(Matrix& table_grad, const std::vector<int>& ids, float scale, const Matrix& d_inputs);
-
-// The same for an output projection kept as a weight [V, d] and a bias [1, V] of their own (the
-// transformer's may be the tied embedding): y = x Wᵀ + b, then dW += dyᵀ x, db += Σ_rows dy, dx = dy W.
-Matrix projection_forward(const Matrix& weight, const Matrix& bias, const Matrix& x);
-Matrix projection_backward(const Matrix& weight, Matrix* weight_grad, Matrix* bias_grad, const Matrix& x,
-                           const Matrix& dy);
+// outside the table). Backward: table_grad[id] += d_inputs' row · scale (a plain gradient).
+Matrix embedding_forward(const ops::WeightMatrix& table, const std::vector<int>& ids, float scale, const char* what);
+void embedding_backward(ops::WeightMatrix& table_grad, const std::vector<int>& ids, float scale,
+                        const Matrix& d_inputs);
 
 using NormCache = ops::LayerNormStatistics;  // x̂ [N, d] and rstd [N]
-Matrix layer_norm_forward(const NormParams& p, float eps, const Matrix& x, NormCache& cache);
-Matrix layer_norm_backward(const NormParams& p, NormParams* grad, const NormCache& cache, const Matrix& dy);
+Matrix layer_norm_forward(const LayerNorm& p, const Matrix& x, NormCache& cache);
+Matrix layer_norm_backward(const LayerNorm& p, LayerNorm* grad, const NormCache& cache, const Matrix& dy);
 
 // Inverted dropout on a sub-layer output or the embeddings: keep with probability 1 - rate and
 // scale by 1 / (1 - rate) (as torch.nn.Dropout). mask [N, d] is empty when rate == 0.
@@ -49,9 +54,8 @@ struct FeedForwardCache {
   Matrix pre;     // [N, d_ff] fc1(x), before the activation
   Matrix hidden;  // [N, d_ff] act(pre), input of fc2
 };
-Matrix ffn_forward(const FeedForwardParams& p, Activation act, const Matrix& x, FeedForwardCache& cache);
-Matrix ffn_backward(const FeedForwardParams& p, FeedForwardParams* grad, Activation act, const FeedForwardCache& cache,
-                    const Matrix& dy);
+Matrix ffn_forward(const FeedForward& p, const Matrix& x, FeedForwardCache& cache);
+Matrix ffn_backward(const FeedForward& p, FeedForward* grad, const FeedForwardCache& cache, const Matrix& dy);
 
 // Rows [begin, begin + length) of a packed matrix: one sentence.
 struct Segment {
@@ -68,13 +72,13 @@ struct AttentionCache {
 // Multi-head attention of the queries of sentence i (rows q_segments[i] of x_q) over its keys
 // (rows kv_segments[i] of x_kv). `causal`: query t sees keys 0..t only (decoder self-attention).
 // A sentence never sees another one's rows, which is all a padding mask does.
-Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_q, const Matrix& x_kv,
+Matrix attention_forward(const MultiHeadAttention& p, const Matrix& x_q, const Matrix& x_kv,
                          const std::vector<Segment>& q_segments, const std::vector<Segment>& kv_segments, bool causal,
                          AttentionCache& cache);
 struct AttentionInputGrads {
   Matrix dx_q, dx_kv;  // [Nq, d], [Nk, d]
 };
-AttentionInputGrads attention_backward(const AttentionParams& p, AttentionParams* grad, int n_heads,
+AttentionInputGrads attention_backward(const MultiHeadAttention& p, MultiHeadAttention* grad,
                                        const std::vector<Segment>& q_segments,
                                        const std::vector<Segment>& kv_segments, const AttentionCache& cache,
                                        const Matrix& dy);

@@ -1,51 +1,46 @@
-// The forwards of the training blocks (blocks.h): the inference path's functions, asked to keep
-// what the backward needs. Nothing here computes a formula of its own.
+// The forwards of the blocks (blocks.h): the inference path's functions on the inference
+// layers' weights, asked to keep what the backward needs. Nothing here computes a formula of
+// its own.
 #include <string>
 
 #include "core/error.h"
-#include "layers/attention.h"
 #include "layers/blocks.h"
 
 namespace attnscope::train {
-namespace {
 
-RowVector row_vector(const Matrix& m) { return Eigen::Map<const RowVector>(m.data(), m.size()); }
-
-}  // namespace
-
-Matrix embedding_forward(const Matrix& table, const std::vector<int>& ids, float scale, const char* what) {
+Matrix embedding_forward(const ops::WeightMatrix& table, const std::vector<int>& ids, float scale, const char* what) {
   Matrix x(ids.size(), table.cols());
   for (std::size_t r = 0; r < ids.size(); ++r) {
     if (ids[r] < 0 || ids[r] >= table.rows())
       throw InputError(std::string(what) + " id " + std::to_string(ids[r]) + " is outside the vocabulary of " +
                        std::to_string(table.rows()));
-    x.row(r) = table.row(ids[r]) * scale;
+    x.row(r) = table.form() == ops::WeightMatrix::Form::Plain ? RowVector(table.plain_matrix().row(ids[r]))
+                                                              : table.row(ids[r]);
+    x.row(r) *= scale;
   }
   return x;
 }
 
-// ops' Eigen form of linear, as the backward's products: with the SIMD kernel of inference here,
-// the same toy training run drifted apart natively and in WASM 35 times faster (losses after 8
-// epochs 2.8e-5 apart instead of 8e-7, one weight 1.1e-3 apart: an Adam step of lr 1e-3).
-Matrix projection_forward(const Matrix& weight, const Matrix& bias, const Matrix& x) {
-  return ops::linear_reference(x, weight, row_vector(bias));
+Matrix projection_forward(const ops::WeightMatrix& weight, const RowVector& bias, const Matrix& x) {
+  if (weight.form() == ops::WeightMatrix::Form::Plain) return ops::linear_reference(x, weight.plain_matrix(), bias);
+  return ops::linear(x, weight, bias);
 }
 
-Matrix linear_forward(const LinearParams& p, const Matrix& x) { return projection_forward(p.weight, p.bias, x); }
+Matrix linear_forward(const Linear& p, const Matrix& x) { return projection_forward(p.weight, p.bias, x); }
 
-Matrix layer_norm_forward(const NormParams& p, float eps, const Matrix& x, NormCache& cache) {
-  return ops::layer_norm(x, row_vector(p.gamma), row_vector(p.beta), eps, &cache);
+Matrix layer_norm_forward(const LayerNorm& p, const Matrix& x, NormCache& cache) {
+  return ops::layer_norm(x, p.gamma, p.beta, p.eps, &cache);
 }
 
-Matrix ffn_forward(const FeedForwardParams& p, Activation act, const Matrix& x, FeedForwardCache& cache) {
+Matrix ffn_forward(const FeedForward& p, const Matrix& x, FeedForwardCache& cache) {
   cache.x = x;
   cache.pre = linear_forward(p.fc1, x);
   cache.hidden = cache.pre;
-  ops::activate(cache.hidden, act);
+  ops::activate(cache.hidden, p.activation);
   return linear_forward(p.fc2, cache.hidden);
 }
 
-Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_q, const Matrix& x_kv,
+Matrix attention_forward(const MultiHeadAttention& p, const Matrix& x_q, const Matrix& x_kv,
                          const std::vector<Segment>& q_segments, const std::vector<Segment>& kv_segments, bool causal,
                          AttentionCache& cache) {
   cache.x_q = x_q;
@@ -53,7 +48,7 @@ Matrix attention_forward(const AttentionParams& p, int n_heads, const Matrix& x_
   cache.q = linear_forward(p.q_proj, x_q);
   cache.k = linear_forward(p.k_proj, x_kv);
   cache.v = linear_forward(p.v_proj, x_kv);
-  const int d = static_cast<int>(x_q.cols()), dh = d / n_heads;
+  const int n_heads = p.n_heads, d = static_cast<int>(x_q.cols()), dh = d / n_heads;
   cache.context.setZero(x_q.rows(), d);
   cache.attn.assign(q_segments.size() * n_heads, Matrix());
   for (std::size_t s = 0; s < q_segments.size(); ++s) {

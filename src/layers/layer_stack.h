@@ -1,22 +1,20 @@
 #pragma once
-// A stack of residual layers, forward and backward, shared by every transformer-style training
+// A stack of residual layers, forward and backward, shared by every transformer-style family's
 // pass: the transformer's encoder (self-attention, FFN) and decoder (causal self-attention,
-// cross-attention, FFN), the decoder-only stack (the decoder without cross-attention, its FFN
-// optional) and BERT's encoder. Each sub-layer is post-norm LN(x + drop(f(x))) or pre-norm
-// x + drop(f(LN(x))), as layers/basic.h `residual` runs it for inference.
+// cross-attention, FFN), the decoder-only stack (causal, its FFN optional) and BERT's encoder.
+// Each sub-layer is post-norm LN(x + drop(f(x))) or pre-norm x + drop(f(LN(x))), as
+// layers/basic.h `residual` runs it for inference, on the same layer structs: a Layer is any
+// struct with the fields of EncoderLayer (self_attn, self_attn_norm, ffn, ffn_norm,
+// norm_position), and with DecoderLayer's cross_attn and cross_attn_norm it attends to a memory
+// too. Each layer's own fields give its heads, activation, epsilon and norm position.
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "layers/blocks.h"
+#include "layers/params.h"
 
 namespace attnscope::train {
-
-// What every layer of a stack computes with (its family's config, in the blocks' words).
-struct LayerSettings {
-  NormPosition norm = NormPosition::Post;
-  float eps = 1e-5f;
-  int n_heads = 1;
-  Activation activation = Activation::ReLU;
-};
 
 // What a stack's attention reads: its own rows sentence by sentence and, for a translation
 // decoder, the encoder's output (cross-attention).
@@ -39,32 +37,19 @@ struct LayerCache {
   Matrix ffn_drop;
 };
 
-// The layers' parameters: EncoderLayerParams (no cross-attention; no FFN where its fc1 is empty,
-// an attention-only decoder-only layer) or DecoderLayerParams.
-template <class Layer>
-Matrix layers_forward(const std::vector<Layer>& layers, const LayerSettings& settings, const StackRows& rows,
-                      Matrix x, float dropout, Random* random, std::vector<LayerCache>& caches);
-
-// From the gradient at the last layer's output back to the first one's input. Adds the layers'
-// gradients into `grads` (nullptr: none) and the cross-attention's into `d_memory` (a matrix
-// shaped like rows.memory; nullptr without cross-attention).
-template <class Layer>
-Matrix layers_backward(const std::vector<Layer>& layers, std::vector<Layer>* grads, const LayerSettings& settings,
-                       const StackRows& rows, const std::vector<LayerCache>& caches, Matrix dy, Matrix* d_memory);
-
 // A whole stack: x = drop(inputs + positions), the layers, then `final_norm` where there is one
 // (pre-norm). The transformer runs two (encoder, decoder), the decoder-only family one.
 template <class Layer>
 struct Stack {
   const std::vector<Layer>& layers;
-  const NormParams* final_norm;  // nullptr: none
-  const Matrix& positions;       // [max_positions, d], learned or sinusoidal
+  const LayerNorm* final_norm;  // nullptr: none
+  const Matrix& positions;      // [max_positions, d], learned or sinusoidal
 };
 // Where a stack's backward adds its gradients; nullptr: not computed (all nullptr: input gradient only).
 template <class Layer>
 struct StackGrads {
   std::vector<Layer>* layers = nullptr;
-  NormParams* final_norm = nullptr;
+  LayerNorm* final_norm = nullptr;
   Matrix* positions = nullptr;  // learned positions only
 };
 struct StackCache {
@@ -72,13 +57,6 @@ struct StackCache {
   std::vector<LayerCache> layers;
   NormCache final_norm;
 };
-template <class Layer>
-Matrix stack_forward(const Stack<Layer>& stack, const LayerSettings& settings, const StackRows& rows,
-                     const Matrix& inputs, float dropout, Random* random, StackCache& cache);
-// The gradient at the stack's inputs (before positions were added).
-template <class Layer>
-Matrix stack_backward(const Stack<Layer>& stack, const StackGrads<Layer>& grads, const LayerSettings& settings,
-                      const StackRows& rows, const StackCache& cache, Matrix dy, Matrix* d_memory);
 
 // The positions of a stack's packed rows: row r of a sentence starting at `begin` is at r - begin.
 // inputs + positions[position of each row]; positions: [max_positions, d].
@@ -88,5 +66,116 @@ void add_positions_backward(Matrix& positions_grad, const std::vector<Segment>& 
 
 // The rows of every sentence: lengths [3, 2] -> {0, 3}, {3, 2}.
 std::vector<Segment> segments_of_lengths(const std::vector<int>& lengths);
+
+namespace stack_detail {
+
+template <class Layer, class = void>
+struct HasCrossAttention : std::false_type {};
+template <class Layer>
+struct HasCrossAttention<Layer, std::void_t<decltype(std::declval<Layer>().cross_attn)>> : std::true_type {};
+
+// A residual sub-layer, forward:  post: LN(x + drop(f(x)));  pre: x + drop(f(LN(x))).
+template <class F>
+Matrix sublayer_forward(const Matrix& x, const LayerNorm& norm, NormPosition where, NormCache& norm_cache,
+                        Matrix& drop_mask, float dropout, Random* random, F f) {
+  if (where == NormPosition::Pre) {
+    const Matrix h = layer_norm_forward(norm, x, norm_cache);
+    return x + dropout_forward(f(h), dropout, random, drop_mask);
+  }
+  const Matrix sum = x + dropout_forward(f(x), dropout, random, drop_mask);
+  return layer_norm_forward(norm, sum, norm_cache);
+}
+
+// Backward of the above; `f_back(d_out_of_f)` returns the gradient at f's input.
+template <class FBack>
+Matrix sublayer_backward(const Matrix& dy, const LayerNorm& norm, LayerNorm* norm_grad, NormPosition where,
+                         const NormCache& norm_cache, const Matrix& drop_mask, FBack f_back) {
+  if (where == NormPosition::Pre) {
+    const Matrix dh = f_back(dropout_backward(dy, drop_mask));
+    return dy + layer_norm_backward(norm, norm_grad, norm_cache, dh);
+  }
+  const Matrix d_sum = layer_norm_backward(norm, norm_grad, norm_cache, dy);
+  return d_sum + f_back(dropout_backward(d_sum, drop_mask));
+}
+
+}  // namespace stack_detail
+
+template <class Layer>
+Matrix layers_forward(const std::vector<Layer>& layers, const StackRows& rows, Matrix x, float dropout,
+                      Random* random, std::vector<LayerCache>& caches) {
+  using namespace stack_detail;
+  caches.resize(layers.size());
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const Layer& p = layers[l];
+    LayerCache& lc = caches[l];
+    x = sublayer_forward(x, p.self_attn_norm, p.norm_position, lc.self_attn_norm, lc.self_attn_drop, dropout, random,
+                         [&](const Matrix& h) {
+                           return attention_forward(p.self_attn, h, h, rows.segments, rows.segments, rows.causal,
+                                                    lc.self_attn);
+                         });
+    if constexpr (HasCrossAttention<Layer>::value)
+      x = sublayer_forward(x, p.cross_attn_norm, p.norm_position, lc.cross_attn_norm, lc.cross_attn_drop, dropout,
+                           random, [&](const Matrix& h) {
+                             return attention_forward(p.cross_attn, h, *rows.memory, rows.segments,
+                                                      rows.memory_segments, /*causal=*/false, lc.cross_attn);
+                           });
+    if (has_ffn(p.ffn))
+      x = sublayer_forward(x, p.ffn_norm, p.norm_position, lc.ffn_norm, lc.ffn_drop, dropout, random,
+                           [&](const Matrix& h) { return ffn_forward(p.ffn, h, lc.ffn); });
+  }
+  return x;
+}
+
+// From the gradient at the last layer's output back to the first one's input. Adds the layers'
+// gradients into `grads` (nullptr: none) and the cross-attention's into `d_memory` (a matrix
+// shaped like rows.memory; nullptr without cross-attention).
+template <class Layer>
+Matrix layers_backward(const std::vector<Layer>& layers, std::vector<Layer>* grads, const StackRows& rows,
+                       const std::vector<LayerCache>& caches, Matrix dy, Matrix* d_memory) {
+  using namespace stack_detail;
+  for (std::size_t l = layers.size(); l-- > 0;) {
+    const Layer& p = layers[l];
+    Layer* g = grads ? &(*grads)[l] : nullptr;
+    const LayerCache& lc = caches[l];
+    if (has_ffn(p.ffn))
+      dy = sublayer_backward(dy, p.ffn_norm, g ? &g->ffn_norm : nullptr, p.norm_position, lc.ffn_norm, lc.ffn_drop,
+                             [&](const Matrix& d) { return ffn_backward(p.ffn, g ? &g->ffn : nullptr, lc.ffn, d); });
+    if constexpr (HasCrossAttention<Layer>::value)
+      dy = sublayer_backward(dy, p.cross_attn_norm, g ? &g->cross_attn_norm : nullptr, p.norm_position,
+                             lc.cross_attn_norm, lc.cross_attn_drop, [&](const Matrix& d) {
+                               AttentionInputGrads a =
+                                   attention_backward(p.cross_attn, g ? &g->cross_attn : nullptr, rows.segments,
+                                                      rows.memory_segments, lc.cross_attn, d);
+                               *d_memory += a.dx_kv;
+                               return a.dx_q;
+                             });
+    dy = sublayer_backward(dy, p.self_attn_norm, g ? &g->self_attn_norm : nullptr, p.norm_position, lc.self_attn_norm,
+                           lc.self_attn_drop, [&](const Matrix& d) {
+                             AttentionInputGrads a = attention_backward(p.self_attn, g ? &g->self_attn : nullptr,
+                                                                        rows.segments, rows.segments, lc.self_attn, d);
+                             return Matrix(a.dx_q + a.dx_kv);
+                           });
+  }
+  return dy;
+}
+
+template <class Layer>
+Matrix stack_forward(const Stack<Layer>& stack, const StackRows& rows, const Matrix& inputs, float dropout,
+                     Random* random, StackCache& cache) {
+  Matrix x = dropout_forward(add_positions(inputs, stack.positions, rows.segments), dropout, random, cache.input_drop);
+  x = layers_forward(stack.layers, rows, std::move(x), dropout, random, cache.layers);
+  return stack.final_norm ? layer_norm_forward(*stack.final_norm, x, cache.final_norm) : x;
+}
+
+// The gradient at the stack's inputs (before positions were added).
+template <class Layer>
+Matrix stack_backward(const Stack<Layer>& stack, const StackGrads<Layer>& grads, const StackRows& rows,
+                      const StackCache& cache, Matrix dy, Matrix* d_memory) {
+  if (stack.final_norm) dy = layer_norm_backward(*stack.final_norm, grads.final_norm, cache.final_norm, dy);
+  dy = layers_backward(stack.layers, grads.layers, rows, cache.layers, std::move(dy), d_memory);
+  Matrix d_inputs = dropout_backward(dy, cache.input_drop);
+  if (grads.positions) add_positions_backward(*grads.positions, rows.segments, d_inputs);
+  return d_inputs;
+}
 
 }  // namespace attnscope::train

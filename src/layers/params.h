@@ -1,66 +1,46 @@
 #pragma once
-// The trainable parameters of the layers every transformer-style family is made of (linear, layer
-// norm, multi-head attention, FFN, encoder and decoder layers), one Matrix per tensor of the model
-// file under the file's names. Gradients and Adam's moments have the same layout, so they are
-// these structs too. The families' own parameter structs (families/<name>/train_params.h) hold them.
-#include <cstdint>
+// The tensors of the layers every transformer-style family is made of (layers/basic.h,
+// attention.h, feed_forward.h, encoder_layer.h, decoder_layer.h), seen by training: all-zero
+// layers in their file shapes, every weight in the plain binary32 layout that training updates
+// in place, and each layer's tensors under the file's names. Gradients and Adam's moments are
+// the same structs: one weight type for inference, training and attribution.
+#include <cstddef>
 #include <string>
-#include <vector>
 
-#include "core/tensor.h"
 #include "core/tensor_list.h"
+#include "layers/decoder_layer.h"
+#include "layers/encoder_layer.h"
 
 namespace attnscope::train {
 
-struct LinearParams {
-  Matrix weight;  // [out, in] (PyTorch nn.Linear layout: y = x Wᵀ + b)
-  Matrix bias;    // [1, out]
-};
+Linear linear_zeros(int out, int in);
+LayerNorm norm_zeros(int d, float eps);
+MultiHeadAttention attention_zeros(int d, int n_heads);
+FeedForward ffn_zeros(int d, int d_ff, Activation activation);  // d_ff = 0: no FFN (empty fc1, fc2)
 
-struct NormParams {
-  Matrix gamma;  // [1, d]  (file: .weight)
-  Matrix beta;   // [1, d]  (file: .bias)
-};
-
-struct AttentionParams {
-  LinearParams q_proj, k_proj, v_proj, out_proj;  // each [d, d], [1, d]
-};
-
-struct FeedForwardParams {
-  LinearParams fc1;  // [d_ff, d], [1, d_ff]
-  LinearParams fc2;  // [d, d_ff], [1, d]
-};
-
-// All-zero blocks in their file shapes, and their tensors under a name prefix (e.g.
-// "decoder.layers.0.self_attn"), for every family made of these blocks.
-LinearParams linear_zeros(int out, int in);
-NormParams norm_zeros(int d);
-AttentionParams attention_zeros(int d);
-FeedForwardParams ffn_zeros(int d, int d_ff);
-void add_tensors(TensorList& out, const std::string& name, LinearParams& p);
-void add_tensors(TensorList& out, const std::string& name, NormParams& p);
-void add_tensors(TensorList& out, const std::string& name, AttentionParams& p);
-void add_tensors(TensorList& out, const std::string& name, FeedForwardParams& p);
+// A layer's tensors under a name prefix ("decoder.layers.0.self_attn"). An encoder layer whose
+// FFN is empty (an attention-only decoder-only layer) has no ffn and ffn_norm tensors.
+void add_tensors(TensorList& out, const std::string& name, Linear& p);
+void add_tensors(TensorList& out, const std::string& name, LayerNorm& p);
+void add_tensors(TensorList& out, const std::string& name, MultiHeadAttention& p);
+void add_tensors(TensorList& out, const std::string& name, FeedForward& p);
+void add_tensors(TensorList& out, const std::string& name, EncoderLayer& p);
+void add_tensors(TensorList& out, const std::string& name, DecoderLayer& p);
 void sort_by_name(TensorList& tensors);  // the model file's order
 
-struct EncoderLayerParams {
-  AttentionParams self_attn;
-  NormParams self_attn_norm;
-  FeedForwardParams ffn;
-  NormParams ffn_norm;
-};
+// The values a layer holds, its weights in whatever form (what a pass's cost grows with).
+inline std::size_t count_values(const ops::WeightMatrix& w) {
+  return static_cast<std::size_t>(w.rows()) * static_cast<std::size_t>(w.cols());
+}
+inline std::size_t count_values(const RowVector& v) { return static_cast<std::size_t>(v.size()); }
+std::size_t count_values(const Linear& p);
+std::size_t count_values(const LayerNorm& p);
+std::size_t count_values(const MultiHeadAttention& p);
+std::size_t count_values(const FeedForward& p);
+std::size_t count_values(const EncoderLayer& p);  // its FFN only where it has one
+std::size_t count_values(const DecoderLayer& p);
 
-// An encoder layer's tensors under `name` ("encoder.layers.0"): self_attn, self_attn_norm and,
-// unless its FFN is empty (an attention-only decoder-only layer), ffn and ffn_norm.
-void add_tensors(TensorList& out, const std::string& name, EncoderLayerParams& p);
-
-struct DecoderLayerParams {
-  AttentionParams self_attn;
-  NormParams self_attn_norm;
-  AttentionParams cross_attn;
-  NormParams cross_attn_norm;
-  FeedForwardParams ffn;
-  NormParams ffn_norm;
-};
+// Whether a layer has an FFN: an attention-only layer's is empty.
+inline bool has_ffn(const FeedForward& ffn) { return !ffn.fc1.weight.empty(); }
 
 }  // namespace attnscope::train

@@ -2,6 +2,8 @@
 // What every family's Differentiable (model/differentiable.h) shares: the checks of its arguments, so
 // that each refuses the same mistakes with the same words, and the bookkeeping around its pass.
 #include <cstddef>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -24,14 +26,14 @@ inline std::size_t count_parameters(const TensorList& tensors) {
   return n;
 }
 
-// A family's parameters and the pass that runs on them (it keeps them by reference), with the
+// A family's pass on weights that `owner` keeps alive (the loaded model the pass reads), with the
 // shape of the last forward's logits that backward's d_logits must have.
-template <class Params, class Pass>
+template <class Pass>
 class PassDifferentiable : public Differentiable {
  public:
-  explicit PassDifferentiable(Params params)
-      : params_(std::move(params)), pass_(params_), parameters_(count_parameters(params_.tensors())) {}
-  PassDifferentiable(const PassDifferentiable&) = delete;  // pass_ refers to params_
+  PassDifferentiable(std::shared_ptr<const void> owner, Pass pass, std::size_t parameters)
+      : owner_(std::move(owner)), pass_(std::move(pass)), parameters_(parameters) {}
+  PassDifferentiable(const PassDifferentiable&) = delete;
 
   std::size_t parameter_count() const override { return parameters_; }
 
@@ -46,7 +48,7 @@ class PassDifferentiable : public Differentiable {
   }
   void check_backward(const Matrix& d_logits) const { check_d_logits(d_logits, logit_rows_, vocab_size()); }
 
-  Params params_;
+  std::shared_ptr<const void> owner_;
   Pass pass_;
 
  private:

@@ -59,10 +59,9 @@ struct FamilyRegistration {
   const char* architecture;
   FamilyLoader load;
   const FamilyTraining* training;  // nullptr: the family does not train
-  // Attribution's gradient pass of a loaded model (model/differentiable.h), its weights read
-  // from `file`, the one the model was loaded from; nullptr: none.
-  std::unique_ptr<train::Differentiable> (*differentiable)(std::shared_ptr<const Model> model,
-                                                           const SafetensorsFile& file);
+  // Attribution's gradient pass of a loaded model (model/differentiable.h), on the model's own
+  // weights (it keeps the model alive); nullptr: none.
+  std::unique_ptr<train::Differentiable> (*differentiable)(std::shared_ptr<const Model> model);
 };
 
 // Every family, in the table's order (the order messages list them in).

@@ -1,5 +1,6 @@
 #include "ops/weight_matrix.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -114,6 +115,25 @@ Matrix WeightMatrix::middle_cols(int begin, int n) const {
 const Matrix& WeightMatrix::plain_matrix() const {
   if (form_ != Form::Plain) throw Error("internal error: this weight is not held in the plain layout");
   return plain_;
+}
+
+Matrix& WeightMatrix::plain_matrix() {
+  if (form_ != Form::Plain) throw Error("internal error: this weight is not held in the plain layout");
+  return plain_;
+}
+
+Matrix linear_input_gradient(const MatrixRef& dy, const WeightMatrix& weight) {
+  if (dy.cols() != weight.rows())
+    throw Error("linear backward: gradient width " + std::to_string(dy.cols()) + ", weight [" +
+                std::to_string(weight.rows()) + ", " + std::to_string(weight.cols()) + "]");
+  if (weight.form() == WeightMatrix::Form::Plain) return dy * weight.plain_matrix();
+  constexpr int kBlock = 64;
+  Matrix dx = Matrix::Zero(dy.rows(), weight.cols());
+  for (int begin = 0; begin < weight.rows(); begin += kBlock) {
+    const int n = std::min(kBlock, weight.rows() - begin);
+    dx.noalias() += dy.middleCols(begin, n) * weight.middle_rows(begin, n);
+  }
+  return dx;
 }
 
 Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& bias) {

@@ -54,6 +54,7 @@ class WeightMatrix {
   Matrix to_matrix() const { return middle_rows(0, rows_); }
   // The plain form's matrix; throws for another form (for a caller that must not copy).
   const Matrix& plain_matrix() const;
+  Matrix& plain_matrix();  // what training updates in place (its weights are all plain)
 
   const simd::PackedWeights& packed_weights() const { return packed_; }
   const simd::Int8Weights& int8_weights() const { return int8_; }
@@ -72,5 +73,10 @@ class WeightMatrix {
 // Eigen) multiplies the plain matrix (converted first for another form). A binary16 matrix with
 // an input too large for its kernel gives the plain kernel's bits from the converted weights.
 Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& bias);
+
+// dx = dy W, the gradient at a linear map's input (its backward): the plain matrix multiplied
+// directly; another form a block of rows at a time, each converted to binary32 (so a backward
+// through a loaded model holds no binary32 copy of it). dy: [N, out]; returns [N, in].
+Matrix linear_input_gradient(const MatrixRef& dy, const WeightMatrix& weight);
 
 }  // namespace attnscope::ops

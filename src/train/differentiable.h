@@ -10,13 +10,12 @@
 
 namespace attnscope::train {
 
-// The pass of a loaded model, its weights read from the source it was loaded from
-// (Model::source): no second load. InputError for a model without a source (trained in memory,
-// or loaded from bytes the caller keeps) or of a family without a pass.
+// The pass of a loaded model, on its own weights: no second load. InputError for a family without
+// a pass (or whose pass reads the file and the model has no source: see Model::source).
 std::unique_ptr<Differentiable> differentiable_for(std::shared_ptr<const Model> model);
 
-// The pass of a model file's bytes (validated as Model::load_bytes does). ModelFileError on a
-// broken file, InputError on a family without one.
+// The pass of a model file's bytes (validated as Model::load does), which the caller keeps until
+// this returns. ModelFileError on a broken file, InputError on a family without one.
 std::unique_ptr<Differentiable> differentiable_from_bytes(const std::uint8_t* data, std::size_t size);
 
 }  // namespace attnscope::train

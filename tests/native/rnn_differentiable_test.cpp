@@ -41,7 +41,7 @@ Matrix matrix_of(const json& rows) {
 
 std::unique_ptr<Differentiable> open(const std::string& model) {
   const auto loaded = Model::load_file(golden_path(model));
-  return rnn_differentiable(loaded, SafetensorsFile(loaded->source));
+  return rnn_differentiable(loaded);
 }
 
 class RnnDifferentiableGolden : public ::testing::TestWithParam<std::string> {};
@@ -119,9 +119,16 @@ TEST(RnnDifferentiable, RefusesBadInputWithAnInputError) {
   expect_input_error([&] { pass->backward(Matrix::Zero(3, pass->vocab_size())); }, "d_logits");
 }
 
+TEST(RnnDifferentiable, NeedsTheFileItWasLoadedFrom) {
+  // The RNN's pass reads its weights from the model's source: bytes the caller kept are gone.
+  const auto bytes = read_file_bytes(golden_path("rnn/lstm_luong_location.safetensors"));
+  const auto from_bytes = Model::load_bytes(bytes.data(), bytes.size());
+  expect_input_error([&] { rnn_differentiable(from_bytes); }, "needs a model loaded from a file");
+}
+
 TEST(RnnDifferentiable, RefusesAFileOfAnotherFamily) {
   const auto transformer = Model::load_file(testing::frozen_toy_path());
-  expect_input_error([&] { rnn_differentiable(transformer, SafetensorsFile(transformer->source)); }, "not an RNN");
+  expect_input_error([&] { rnn_differentiable(transformer); }, "not an RNN");
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "families/decoder_only/model_file.h"
-#include "io/safetensors.h"
 #include "layers/layer_stack.h"
 #include "model/differentiable.h"
 #include "model/example.h"
@@ -21,7 +20,9 @@ namespace attnscope::train {
 // and dropout added inside) to the logits, keeping what backward needs until the next forward.
 class DecoderOnlyPass {
  public:
-  explicit DecoderOnlyPass(const DecoderOnlyParams& params);  // kept by reference
+  // Runs on `weights` (kept by reference): a loaded model's, in whatever form the load keeps
+  // them (attribution), or training's plain ones.
+  DecoderOnlyPass(const decoder_only::Config& config, const decoder_only::Weights& weights);
   // inputs [T, d], the sentences' rows given by their lengths. Returns the logits [T, V].
   Matrix forward(const Matrix& inputs, const std::vector<int>& lengths, float dropout, Random* random);
   // The gradient at the inputs of Σ d_logits ∘ logits; the parameters' are added into `grads`
@@ -29,11 +30,10 @@ class DecoderOnlyPass {
   Matrix backward(const Matrix& d_logits, DecoderOnlyParams* grads);
 
  private:
-  Stack<EncoderLayerParams> stack() const;
+  Stack<decoder_only::Layer> stack() const;
 
-  const DecoderOnlyParams& params_;
-  LayerSettings settings_;
-  Matrix sinusoids_;  // sinusoidal positions (empty when learned)
+  const decoder_only::Config& config_;
+  const decoder_only::Weights& weights_;
   StackRows rows_;
   StackCache cache_;
   Matrix out_;  // [T, d] input of the output projection
@@ -44,9 +44,7 @@ LossResult loss_and_gradients(const DecoderOnlyParams& params, const std::vector
                               const LossOptions& options, Random* random, DecoderOnlyParams& grads);
 
 // The decoder-only model as attribution differentiates it: Tokens.source empty, target the context;
-// from a model file's bytes (ModelFileError on a broken file).
-std::unique_ptr<Differentiable> make_differentiable(DecoderOnlyParams params);
-// `model`'s gradient pass, its weights read from `file` (the one it was loaded from).
-std::unique_ptr<Differentiable> decoder_only_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
+// on `model`'s own weights (kept alive by the pass).
+std::unique_ptr<Differentiable> decoder_only_differentiable(std::shared_ptr<const Model> model);
 
 }  // namespace attnscope::train

@@ -86,6 +86,7 @@ struct Weights {
   const ops::WeightMatrix& output_weight() const {
     return tied_output && output_weight_.empty() ? token_embed : output_weight_;
   }
+  ops::WeightMatrix& output_weight() { return tied_output && output_weight_.empty() ? token_embed : output_weight_; }
 };
 
 class State : public DecoderState {
@@ -131,6 +132,7 @@ class DecoderOnly : public ModelFamily, public Decoder {
   Matrix readout(const Matrix& residual, const Interventions& interventions) const override;
 
   const Config& config() const { return config_; }
+  const Weights& weights() const { return weights_; }
 
  private:
   LayerEdits edits(int layer, const Interventions& iv) const;

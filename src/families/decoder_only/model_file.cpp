@@ -7,7 +7,9 @@
 
 namespace attnscope::train {
 
-DecoderOnlyParams decoder_only_params_from(const SafetensorsFile& file, const Model& model) {
+namespace {
+
+DecoderOnlyParams params_from(const SafetensorsFile& file, const Model& model) {
   if (model.config.architecture != "decoder_only")
     throw InputError("the model is a '" + model.config.architecture + "', not a decoder-only model");
   ModelConfig shared = ModelConfig::from_json(file.metadata().at("config"));
@@ -17,18 +19,20 @@ DecoderOnlyParams decoder_only_params_from(const SafetensorsFile& file, const Mo
   return params;
 }
 
+}  // namespace
+
 TrainableDecoderOnly decoder_only_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   ModelText text = trainable_text(file, *model);
-  return {decoder_only_params_from(file, *model), std::move(text)};
+  return {params_from(file, *model), std::move(text)};
 }
 
 DecoderOnlyParams fresh_decoder_only_params(const ModelConfig& shared, int vocab_size, std::uint64_t seed) {
   DecoderOnlyParams p = DecoderOnlyParams::zeros(shared, vocab_size);
   Random random(seed);
   for (NamedTensor& t : p.tensors()) {
-    Matrix& m = *t.tensor;
+    auto& m = *t.tensor;
     if (!t.vector) {
       for (Eigen::Index j = 0; j < m.size(); ++j) m.data()[j] = static_cast<float>(random.normal(0.02));
     } else if (t.name.size() > 11 && t.name.compare(t.name.size() - 11, 11, "norm.weight") == 0) {

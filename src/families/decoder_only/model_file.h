@@ -20,8 +20,6 @@ struct TrainableDecoderOnly {
 
 // Validates the bytes with Model::load_bytes, then reads every tensor as float32.
 TrainableDecoderOnly decoder_only_from_bytes(const std::uint8_t* data, std::size_t size);
-// The parameters alone (what a gradient pass needs): no refusal of metadata the writer would lose.
-DecoderOnlyParams decoder_only_params_from(const SafetensorsFile& file, const Model& model);
 
 // Fresh weights as models/train/train.py `train_lm` initialises them (GPT-2's): every matrix
 // N(0, 0.02), LayerNorm weights 1, every other vector 0. Drawn from train::Random(seed), tensor

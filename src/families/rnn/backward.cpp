@@ -434,8 +434,10 @@ LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example
   return result;
 }
 
-std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
-  return std::make_unique<RnnDifferentiable>(trainable_rnn_from(file, *model));
+std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model) {
+  if (!model->source)
+    throw InputError("attribution on an RNN needs a model loaded from a file (this one was trained here)");
+  return std::make_unique<RnnDifferentiable>(trainable_rnn_from(SafetensorsFile(model->source), *model));
 }
 
 }  // namespace attnscope::train

@@ -33,7 +33,8 @@ void check_rnn_loss_options(const LossOptions& options);
 
 // The RNN's Differentiable (model/differentiable.h): the same forward and backward from given source
 // and target embeddings (the RNN has no embedding scale), without parameter gradients.
-// ModelFileError on a broken file, InputError on a file of another family.
-std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
+// Its weights are read from the file `model` was loaded from (Model::source): InputError for a
+// model without one.
+std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model);
 
 }  // namespace attnscope::train

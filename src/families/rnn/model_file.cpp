@@ -65,12 +65,12 @@ std::string rnn_config_json(const rnn::Config& c, const ModelConfig& m) {
 RnnParams fresh_rnn_params(const ModelConfig& shared, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
   RnnParams p = RnnParams::zeros(shared, src_vocab_size, tgt_vocab_size);
   Random random(seed);
-  auto fill = [&](Matrix& t, double bound) {
+  auto fill = [&](Eigen::Map<Matrix>& t, double bound) {
     for (Eigen::Index j = 0; j < t.size(); ++j) t.data()[j] = static_cast<float>(random.uniform(-bound, bound));
   };
   const double embed_std = 1.0 / std::sqrt(static_cast<double>(p.config.d_embed));
   for (NamedTensor& t : p.tensors()) {
-    Matrix& m = *t.tensor;
+    auto& m = *t.tensor;
     if (t.name == "src_embed.weight" || t.name == "tgt_embed.weight") {
       for (Eigen::Index j = 0; j < m.size(); ++j) m.data()[j] = static_cast<float>(random.normal(embed_std));
     } else if (t.name.rfind("encoder.rnn.", 0) == 0 || t.name.rfind("decoder.cells.", 0) == 0) {

@@ -15,10 +15,10 @@ CellParams cell_zeros(int gates, int hidden, int in) {
 
 // nn.GRU / nn.LSTM name their tensors weight_ih_l0, weight_ih_l0_reverse, ...; nn.GRUCell weight_ih.
 void add_cell(TensorList& out, const std::string& prefix, const std::string& suffix, CellParams& c) {
-  out.push_back({prefix + "weight_ih" + suffix, &c.weight_ih, false});
-  out.push_back({prefix + "weight_hh" + suffix, &c.weight_hh, false});
-  out.push_back({prefix + "bias_ih" + suffix, &c.bias_ih, true});
-  out.push_back({prefix + "bias_hh" + suffix, &c.bias_hh, true});
+  out.push_back({prefix + "weight_ih" + suffix, c.weight_ih, false});
+  out.push_back({prefix + "weight_hh" + suffix, c.weight_hh, false});
+  out.push_back({prefix + "bias_ih" + suffix, c.bias_ih, true});
+  out.push_back({prefix + "bias_hh" + suffix, c.bias_hh, true});
 }
 
 }  // namespace
@@ -62,24 +62,24 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
 
 TensorList RnnParams::tensors() {
   TensorList out;
-  out.push_back({"src_embed.weight", &src_embed, false});
-  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", &tgt_embed, false});
+  out.push_back({"src_embed.weight", src_embed, false});
+  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", tgt_embed, false});
   for (int l = 0; l < config.n_encoder_layers; ++l)
     for (int dir = 0; dir < config.directions(); ++dir)
       add_cell(out, "encoder.rnn.", "_l" + std::to_string(l) + (dir ? "_reverse" : ""),
                encoder[static_cast<std::size_t>(l * config.directions() + dir)]);
-  out.push_back({"bridge.weight", &bridge.weight, false});
-  out.push_back({"bridge.bias", &bridge.bias, true});
+  out.push_back({"bridge.weight", bridge.weight, false});
+  out.push_back({"bridge.bias", bridge.bias, true});
   for (std::size_t l = 0; l < decoder.size(); ++l) add_cell(out, "decoder.cells." + std::to_string(l) + ".", "", decoder[l]);
   const std::pair<const char*, Matrix*> attention_tensors[] = {
       {"attention.query_proj.weight", &attention.query_proj},       {"attention.key_proj.weight", &attention.key_proj},
       {"attention.v.weight", &attention.v},                         {"attention.location_proj.weight", &attention.location_proj},
       {"attention.position_proj.weight", &attention.position_proj}, {"attention.position_v.weight", &attention.position_v}};
   for (const auto& [name, tensor] : attention_tensors)
-    if (tensor->size()) out.push_back({name, tensor, false});
-  if (combine.size()) out.push_back({"combine.weight", &combine, false});
-  out.push_back({"output.weight", &output.weight, false});
-  out.push_back({"output.bias", &output.bias, true});
+    if (tensor->size()) out.push_back({name, *tensor, false});
+  if (combine.size()) out.push_back({"combine.weight", combine, false});
+  out.push_back({"output.weight", output.weight, false});
+  out.push_back({"output.bias", output.bias, true});
   std::sort(out.begin(), out.end(), [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
   return out;
 }

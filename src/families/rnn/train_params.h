@@ -8,7 +8,6 @@
 
 #include "core/tensor_list.h"
 #include "families/rnn/rnn.h"
-#include "layers/params.h"
 #include "model/config.h"
 
 namespace attnscope::train {
@@ -21,6 +20,12 @@ struct CellParams {
   Matrix bias_hh;    // [1, G·h]
 };
 
+// A dense layer of the RNN's own (the bridge, the output layer): y = x Wᵀ + b.
+struct DenseParams {
+  Matrix weight;  // [out, in]
+  Matrix bias;    // [1, out]
+};
+
 struct RnnParams {
   ModelConfig shared;  // the fields every family has (family_json: this config as the file holds it)
   rnn::Config config;
@@ -29,11 +34,11 @@ struct RnnParams {
   Matrix src_embed;                // [V_src, E]; also the target embedding when shared_embeddings
   Matrix tgt_embed;                // [V_tgt, E]; empty when shared_embeddings
   std::vector<CellParams> encoder;  // [layer · directions + direction]; input E (layer 0) or d_mem
-  LinearParams bridge;             // [H, d_mem], [1, H]
+  DenseParams bridge;              // [H, d_mem], [1, H]
   std::vector<CellParams> decoder;  // one per layer; layer 0 reads E + (d_mem | H if fed | 0)
   rnn::AttentionWeights attention;  // the family's own: its score, location and local-p tensors
   Matrix combine;                  // Luong W_c [H, d_mem + H]
-  LinearParams output;             // [V_tgt, H] (Luong) or [V_tgt, H + d_mem], [1, V_tgt]
+  DenseParams output;              // [V_tgt, H] (Luong) or [V_tgt, H + d_mem], [1, V_tgt]
 
   Matrix& target_embedding() { return shared.shared_embeddings ? src_embed : tgt_embed; }
   const Matrix& target_embedding() const { return shared.shared_embeddings ? src_embed : tgt_embed; }

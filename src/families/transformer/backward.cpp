@@ -3,57 +3,47 @@
 #include <string>
 
 #include "core/error.h"
-#include "model/model.h"  // the loader's sinusoidal tables
 #include "model/packed_batch.h"
 
 namespace attnscope::train {
 
-TransformerPass::TransformerPass(const TransformerParams& params) : params_(params) {
-  const ModelConfig& c = params.config;
-  settings_ = {c.norm, static_cast<float>(c.layer_norm_eps), c.n_heads, c.activation};
-  if (c.positions == Positions::Sinusoidal) sinusoids_ = sinusoidal_positions(c.max_positions, c.d_model);
-  if (c.positions == Positions::SinusoidalHalves)
-    sinusoids_ = sinusoidal_halves_positions(c.max_positions, c.d_model);
+TransformerPass::TransformerPass(const ModelConfig& config, const transformer::Weights& weights)
+    : config_(config), weights_(weights) {}
+
+Stack<EncoderLayer> TransformerPass::encoder() const {
+  const bool pre = config_.norm == NormPosition::Pre;
+  return {weights_.encoder_layers, pre ? &weights_.encoder_final_norm : nullptr, weights_.encoder_positions};
 }
 
-Stack<EncoderLayerParams> TransformerPass::encoder() const {
-  const TransformerParams& p = params_;
-  const bool learned = p.config.positions == Positions::Learned;
-  return {p.encoder, settings_.norm == NormPosition::Pre ? &p.encoder_final_norm : nullptr,
-          learned ? p.encoder_pos : sinusoids_};
-}
-
-Stack<DecoderLayerParams> TransformerPass::decoder() const {
-  const TransformerParams& p = params_;
-  const bool learned = p.config.positions == Positions::Learned;
-  return {p.decoder, settings_.norm == NormPosition::Pre ? &p.decoder_final_norm : nullptr,
-          learned ? p.decoder_pos : sinusoids_};
+Stack<DecoderLayer> TransformerPass::decoder() const {
+  const bool pre = config_.norm == NormPosition::Pre;
+  return {weights_.decoder_layers, pre ? &weights_.decoder_final_norm : nullptr, weights_.decoder_positions};
 }
 
 Matrix TransformerPass::forward(const InputEmbeddings& inputs, const std::vector<int>& source_lengths,
                                 const std::vector<int>& target_lengths, float dropout, Random* random) {
   source_rows_ = {segments_of_lengths(source_lengths), /*causal=*/false, nullptr, {}};
   target_rows_ = {segments_of_lengths(target_lengths), /*causal=*/true, &memory_, source_rows_.segments};
-  memory_ = stack_forward(encoder(), settings_, source_rows_, inputs.source, dropout, random, encoder_);
-  decoder_out_ = stack_forward(decoder(), settings_, target_rows_, inputs.target, dropout, random, decoder_);
-  return projection_forward(params_.output_projection(), params_.output_bias, decoder_out_);  // [T, V]
+  memory_ = stack_forward(encoder(), source_rows_, inputs.source, dropout, random, encoder_);
+  decoder_out_ = stack_forward(decoder(), target_rows_, inputs.target, dropout, random, decoder_);
+  return projection_forward(weights_.output_weight(), weights_.output_bias, decoder_out_);  // [T, V]
 }
 
 InputEmbeddings TransformerPass::backward(const Matrix& d_logits, TransformerParams* grads) {
-  const TransformerParams& p = params_;
-  const bool learned = p.config.positions == Positions::Learned;
-  StackGrads<EncoderLayerParams> encoder_grads;
-  StackGrads<DecoderLayerParams> decoder_grads;
-  if (grads) {
-    encoder_grads = {&grads->encoder, &grads->encoder_final_norm, learned ? &grads->encoder_pos : nullptr};
-    decoder_grads = {&grads->decoder, &grads->decoder_final_norm, learned ? &grads->decoder_pos : nullptr};
+  const bool learned = config_.positions == Positions::Learned;
+  StackGrads<EncoderLayer> encoder_grads;
+  StackGrads<DecoderLayer> decoder_grads;
+  transformer::Weights* g = grads ? &grads->weights : nullptr;
+  if (g) {
+    encoder_grads = {&g->encoder_layers, &g->encoder_final_norm, learned ? &g->encoder_positions : nullptr};
+    decoder_grads = {&g->decoder_layers, &g->decoder_final_norm, learned ? &g->decoder_positions : nullptr};
   }
-  Matrix dy = projection_backward(p.output_projection(), grads ? &grads->output_projection() : nullptr,
-                                  grads ? &grads->output_bias : nullptr, decoder_out_, d_logits);
+  Matrix dy = projection_backward(weights_.output_weight(), g ? &g->output_weight() : nullptr,
+                                  g ? &g->output_bias : nullptr, decoder_out_, d_logits);
   Matrix d_memory = Matrix::Zero(memory_.rows(), memory_.cols());
   InputEmbeddings d_inputs;
-  d_inputs.target = stack_backward(decoder(), decoder_grads, settings_, target_rows_, decoder_, std::move(dy), &d_memory);
-  d_inputs.source = stack_backward(encoder(), encoder_grads, settings_, source_rows_, encoder_, std::move(d_memory), nullptr);
+  d_inputs.target = stack_backward(decoder(), decoder_grads, target_rows_, decoder_, std::move(dy), &d_memory);
+  d_inputs.source = stack_backward(encoder(), encoder_grads, source_rows_, encoder_, std::move(d_memory), nullptr);
   return d_inputs;
 }
 
@@ -70,17 +60,18 @@ LossResult loss_and_gradients(const TransformerParams& params, const std::vector
     src_ids.insert(src_ids.end(), e.src.begin(), e.src.end());
   }
   const PackedTargets targets = pack_targets(batch, c.max_positions, params.tgt_vocab_size);
-  InputEmbeddings inputs{embedding_forward(params.src_embed, src_ids, scale, "source"),
-                         embedding_forward(params.target_embedding(), targets.ids, scale, "target")};
+  const transformer::Weights& w = params.weights;
+  InputEmbeddings inputs{embedding_forward(w.src_embed, src_ids, scale, "source"),
+                         embedding_forward(w.tgt_embed(), targets.ids, scale, "target")};
 
-  TransformerPass pass(params);
+  TransformerPass pass(c, w);
   const Matrix logits = pass.forward(inputs, src_lengths, targets.lengths, random ? options.dropout : 0.0f, random);
   Matrix d_logits;
   const LossResult result = batch_loss(logits, targets.gold, options.label_smoothing, d_logits);
 
   const InputEmbeddings d_inputs = pass.backward(d_logits, &grads);
-  embedding_backward(grads.target_embedding(), targets.ids, scale, d_inputs.target);
-  embedding_backward(grads.src_embed, src_ids, scale, d_inputs.source);
+  embedding_backward(grads.weights.tgt_embed(), targets.ids, scale, d_inputs.target);
+  embedding_backward(grads.weights.src_embed, src_ids, scale, d_inputs.source);
   return result;
 }
 

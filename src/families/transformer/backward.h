@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "families/transformer/train_params.h"
-#include "io/safetensors.h"
 #include "layers/layer_stack.h"
 #include "model/differentiable.h"
 #include "model/example.h"
@@ -25,7 +24,9 @@ namespace attnscope::train {
 // Training and attribution (model/differentiable.h) both run it.
 class TransformerPass {
  public:
-  explicit TransformerPass(const TransformerParams& params);  // kept by reference
+  // Runs on `weights` (kept by reference): a loaded model's, in whatever form the load keeps
+  // them (attribution), or training's plain ones.
+  TransformerPass(const ModelConfig& config, const transformer::Weights& weights);
   // inputs.source [S, d], inputs.target [T, d], the sentences' rows given by their lengths.
   // Returns the logits [T, V], row t predicting the token after target row t.
   Matrix forward(const InputEmbeddings& inputs, const std::vector<int>& source_lengths,
@@ -35,12 +36,11 @@ class TransformerPass {
   InputEmbeddings backward(const Matrix& d_logits, TransformerParams* grads);
 
  private:
-  Stack<EncoderLayerParams> encoder() const;
-  Stack<DecoderLayerParams> decoder() const;
+  Stack<EncoderLayer> encoder() const;
+  Stack<DecoderLayer> decoder() const;
 
-  const TransformerParams& params_;
-  LayerSettings settings_;
-  Matrix sinusoids_;  // sinusoidal positions, either layout (empty when learned)
+  const ModelConfig& config_;
+  const transformer::Weights& weights_;
   StackRows source_rows_, target_rows_;
   StackCache encoder_, decoder_;
   Matrix memory_;       // [S, d] encoder output (after final_norm in pre)
@@ -53,10 +53,8 @@ class TransformerPass {
 LossResult loss_and_gradients(const TransformerParams& params, const std::vector<Example>& batch,
                               const LossOptions& options, Random* random, TransformerParams& grads);
 
-// The transformer as attribution differentiates it: one sentence pair through TransformerPass;
-// from a model file's bytes (ModelFileError on a broken file).
-std::unique_ptr<Differentiable> make_differentiable(TransformerParams params);
-// `model`'s gradient pass, its weights read from `file` (the one it was loaded from).
-std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file);
+// The transformer as attribution differentiates it: one sentence pair through TransformerPass, on
+// `model`'s own weights (kept alive by the pass).
+std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model);
 
 }  // namespace attnscope::train

@@ -1,24 +1,40 @@
-// The transformer as attribution differentiates it (model/differentiable.h): one sentence pair through
-// the training pass's forward and backward, without parameter gradients.
+// The transformer as attribution differentiates it (model/differentiable.h): one sentence pair
+// through the training pass's forward and backward, on the loaded model's own weights, without
+// parameter gradients.
 #include "families/transformer/backward.h"
-#include "families/transformer/model_file.h"
+#include "families/transformer/transformer.h"
 #include "model/differentiable_checks.h"
 
 namespace attnscope::train {
 namespace {
 
-class TransformerDifferentiable : public PassDifferentiable<TransformerParams, TransformerPass> {
+std::size_t values_read(const ModelConfig& c, const transformer::Weights& w) {
+  std::size_t n = count_values(w.src_embed) + count_values(w.output_bias);
+  if (!c.shared_embeddings) n += count_values(w.tgt_embed_);
+  if (!c.tied_output) n += count_values(w.output_weight_);
+  if (c.positions == Positions::Learned) n += 2 * static_cast<std::size_t>(w.encoder_positions.size());
+  for (const EncoderLayer& l : w.encoder_layers) n += count_values(l);
+  for (const DecoderLayer& l : w.decoder_layers) n += count_values(l);
+  if (c.norm == NormPosition::Pre) n += count_values(w.encoder_final_norm) + count_values(w.decoder_final_norm);
+  return n;
+}
+
+class TransformerDifferentiable : public PassDifferentiable<TransformerPass> {
  public:
-  using PassDifferentiable::PassDifferentiable;
+  TransformerDifferentiable(std::shared_ptr<const Model> model, const transformer::Transformer& t)
+      : PassDifferentiable(model, TransformerPass(t.config(), t.weights()), values_read(t.config(), t.weights())),
+        config_(t.config()),
+        weights_(t.weights()),
+        tgt_vocab_size_(static_cast<int>(model->tgt_vocab.size())) {}
 
   InputEmbeddings embed(const Tokens& tokens) const override {
-    const float scale = static_cast<float>(params_.config.embedding_scale);
-    return {embedding_forward(params_.src_embed, tokens.source, scale, "source"),
-            embedding_forward(params_.target_embedding(), tokens.target, scale, "target")};
+    const float scale = static_cast<float>(config_.embedding_scale);
+    return {embedding_forward(weights_.src_embed, tokens.source, scale, "source"),
+            embedding_forward(weights_.tgt_embed(), tokens.target, scale, "target")};
   }
 
   Matrix forward(const Tokens& tokens, const InputEmbeddings& inputs) override {
-    const ModelConfig& c = params_.config;
+    const ModelConfig& c = config_;
     check_side(tokens.source, true, c.max_positions, "source");
     check_side(tokens.target, true, c.max_positions, "target");
     check_input_rows(inputs.source, tokens.source.size(), c.d_model, "source");
@@ -34,17 +50,19 @@ class TransformerDifferentiable : public PassDifferentiable<TransformerParams, T
     return pass_.backward(d_logits, nullptr);
   }
 
-  int vocab_size() const override { return params_.tgt_vocab_size; }
+  int vocab_size() const override { return tgt_vocab_size_; }
+
+ private:
+  const ModelConfig& config_;
+  const transformer::Weights& weights_;
+  int tgt_vocab_size_;
 };
 
 }  // namespace
 
-std::unique_ptr<Differentiable> make_differentiable(TransformerParams params) {
-  return std::make_unique<TransformerDifferentiable>(std::move(params));
-}
-
-std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model, const SafetensorsFile& file) {
-  return make_differentiable(transformer_params_from(file, *model));
+std::unique_ptr<Differentiable> transformer_differentiable(std::shared_ptr<const Model> model) {
+  const transformer::Transformer& t = transformer::of(*model);
+  return std::make_unique<TransformerDifferentiable>(model, t);
 }
 
 }  // namespace attnscope::train

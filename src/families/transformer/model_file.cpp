@@ -30,20 +30,16 @@ std::string config_json(const ModelConfig& c) {
          ",\"eos\":" + std::to_string(s.eos) + "}}";
 }
 
-TransformerParams transformer_params_from(const SafetensorsFile& file, const Model& model) {
-  TransformerParams params = TransformerParams::zeros(ModelConfig::from_json(file.metadata().at("config")),
-                                                      static_cast<int>(model.src_vocab.size()),
-                                                      static_cast<int>(model.tgt_vocab.size()));
-  read_tensors(file, params.tensors());
-  return params;
-}
-
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   ModelText text = trainable_text(file, *model);
-  check_trainable(ModelConfig::from_json(file.metadata().at("config")));
-  return {transformer_params_from(file, *model), std::move(text)};
+  const ModelConfig config = ModelConfig::from_json(file.metadata().at("config"));
+  check_trainable(config);
+  TransformerParams params = TransformerParams::zeros(config, static_cast<int>(model->src_vocab.size()),
+                                                      static_cast<int>(model->tgt_vocab.size()));
+  read_tensors(file, params.tensors());
+  return {std::move(params), std::move(text)};
 }
 
 TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
@@ -54,7 +50,7 @@ TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, in
   auto tensors = p.tensors();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const std::string& name = tensors[i].name;
-    Matrix& t = *tensors[i].tensor;
+    auto& t = *tensors[i].tensor;
     if (name == "src_embed.weight" || name == "tgt_embed.weight") {
       for (Eigen::Index j = 0; j < t.size(); ++j) t.data()[j] = static_cast<float>(random.normal(embed_std));
     } else if (!tensors[i].vector) {  // a matrix [fan_out, fan_in]

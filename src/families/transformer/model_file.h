@@ -21,9 +21,6 @@ struct TrainableModel {
 // Validates the bytes with Model::load_bytes (the engine's own checks), then reads every tensor
 // as float32 (F16 converted) into the parameters.
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size);
-// The parameters alone (what a gradient pass needs) of `model`, loaded from `file`: no refusal of
-// metadata the writer would lose.
-TransformerParams transformer_params_from(const SafetensorsFile& file, const Model& model);
 
 // Fresh weights as models/train/train.py initialises them: every matrix xavier-uniform
 // (U(±sqrt(6 / (fan_in + fan_out)))), then the token embeddings N(0, d^-1/2); linear biases

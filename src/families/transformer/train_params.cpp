@@ -1,6 +1,7 @@
 #include "families/transformer/train_params.h"
 
 #include "core/error.h"
+#include "model/model.h"  // sinusoidal positions
 
 namespace attnscope::train {
 
@@ -20,52 +21,54 @@ TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_s
   p.src_vocab_size = src_vocab_size;
   p.tgt_vocab_size = tgt_vocab_size;
   const int d = c.d_model;
-  p.src_embed = Matrix::Zero(src_vocab_size, d);
-  if (!c.shared_embeddings) p.tgt_embed = Matrix::Zero(tgt_vocab_size, d);
+  const float eps = static_cast<float>(c.layer_norm_eps);
+  transformer::Weights& w = p.weights;
+  w.shared_embeddings = c.shared_embeddings;
+  w.tied_output = c.tied_output;
+  w.src_embed = ops::WeightMatrix::plain(Matrix::Zero(src_vocab_size, d));
+  if (!c.shared_embeddings) w.tgt_embed_ = ops::WeightMatrix::plain(Matrix::Zero(tgt_vocab_size, d));
   if (c.positions == Positions::Learned) {
-    p.encoder_pos = Matrix::Zero(c.max_positions, d);
-    p.decoder_pos = Matrix::Zero(c.max_positions, d);
+    w.encoder_positions = Matrix::Zero(c.max_positions, d);
+    w.decoder_positions = Matrix::Zero(c.max_positions, d);
+  } else {
+    w.encoder_positions = w.decoder_positions = c.positions == Positions::Sinusoidal
+                                                    ? sinusoidal_positions(c.max_positions, d)
+                                                    : sinusoidal_halves_positions(c.max_positions, d);
   }
   for (int i = 0; i < c.n_encoder_layers; ++i)
-    p.encoder.push_back({attention_zeros(d), norm_zeros(d), ffn_zeros(d, c.d_ff), norm_zeros(d)});
+    w.encoder_layers.push_back({attention_zeros(d, c.n_heads), norm_zeros(d, eps), ffn_zeros(d, c.d_ff, c.activation),
+                                norm_zeros(d, eps), c.norm});
   for (int i = 0; i < c.n_decoder_layers; ++i)
-    p.decoder.push_back({attention_zeros(d), norm_zeros(d), attention_zeros(d), norm_zeros(d), ffn_zeros(d, c.d_ff),
-                         norm_zeros(d)});
+    w.decoder_layers.push_back({attention_zeros(d, c.n_heads), norm_zeros(d, eps), attention_zeros(d, c.n_heads),
+                                norm_zeros(d, eps), ffn_zeros(d, c.d_ff, c.activation), norm_zeros(d, eps), c.norm});
   if (c.norm == NormPosition::Pre) {
-    p.encoder_final_norm = norm_zeros(d);
-    p.decoder_final_norm = norm_zeros(d);
+    w.encoder_final_norm = norm_zeros(d, eps);
+    w.decoder_final_norm = norm_zeros(d, eps);
   }
-  if (!c.tied_output) p.output_weight = Matrix::Zero(tgt_vocab_size, d);
-  p.output_bias = Matrix::Zero(1, tgt_vocab_size);
+  if (!c.tied_output) w.output_weight_ = ops::WeightMatrix::plain(Matrix::Zero(tgt_vocab_size, d));
+  w.output_bias = RowVector::Zero(tgt_vocab_size);
   return p;
 }
 
 std::vector<TransformerParams::Named> TransformerParams::tensors() {
+  transformer::Weights& w = weights;
   std::vector<Named> out;
-  out.push_back({"src_embed.weight", &src_embed, false});
-  if (!config.shared_embeddings) out.push_back({"tgt_embed.weight", &tgt_embed, false});
+  out.push_back({"src_embed.weight", w.src_embed.plain_matrix(), false});
+  if (!config.shared_embeddings) out.push_back({"tgt_embed.weight", w.tgt_embed_.plain_matrix(), false});
   if (config.positions == Positions::Learned) {
-    out.push_back({"encoder.pos_embed.weight", &encoder_pos, false});
-    out.push_back({"decoder.pos_embed.weight", &decoder_pos, false});
+    out.push_back({"encoder.pos_embed.weight", w.encoder_positions, false});
+    out.push_back({"decoder.pos_embed.weight", w.decoder_positions, false});
   }
-  for (std::size_t i = 0; i < encoder.size(); ++i) {
-    add_tensors(out, "encoder.layers." + std::to_string(i), encoder[i]);
-  }
-  for (std::size_t i = 0; i < decoder.size(); ++i) {
-    const std::string p = "decoder.layers." + std::to_string(i);
-    add_tensors(out, p + ".self_attn", decoder[i].self_attn);
-    add_tensors(out, p + ".self_attn_norm", decoder[i].self_attn_norm);
-    add_tensors(out, p + ".cross_attn", decoder[i].cross_attn);
-    add_tensors(out, p + ".cross_attn_norm", decoder[i].cross_attn_norm);
-    add_tensors(out, p + ".ffn", decoder[i].ffn);
-    add_tensors(out, p + ".ffn_norm", decoder[i].ffn_norm);
-  }
+  for (std::size_t i = 0; i < w.encoder_layers.size(); ++i)
+    add_tensors(out, "encoder.layers." + std::to_string(i), w.encoder_layers[i]);
+  for (std::size_t i = 0; i < w.decoder_layers.size(); ++i)
+    add_tensors(out, "decoder.layers." + std::to_string(i), w.decoder_layers[i]);
   if (config.norm == NormPosition::Pre) {
-    add_tensors(out, "encoder.final_norm", encoder_final_norm);
-    add_tensors(out, "decoder.final_norm", decoder_final_norm);
+    add_tensors(out, "encoder.final_norm", w.encoder_final_norm);
+    add_tensors(out, "decoder.final_norm", w.decoder_final_norm);
   }
-  if (!config.tied_output) out.push_back({"output.weight", &output_weight, false});
-  out.push_back({"output.bias", &output_bias, true});
+  if (!config.tied_output) out.push_back({"output.weight", w.output_weight_.plain_matrix(), false});
+  out.push_back({"output.bias", w.output_bias, true});
   sort_by_name(out);
   return out;
 }

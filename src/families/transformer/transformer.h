@@ -38,6 +38,8 @@ struct Weights {
   const ops::WeightMatrix& output_weight() const {
     return tied_output && output_weight_.empty() ? tgt_embed() : output_weight_;
   }
+  ops::WeightMatrix& tgt_embed() { return shared_embeddings ? src_embed : tgt_embed_; }
+  ops::WeightMatrix& output_weight() { return tied_output && output_weight_.empty() ? tgt_embed() : output_weight_; }
 };
 
 // What the decoder carries from one step to the next for one hypothesis.
