@@ -4,6 +4,7 @@
 // weights; int8 equals the int8 kernel's product.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -131,6 +132,26 @@ TEST(WeightMatrix, Int8IsTheOnlyCopyAndMultipliesAsTheInt8StepPath) {
   // A width with no int8 form (not a multiple of 16) keeps the exact packed weights.
   const Matrix narrow = half_values(4, 24, 1);
   EXPECT_EQ(WeightMatrix::int8_or_packed(narrow, true).form(), WeightMatrix::Form::Packed);
+}
+
+// A backward's dx = dy W: the plain matrix multiplied as it is; every other form, read a block of
+// rows at a time, within rounding of dy times the values it holds (the reference: Eigen's product
+// of the converted matrix). 130 and 200 rows cross the 64-row blocks.
+TEST(WeightMatrix, InputGradientIsDyTimesTheHeldValuesInEveryForm) {
+  for (const Shape s : {Shape{3, 5}, Shape{17, 64}, Shape{130, 48}, Shape{200, 32}}) {
+    const Matrix w = half_values(s.out, s.in, s.out), dy = kernel_check::values(4, s.out, 3);
+    EXPECT_TRUE(ops::linear_input_gradient(dy, WeightMatrix::plain(w)) == Matrix(dy * w));
+    for (const WeightMatrix& m : {WeightMatrix::packed(w, false), WeightMatrix::packed(w, true),
+                                  WeightMatrix::int8_or_packed(w, false)}) {
+      SCOPED_TRACE(std::to_string(s.out) + "x" + std::to_string(s.in) + " form " + std::to_string(static_cast<int>(m.form())));
+      const Matrix want = dy * m.to_matrix(), got = ops::linear_input_gradient(dy, m);
+      ASSERT_EQ(got.rows(), 4);
+      ASSERT_EQ(got.cols(), s.in);
+      ASSERT_TRUE(got.allFinite());
+      EXPECT_LE((got - want).cwiseAbs().maxCoeff(), 1e-5f * std::max(1.0f, want.cwiseAbs().maxCoeff()));
+    }
+  }
+  EXPECT_THROW(ops::linear_input_gradient(Matrix::Ones(1, 5), WeightMatrix::packed(half_values(4, 8, 1), true)), Error);
 }
 
 TEST(WeightMatrix, RefusesRowsAndColumnsOutsideIt) {
