@@ -21,7 +21,7 @@ Matrix attention_weights(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h, b
 
 Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef& k,
                                   const ops::MatrixRef& v, std::vector<Matrix>* attn,
-                                  const AttentionEdits& edits, int first_query) const {
+                                  const AttentionEdits& edits, int first_query, bool causal) const {
   const Eigen::Index d_head = q.cols() / n_heads;
   Matrix heads(q.rows(), q.cols());
   if (attn) attn->assign(n_heads, Matrix());
@@ -31,7 +31,7 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
     const auto k_h = k.middleCols(h * d_head, d_head);
     const auto v_h = v.middleCols(h * d_head, d_head);
 
-    Matrix scores = attention_weights(q_h, k_h);
+    Matrix scores = attention_weights(q_h, k_h, causal);
     const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;
     if (edit && edit->replaced)
       for (Eigen::Index r = 0; r < scores.rows(); ++r)

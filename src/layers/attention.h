@@ -24,9 +24,12 @@ struct MultiHeadAttention {
   // q: [Tq, d]; k, v: [Tk, d]. Returns the heads concatenated, [Tq, d], before out_proj.
   // If `attn` is given, it receives each head's weights [Tq, Tk] (after any replacement).
   // `edits` may replace a head's weights or zero its output; `first_query` is the position of
-  // q's first row (a decoder step's single query sits at its target position).
+  // q's first row (a decoder step's single query sits at its target position). `causal`: query
+  // i sees keys 0..i only, for a whole sequence at once (a training pass; a decoder step's cache
+  // holds only earlier keys).
   Matrix attend(const ops::MatrixRef& q, const ops::MatrixRef& k, const ops::MatrixRef& v,
-                std::vector<Matrix>* attn, const AttentionEdits& edits = {}, int first_query = 0) const;
+                std::vector<Matrix>* attn, const AttentionEdits& edits = {}, int first_query = 0,
+                bool causal = false) const;
 };
 
 }  // namespace attnscope

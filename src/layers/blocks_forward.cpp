@@ -48,19 +48,17 @@ Matrix attention_forward(const MultiHeadAttention& p, const Matrix& x_q, const M
   cache.q = linear_forward(p.q_proj, x_q);
   cache.k = linear_forward(p.k_proj, x_kv);
   cache.v = linear_forward(p.v_proj, x_kv);
-  const int n_heads = p.n_heads, d = static_cast<int>(x_q.cols()), dh = d / n_heads;
-  cache.context.setZero(x_q.rows(), d);
-  cache.attn.assign(q_segments.size() * n_heads, Matrix());
+  const int n_heads = p.n_heads;
+  cache.context.resize(x_q.rows(), x_q.cols());
+  cache.attn.clear();
+  cache.attn.reserve(q_segments.size() * n_heads);
+  std::vector<Matrix> heads;
   for (std::size_t s = 0; s < q_segments.size(); ++s) {
     const Segment qs = q_segments[s], ks = kv_segments[s];
-    for (int h = 0; h < n_heads; ++h) {
-      const auto q_h = cache.q.block(qs.begin, h * dh, qs.length, dh);
-      const auto k_h = cache.k.block(ks.begin, h * dh, ks.length, dh);
-      const auto v_h = cache.v.block(ks.begin, h * dh, ks.length, dh);
-      Matrix weights = attention_weights(q_h, k_h, causal);  // [Tq, Tk]
-      cache.context.block(qs.begin, h * dh, qs.length, dh).noalias() = weights * v_h;
-      cache.attn[s * n_heads + h] = std::move(weights);
-    }
+    cache.context.middleRows(qs.begin, qs.length) =
+        p.attend(cache.q.middleRows(qs.begin, qs.length), cache.k.middleRows(ks.begin, ks.length),
+                 cache.v.middleRows(ks.begin, ks.length), &heads, {}, 0, causal);
+    for (Matrix& h : heads) cache.attn.push_back(std::move(h));  // [s · H + h]
   }
   return linear_forward(p.out_proj, cache.context);
 }

@@ -74,16 +74,15 @@ struct HasCrossAttention : std::false_type {};
 template <class Layer>
 struct HasCrossAttention<Layer, std::void_t<decltype(std::declval<Layer>().cross_attn)>> : std::true_type {};
 
-// A residual sub-layer, forward:  post: LN(x + drop(f(x)));  pre: x + drop(f(LN(x))).
+// A residual sub-layer, forward, as inference runs it (layers/basic.h residual_with), with a
+// dropout on f's output and the norm keeping what its backward needs:
+// post: LN(x + drop(f(x)));  pre: x + drop(f(LN(x))).
 template <class F>
 Matrix sublayer_forward(const Matrix& x, const LayerNorm& norm, NormPosition where, NormCache& norm_cache,
                         Matrix& drop_mask, float dropout, Random* random, F f) {
-  if (where == NormPosition::Pre) {
-    const Matrix h = layer_norm_forward(norm, x, norm_cache);
-    return x + dropout_forward(f(h), dropout, random, drop_mask);
-  }
-  const Matrix sum = x + dropout_forward(f(x), dropout, random, drop_mask);
-  return layer_norm_forward(norm, sum, norm_cache);
+  return residual_with(
+      x, [&](const Matrix& m) { return layer_norm_forward(norm, m, norm_cache); }, where,
+      [&](const Matrix& h) { return dropout_forward(f(h), dropout, random, drop_mask); });
 }
 
 // Backward of the above; `f_back(d_out_of_f)` returns the gradient at f's input.
