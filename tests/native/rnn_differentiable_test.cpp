@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "families/rnn/backward.h"
+#include "families/rnn/rnn.h"
 #include "io/safetensors.h"
 #include "test_support.h"
 #include "train/differentiable.h"
@@ -119,11 +121,51 @@ TEST(RnnDifferentiable, RefusesBadInputWithAnInputError) {
   expect_input_error([&] { pass->backward(Matrix::Zero(3, pass->vocab_size())); }, "d_logits");
 }
 
-TEST(RnnDifferentiable, NeedsTheFileItWasLoadedFrom) {
-  // The RNN's pass reads its weights from the model's source: bytes the caller kept are gone.
-  const auto bytes = read_file_bytes(golden_path("rnn/lstm_luong_location.safetensors"));
-  const auto from_bytes = Model::load_bytes(bytes.data(), bytes.size());
-  expect_input_error([&] { rnn_differentiable(from_bytes); }, "needs a model loaded from a file");
+// The pass runs on the loaded model's own weights, which it keeps alive: a model loaded from bytes
+// that are gone (it has no source) has the pass of the same file loaded from disk.
+TEST(RnnDifferentiable, RunsOnTheLoadedWeightsWithoutTheFile) {
+  const std::string name = "rnn/lstm_luong_location.safetensors";
+  std::unique_ptr<Differentiable> from_bytes;
+  {
+    const auto bytes = read_file_bytes(golden_path(name));
+    auto model = Model::load_bytes(bytes.data(), bytes.size());
+    ASSERT_FALSE(model->source);
+    from_bytes = rnn_differentiable(std::move(model));
+  }  // the bytes and the caller's model are gone
+  const auto from_file = open(name);
+  const Tokens tokens{{4, 5, 6, 3}, {2, 4, 5}};
+  const Matrix logits = from_file->forward(tokens, from_file->embed(tokens));
+  EXPECT_EQ(from_bytes->forward(tokens, from_bytes->embed(tokens)), logits);
+  Matrix d_logits(logits.rows(), logits.cols());
+  for (Eigen::Index i = 0; i < d_logits.size(); ++i) d_logits.data()[i] = 0.01f * static_cast<float>(i % 7) - 0.03f;
+  const InputEmbeddings want = from_file->backward(d_logits), got = from_bytes->backward(d_logits);
+  EXPECT_EQ(got.source, want.source);
+  EXPECT_EQ(got.target, want.target);
+  EXPECT_EQ(from_bytes->parameter_count(), from_file->parameter_count());
+}
+
+// An F16 file loaded in binary16 keeps its embeddings, bridge and output layer so; the pass runs
+// on them (the inference kernel's products) and agrees with the pass of its binary32 load.
+TEST(RnnDifferentiable, RunsOnBinary16Weights) {
+  const std::string path = golden_path("../../models/multi30k-rnn-en-de.safetensors");
+  Model::LoadOptions half_options, full_options;
+  half_options.binary16 = true;
+  full_options.binary16 = false;
+  const auto half_model = Model::load_file(path, half_options);
+  const auto* rnn = dynamic_cast<const rnn::Rnn*>(half_model->family.get());
+  ASSERT_NE(rnn, nullptr);
+  ASSERT_TRUE(rnn->weights().output.weight.half());
+  ASSERT_TRUE(rnn->weights().bridge.weight.half());
+  const auto half = rnn_differentiable(half_model), full = rnn_differentiable(Model::load_file(path, full_options));
+  const Tokens tokens{{5, 9, 12, 7, 3}, {2, 11, 6, 8}};
+  const Matrix logits = half->forward(tokens, half->embed(tokens)), want = full->forward(tokens, full->embed(tokens));
+  EXPECT_LT((logits - want).cwiseAbs().maxCoeff(), 1e-4f * std::max(1.0f, want.cwiseAbs().maxCoeff()));
+  Matrix d_logits = Matrix::Zero(logits.rows(), logits.cols());
+  for (Eigen::Index t = 0; t < d_logits.rows(); ++t) d_logits(t, 4 + t) = 1.0f;
+  const InputEmbeddings got = half->backward(d_logits), expected = full->backward(d_logits);
+  for (const auto& [a, b] : {std::pair(&got.source, &expected.source), std::pair(&got.target, &expected.target)})
+    EXPECT_LT((*a - *b).cwiseAbs().maxCoeff(), 1e-4f * std::max(1.0f, b->cwiseAbs().maxCoeff()));
+  EXPECT_EQ(half->parameter_count(), full->parameter_count());
 }
 
 TEST(RnnDifferentiable, RefusesAFileOfAnotherFamily) {

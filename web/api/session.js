@@ -194,8 +194,7 @@ export class Session {
    * tau (Float64Array [layer * heads + head], NaN where
    * undefined)}: Kendall's τ-b between each head's attention row and |score| (translation: the
    * cross-attention over the source; decoder-only: the self-attention over the context)}.
-   * The first call builds the family's gradient pass on the model's own weights (an RNN's reads
-   * them again from the array the model was loaded from). Integrated gradients
+   * The first call builds the family's gradient pass on the model's own weights. Integrated gradients
    * take at most the steps whose work fits the engine's budget for this model and input (see
    * attributionCost); more throws, naming that cap.
    */

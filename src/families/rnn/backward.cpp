@@ -4,8 +4,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "families/rnn/model_file.h"
-#include "layers/blocks.h"  // smoothed_cross_entropy
+#include "layers/blocks.h"  // linear_*, embedding_*, smoothed_cross_entropy
+#include "layers/params.h"  // count_values
 #include "model/differentiable_checks.h"
 
 namespace attnscope::train {
@@ -15,24 +15,12 @@ using rnn::Cell;
 using rnn::Score;
 using rnn::Style;
 
-// The cells as the family's forward takes them (RnnParams keeps each bias as a [1, n] matrix for
-// the optimiser and the file), made once per batch or model.
-struct FamilyCells {
-  std::vector<rnn::CellWeights> encoder, decoder;
-
-  explicit FamilyCells(const RnnParams& p) {
-    auto family = [](const CellParams& c) { return rnn::CellWeights{c.weight_ih, c.weight_hh, c.bias_ih, c.bias_hh}; };
-    for (const CellParams& c : p.encoder) encoder.push_back(family(c));
-    for (const CellParams& c : p.decoder) decoder.push_back(family(c));
-  }
-};
-
 // ---- the backward of one cell step (PyTorch's GRUCell / LSTMCell, families/rnn/cell.cpp) -------
 
 // dh, dc: the gradients at the step's new h and c; on return, at the state it started from.
 // Adds W_hh's and b_hh's gradients into `grad` when given; returns the gradient at x_proj [1, G·h].
-RowVector cell_backward(const CellParams& p, CellParams* grad, Cell cell, const rnn::CellRecord& record, RowVector& dh,
-                        RowVector& dc) {
+RowVector cell_backward(const rnn::CellWeights& p, rnn::CellWeights* grad, Cell cell, const rnn::CellRecord& record,
+                        RowVector& dh, RowVector& dc) {
   const Eigen::Index H = dh.size();
   RowVector d_xp(record.gates.size()), d_hp(record.gates.size());
   RowVector dh_direct = RowVector::Zero(H);
@@ -69,7 +57,7 @@ RowVector cell_backward(const CellParams& p, CellParams* grad, Cell cell, const 
 }
 
 // Adds the input projection's gradients (x_proj = x W_ihᵀ + b_ih) into `grad` when given.
-void add_input_projection(CellParams* grad, const Matrix& d_xp, const Matrix& x) {
+void add_input_projection(rnn::CellWeights* grad, const Matrix& d_xp, const Matrix& x) {
   if (!grad) return;
   grad->weight_ih.noalias() += d_xp.transpose() * x;
   grad->bias_ih += d_xp.colwise().sum();
@@ -79,10 +67,9 @@ void add_input_projection(CellParams* grad, const Matrix& d_xp, const Matrix& x)
 
 // da: the gradient at the weights. Returns the gradient at the query; adds into dH [S, d_mem],
 // d_keys (additive, general) and, when `g` is given, the attention's parameters.
-RowVector attend_backward(const RnnParams& w, rnn::AttentionWeights* g, const rnn::Memory& m,
-                          const rnn::AttendRecord& rec, const RowVector& da, Matrix& dH, Matrix& d_keys) {
-  const rnn::Config& c = w.config;
-  const rnn::AttentionWeights& p = w.attention;
+RowVector attend_backward(const rnn::Config& c, const rnn::AttentionWeights& p, rnn::AttentionWeights* g,
+                          const rnn::Memory& m, const rnn::AttendRecord& rec, const RowVector& da, Matrix& dH,
+                          Matrix& d_keys) {
   const Matrix& H = m.states;
   const Eigen::Index S = H.rows();
   const RowVector& q = rec.q;
@@ -176,10 +163,10 @@ struct SentenceCache {
 };
 
 // The teacher-forced forward from the embeddings the encoder reads, x_src [S, E], and those the
-// decoder reads, x_tgt [T, E]: logits [T, V], row t after reading x_tgt's rows 0..t.
-void forward(const RnnParams& w, const FamilyCells& cells, const Matrix& x_src, const Matrix& x_tgt,
+// decoder reads, x_tgt [T, E]: logits [T, V], row t after reading x_tgt's rows 0..t. The weights
+// are training's (all plain) or a loaded model's: the bridge and the output layer in any form.
+void forward(const rnn::Config& c, const rnn::Weights& w, const Matrix& x_src, const Matrix& x_tgt,
              SentenceCache& sc) {
-  const rnn::Config& c = w.config;
   const Eigen::Index S = x_src.rows();
   Matrix x = x_src;
   sc.encoder.resize(static_cast<std::size_t>(c.n_encoder_layers));
@@ -189,19 +176,20 @@ void forward(const RnnParams& w, const FamilyCells& cells, const Matrix& x_src, 
     lc.steps.resize(static_cast<std::size_t>(c.directions()));
     x.resize(S, c.d_memory());
     for (int dir = 0; dir < c.directions(); ++dir)
-      rnn::encode_direction(c.cell, cells.encoder[static_cast<std::size_t>(l * c.directions() + dir)], lc.x, dir,
+      rnn::encode_direction(c.cell, w.encoder[static_cast<std::size_t>(l * c.directions() + dir)], lc.x, dir,
                             x.middleCols(dir * c.d_encoder, c.d_encoder), &lc.steps[static_cast<std::size_t>(dir)]);
   }
   sc.memory = rnn::memory_of(c, w.attention, std::move(x));
   const rnn::Memory& m = sc.memory;
 
-  sc.s0 = rnn::bridge_state(w.bridge.weight, w.bridge.bias, m.final);
+  // The bridge's product is the inference layer's own (ops::linear: the kernel, as start() runs it).
+  sc.s0 = w.bridge(m.final).array().tanh().matrix();
   std::vector<RowVector> h(static_cast<std::size_t>(c.n_decoder_layers), sc.s0);
   std::vector<RowVector> cs(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
   RowVector feed = RowVector::Zero(c.d_hidden);
   const Eigen::Index T = x_tgt.rows();
   sc.steps.assign(static_cast<std::size_t>(T), StepCache());
-  sc.logits.resize(T, w.tgt_vocab_size);
+  sc.logits.resize(T, w.output.weight.rows());
   for (Eigen::Index t = 0; t < T; ++t) {
     StepCache& st = sc.steps[static_cast<std::size_t>(t)];
     const RowVector e = x_tgt.row(t);
@@ -215,7 +203,7 @@ void forward(const RnnParams& w, const FamilyCells& cells, const Matrix& x_src, 
     } else {
       st.in[0] = c.input_feeding ? rnn::concat(e, feed) : e;
     }
-    rnn::decoder_layers(c.cell, cells.decoder, st.in[0], h, cs, &st.cells);
+    rnn::decoder_layers(c.cell, w.decoder, st.in[0], h, cs, &st.cells);
     for (std::size_t l = 1; l < h.size(); ++l) st.in[l] = h[l - 1];
     if (c.style == Style::Luong) {
       st.ctx = rnn::attend(c, w.attention, m, h.back(), nullptr, &st.attend) * m.states;  // scored with s_t
@@ -225,15 +213,14 @@ void forward(const RnnParams& w, const FamilyCells& cells, const Matrix& x_src, 
     } else {
       st.out_in = rnn::concat(h.back(), st.ctx);
     }
-    sc.logits.row(t) = st.out_in * w.output.weight.transpose() + w.output.bias;
+    sc.logits.row(t) = linear_forward(w.output, st.out_in);
   }
 }
 
 // The gradients at the forward's embeddings, d_src [S, E] and d_tgt [T, E], of Σ d_logits ∘ logits;
-// the parameters' gradients are added into `g` when it is given.
-void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const Matrix& d_logits, Matrix& d_src,
-              Matrix& d_tgt) {
-  const rnn::Config& c = w.config;
+// the parameters' gradients are added into `g` (plain weights) when it is given.
+void backward(const rnn::Config& c, const rnn::Weights& w, rnn::Weights* g, const SentenceCache& sc,
+              const Matrix& d_logits, Matrix& d_src, Matrix& d_tgt) {
   const rnn::Memory& m = sc.memory;
   const Eigen::Index S = m.states.rows(), E = c.d_embed, Hd = c.d_hidden, D = c.d_memory();
   const std::size_t L = static_cast<std::size_t>(c.n_decoder_layers);
@@ -248,11 +235,7 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
   for (std::size_t t = sc.steps.size(); t-- > 0;) {
     const StepCache& st = sc.steps[t];
     const RowVector dl = d_logits.row(static_cast<Eigen::Index>(t));
-    if (g) {
-      g->output.weight.noalias() += dl.transpose() * st.out_in;
-      g->output.bias += dl;
-    }
-    const RowVector d_out = dl * w.output.weight;
+    const RowVector d_out = linear_backward(w.output, g ? &g->output : nullptr, st.out_in, dl);
     RowVector d_ctx;
     if (c.style == Style::Luong) {
       const RowVector d_pre = (d_feed + d_out).cwiseProduct((1.0f - st.out_in.array().square()).matrix());
@@ -261,7 +244,7 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
       d_ctx = d_comb.head(D);
       dh.back() += d_comb.tail(Hd);
       dH.noalias() += st.attend.a.transpose() * d_ctx;
-      dh.back() += attend_backward(w, g_attention, m, st.attend, d_ctx * m.states.transpose(), dH, d_keys);
+      dh.back() += attend_backward(c, w.attention, g_attention, m, st.attend, d_ctx * m.states.transpose(), dH, d_keys);
     } else {
       dh.back() += d_out.head(Hd);
       d_ctx = d_out.tail(D);
@@ -269,8 +252,8 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
     // the decoder cells, top layer first; dh[l - 1] then holds all of h_t[l - 1]'s gradient
     RowVector dx;
     for (std::size_t l = L; l-- > 0;) {
-      const CellParams& cell = w.decoder[l];
-      CellParams* g_cell = g ? &g->decoder[l] : nullptr;
+      const rnn::CellWeights& cell = w.decoder[l];
+      rnn::CellWeights* g_cell = g ? &g->decoder[l] : nullptr;
       const RowVector d_xp = cell_backward(cell, g_cell, c.cell, st.cells[l], dh[l], dc[l]);
       add_input_projection(g_cell, d_xp, st.in[l]);
       dx = d_xp * cell.weight_ih;
@@ -280,7 +263,7 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
     if (c.style == Style::Bahdanau) {
       d_ctx += dx.tail(D);
       dH.noalias() += st.attend.a.transpose() * d_ctx;
-      dh.back() += attend_backward(w, g_attention, m, st.attend, d_ctx * m.states.transpose(), dH, d_keys);
+      dh.back() += attend_backward(c, w.attention, g_attention, m, st.attend, d_ctx * m.states.transpose(), dH, d_keys);
     } else if (c.style == Style::None) {
       d_final += d_ctx + dx.tail(D);
     } else {
@@ -292,11 +275,7 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
   RowVector d_s0 = RowVector::Zero(Hd);
   for (const RowVector& d : dh) d_s0 += d;
   const RowVector d_pre = d_s0.cwiseProduct((1.0f - sc.s0.array().square()).matrix());
-  if (g) {
-    g->bridge.weight.noalias() += d_pre.transpose() * m.final;
-    g->bridge.bias += d_pre;
-  }
-  d_final += d_pre * w.bridge.weight;
+  d_final += linear_backward(w.bridge, g ? &g->bridge : nullptr, m.final, d_pre);
   dH.row(S - 1).head(c.d_encoder) += d_final.head(c.d_encoder);
   if (c.bidirectional) dH.row(0).tail(c.d_encoder) += d_final.tail(c.d_encoder);
   if (d_keys.size()) {
@@ -311,8 +290,8 @@ void backward(const RnnParams& w, RnnParams* g, const SentenceCache& sc, const M
     Matrix dx_layer = Matrix::Zero(lc.x.rows(), lc.x.cols());
     for (int dir = 0; dir < c.directions(); ++dir) {
       const std::size_t idx = static_cast<std::size_t>(l * c.directions() + dir);
-      const CellParams& cell = w.encoder[idx];
-      CellParams* g_cell = g ? &g->encoder[idx] : nullptr;
+      const rnn::CellWeights& cell = w.encoder[idx];
+      rnn::CellWeights* g_cell = g ? &g->encoder[idx] : nullptr;
       Matrix d_xp(S, cell.weight_ih.rows());
       RowVector dhe = RowVector::Zero(c.d_encoder), dce = RowVector::Zero(c.d_encoder);
       for (Eigen::Index k = S; k-- > 0;) {
@@ -336,66 +315,81 @@ void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
                        std::to_string(vocab));
 }
 
-// The rows of `embed` for the first n ids.
-Matrix rows_of(const Matrix& embed, const std::vector<int>& ids, std::size_t n) {
-  Matrix out(static_cast<Eigen::Index>(n), embed.cols());
-  for (std::size_t i = 0; i < n; ++i) out.row(static_cast<Eigen::Index>(i)) = embed.row(ids[i]);
-  return out;
+// The values the pass reads: every tensor of the model file.
+std::size_t values_read(const rnn::Weights& w) {
+  std::size_t n = count_values(w.src_embed) + count_values(w.bridge) + count_values(w.output);
+  if (!w.shared_embeddings) n += count_values(w.tgt_embed_);
+  for (const auto* cells : {&w.encoder, &w.decoder})
+    for (const rnn::CellWeights& c : *cells)
+      n += static_cast<std::size_t>(c.weight_ih.size() + c.weight_hh.size() + c.bias_ih.size() + c.bias_hh.size());
+  const rnn::AttentionWeights& a = w.attention;
+  for (const Matrix* m :
+       {&a.query_proj, &a.key_proj, &a.v, &a.location_proj, &a.position_proj, &a.position_v, &w.combine})
+    n += static_cast<std::size_t>(m->size());
+  return n;
 }
 
-// Adds the gradient rows d [n, E] into the embedding rows of the first n ids.
-void add_rows(Matrix& embed, const std::vector<int>& ids, const Matrix& d) {
-  for (Eigen::Index i = 0; i < d.rows(); ++i) embed.row(ids[static_cast<std::size_t>(i)]) += d.row(i);
-}
-
-class RnnDifferentiable : public Differentiable {
+// One sentence pair's forward and backward on the weights a loaded model holds.
+class RnnPass {
  public:
-  explicit RnnDifferentiable(TrainableRnn model)
-      : model_(std::move(model)), cells_(model_.params), parameters_(count_parameters(model_.params.tensors())) {}
+  RnnPass(const rnn::Config& config, const rnn::Weights& weights) : config_(&config), weights_(&weights) {}
 
-  InputEmbeddings embed(const Tokens& tokens) const override {
-    const RnnParams& p = model_.params;
-    check_tokens(tokens);
-    check_ids(tokens.source, p.src_vocab_size, "source");
-    check_ids(tokens.target, p.tgt_vocab_size, "target");
-    return {rows_of(p.src_embed, tokens.source, tokens.source.size()),
-            rows_of(p.target_embedding(), tokens.target, tokens.target.size())};
-  }
-
-  Matrix forward(const Tokens& tokens, const InputEmbeddings& inputs) override {
-    const RnnParams& p = model_.params;
-    check_tokens(tokens);
-    check_input_rows(inputs.source, tokens.source.size(), p.config.d_embed, "source");
-    check_input_rows(inputs.target, tokens.target.size(), p.config.d_embed, "target");
-    logit_rows_ = -1;
-    train::forward(p, cells_, inputs.source, inputs.target, cache_);
-    logit_rows_ = cache_.logits.rows();
+  Matrix forward(const Matrix& x_src, const Matrix& x_tgt) {
+    train::forward(*config_, *weights_, x_src, x_tgt, cache_);
     return cache_.logits;
   }
-
-  InputEmbeddings backward(const Matrix& d_logits) override {
-    check_d_logits(d_logits, logit_rows_, vocab_size());
+  InputEmbeddings backward(const Matrix& d_logits) const {
     InputEmbeddings d;
-    train::backward(model_.params, nullptr, cache_, d_logits, d.source, d.target);
+    train::backward(*config_, *weights_, nullptr, cache_, d_logits, d.source, d.target);
     return d;
   }
 
-  int vocab_size() const override { return model_.params.tgt_vocab_size; }
-  std::size_t parameter_count() const override { return parameters_; }
+ private:
+  const rnn::Config* config_;
+  const rnn::Weights* weights_;
+  SentenceCache cache_;
+};
+
+class RnnDifferentiable : public PassDifferentiable<RnnPass> {
+ public:
+  RnnDifferentiable(std::shared_ptr<const Model> model, const rnn::Rnn& rnn)
+      : PassDifferentiable(model, RnnPass(rnn.config(), rnn.weights()), values_read(rnn.weights())),
+        config_(rnn.config()),
+        weights_(rnn.weights()),
+        max_positions_(model->config.max_positions) {}
+
+  // The rows of the embedding tables: the RNN has no embedding scale.
+  InputEmbeddings embed(const Tokens& tokens) const override {
+    check_tokens(tokens);
+    return {embedding_forward(weights_.src_embed, tokens.source, 1.0f, "source"),
+            embedding_forward(weights_.tgt_embed(), tokens.target, 1.0f, "target")};
+  }
+
+  Matrix forward(const Tokens& tokens, const InputEmbeddings& inputs) override {
+    check_tokens(tokens);
+    check_input_rows(inputs.source, tokens.source.size(), config_.d_embed, "source");
+    check_input_rows(inputs.target, tokens.target.size(), config_.d_embed, "target");
+    return remember([&] { return pass_.forward(inputs.source, inputs.target); });
+  }
+
+  InputEmbeddings backward(const Matrix& d_logits) override {
+    check_backward(d_logits);
+    return pass_.backward(d_logits);
+  }
+
+  int vocab_size() const override { return static_cast<int>(weights_.output.weight.rows()); }
 
  private:
   // Both sides, within max_positions (the location score has a row per source position, the
   // decoder a position per target token).
   void check_tokens(const Tokens& tokens) const {
-    check_side(tokens.source, true, model_.params.shared.max_positions, "source");
-    check_side(tokens.target, true, model_.params.shared.max_positions, "target");
+    check_side(tokens.source, true, max_positions_, "source");
+    check_side(tokens.target, true, max_positions_, "target");
   }
 
-  TrainableRnn model_;
-  FamilyCells cells_;
-  SentenceCache cache_;
-  std::size_t parameters_;
-  Eigen::Index logit_rows_ = -1;  // the last forward's (none yet: -1)
+  const rnn::Config& config_;
+  const rnn::Weights& weights_;
+  int max_positions_;
 };
 
 }  // namespace
@@ -419,25 +413,26 @@ LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example
     check_ids(e.tgt, params.tgt_vocab_size, "target");
     result.tokens += static_cast<int>(e.tgt.size()) - 1;
   }
-  const FamilyCells cells(params);
+  const rnn::Weights& w = params.weights;
   SentenceCache sc;  // reused sentence after sentence
   Matrix d_logits, d_src, d_tgt;
   for (const Example& e : batch) {
-    forward(params, cells, rows_of(params.src_embed, e.src, e.src.size()),
-            rows_of(params.target_embedding(), e.tgt, e.tgt.size() - 1), sc);
+    const std::vector<int> inputs(e.tgt.begin(), e.tgt.end() - 1);  // what the decoder reads
+    forward(params.config, w, embedding_forward(w.src_embed, e.src, 1.0f, "source"),
+            embedding_forward(w.tgt_embed(), inputs, 1.0f, "target"), sc);
     const std::vector<int> gold(e.tgt.begin() + 1, e.tgt.end());
     result.loss_sum += smoothed_cross_entropy(sc.logits, gold, options.label_smoothing, result.tokens, d_logits);
-    backward(params, &grads, sc, d_logits, d_src, d_tgt);
-    add_rows(grads.src_embed, e.src, d_src);
-    add_rows(grads.target_embedding(), e.tgt, d_tgt);
+    backward(params.config, w, &grads.weights, sc, d_logits, d_src, d_tgt);
+    embedding_backward(grads.weights.src_embed, e.src, 1.0f, d_src);
+    embedding_backward(grads.target_embedding(), inputs, 1.0f, d_tgt);
   }
   return result;
 }
 
 std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model) {
-  if (!model->source)
-    throw InputError("attribution on an RNN needs a model loaded from a file (this one was trained here)");
-  return std::make_unique<RnnDifferentiable>(trainable_rnn_from(SafetensorsFile(model->source), *model));
+  const auto* rnn = dynamic_cast<const rnn::Rnn*>(model->family.get());
+  if (!rnn) throw InputError("the model is a '" + model->config.architecture + "', not an RNN");
+  return std::make_unique<RnnDifferentiable>(model, *rnn);
 }
 
 }  // namespace attnscope::train

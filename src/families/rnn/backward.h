@@ -15,7 +15,6 @@
 
 #include "core/random.h"
 #include "families/rnn/train_params.h"
-#include "io/safetensors.h"
 #include "model/differentiable.h"
 #include "model/example.h"
 #include "model/model.h"
@@ -32,9 +31,9 @@ LossResult loss_and_gradients(const RnnParams& params, const std::vector<Example
 void check_rnn_loss_options(const LossOptions& options);
 
 // The RNN's Differentiable (model/differentiable.h): the same forward and backward from given source
-// and target embeddings (the RNN has no embedding scale), without parameter gradients.
-// Its weights are read from the file `model` was loaded from (Model::source): InputError for a
-// model without one.
+// and target embeddings (the RNN has no embedding scale), without parameter gradients, on the
+// loaded model's own weights (its bridge, output layer and embeddings in whatever form the load
+// keeps them), which the pass keeps alive. InputError for a model of another family.
 std::unique_ptr<Differentiable> rnn_differentiable(std::shared_ptr<const Model> model);
 
 }  // namespace attnscope::train

@@ -79,8 +79,8 @@ RnnParams fresh_rnn_params(const ModelConfig& shared, int src_vocab_size, int tg
     } else if (!t.vector) {  // a matrix [fan_out, fan_in]
       fill(m, std::sqrt(6.0 / static_cast<double>(m.rows() + m.cols())));
     } else {  // bridge.bias, output.bias: their weight has fan_in columns
-      const Matrix& weight = t.name == "bridge.bias" ? p.bridge.weight : p.output.weight;
-      fill(m, 1.0 / std::sqrt(static_cast<double>(weight.cols())));
+      const Linear& layer = t.name == "bridge.bias" ? p.weights.bridge : p.weights.output;
+      fill(m, 1.0 / std::sqrt(static_cast<double>(layer.weight.cols())));
     }
   }
   return p;

@@ -1,20 +1,21 @@
 #include "families/rnn/train_params.h"
 
-#include <algorithm>
+#include <string>
 #include <utility>
 
 #include "core/error.h"
+#include "layers/params.h"  // linear_zeros, add_tensors, sort_by_name
 
 namespace attnscope::train {
 namespace {
 
-CellParams cell_zeros(int gates, int hidden, int in) {
-  return {Matrix::Zero(gates * hidden, in), Matrix::Zero(gates * hidden, hidden), Matrix::Zero(1, gates * hidden),
-          Matrix::Zero(1, gates * hidden)};
+rnn::CellWeights cell_zeros(int gates, int hidden, int in) {
+  return {Matrix::Zero(gates * hidden, in), Matrix::Zero(gates * hidden, hidden), RowVector::Zero(gates * hidden),
+          RowVector::Zero(gates * hidden)};
 }
 
 // nn.GRU / nn.LSTM name their tensors weight_ih_l0, weight_ih_l0_reverse, ...; nn.GRUCell weight_ih.
-void add_cell(TensorList& out, const std::string& prefix, const std::string& suffix, CellParams& c) {
+void add_cell(TensorList& out, const std::string& prefix, const std::string& suffix, rnn::CellWeights& c) {
   out.push_back({prefix + "weight_ih" + suffix, c.weight_ih, false});
   out.push_back({prefix + "weight_hh" + suffix, c.weight_hh, false});
   out.push_back({prefix + "bias_ih" + suffix, c.bias_ih, true});
@@ -32,15 +33,17 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
   const rnn::Config& c = p.config;
   const int E = c.d_embed, H = c.d_hidden, D = c.d_memory();
   const int gates = c.cell == rnn::Cell::GRU ? 3 : 4;
-  p.src_embed = Matrix::Zero(src_vocab_size, E);
-  if (!shared.shared_embeddings) p.tgt_embed = Matrix::Zero(tgt_vocab_size, E);
+  rnn::Weights& w = p.weights;
+  w.shared_embeddings = shared.shared_embeddings;
+  w.src_embed = ops::WeightMatrix::plain(Matrix::Zero(src_vocab_size, E));
+  if (!shared.shared_embeddings) w.tgt_embed_ = ops::WeightMatrix::plain(Matrix::Zero(tgt_vocab_size, E));
   for (int l = 0; l < c.n_encoder_layers; ++l)
-    for (int dir = 0; dir < c.directions(); ++dir) p.encoder.push_back(cell_zeros(gates, c.d_encoder, l == 0 ? E : D));
-  p.bridge = {Matrix::Zero(H, D), Matrix::Zero(1, H)};
+    for (int dir = 0; dir < c.directions(); ++dir) w.encoder.push_back(cell_zeros(gates, c.d_encoder, l == 0 ? E : D));
+  w.bridge = linear_zeros(H, D);
   const int feed = c.style == rnn::Style::Luong ? (c.input_feeding ? H : 0) : D;
-  for (int l = 0; l < c.n_decoder_layers; ++l) p.decoder.push_back(cell_zeros(gates, H, l == 0 ? E + feed : H));
+  for (int l = 0; l < c.n_decoder_layers; ++l) w.decoder.push_back(cell_zeros(gates, H, l == 0 ? E + feed : H));
   if (c.style != rnn::Style::None) {
-    rnn::AttentionWeights& a = p.attention;
+    rnn::AttentionWeights& a = w.attention;
     if (c.score == rnn::Score::Additive) {
       a.query_proj = Matrix::Zero(c.d_attention, H);
       a.key_proj = Matrix::Zero(c.d_attention, D);
@@ -55,32 +58,33 @@ RnnParams RnnParams::zeros(const ModelConfig& shared, int src_vocab_size, int tg
       a.position_v = Matrix::Zero(1, H);
     }
   }
-  if (c.style == rnn::Style::Luong) p.combine = Matrix::Zero(H, D + H);
-  p.output = {Matrix::Zero(tgt_vocab_size, c.style == rnn::Style::Luong ? H : H + D), Matrix::Zero(1, tgt_vocab_size)};
+  if (c.style == rnn::Style::Luong) w.combine = Matrix::Zero(H, D + H);
+  w.output = linear_zeros(tgt_vocab_size, c.style == rnn::Style::Luong ? H : H + D);
   return p;
 }
 
 TensorList RnnParams::tensors() {
+  rnn::Weights& w = weights;
   TensorList out;
-  out.push_back({"src_embed.weight", src_embed, false});
-  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", tgt_embed, false});
+  out.push_back({"src_embed.weight", w.src_embed.plain_matrix(), false});
+  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", w.tgt_embed_.plain_matrix(), false});
   for (int l = 0; l < config.n_encoder_layers; ++l)
     for (int dir = 0; dir < config.directions(); ++dir)
       add_cell(out, "encoder.rnn.", "_l" + std::to_string(l) + (dir ? "_reverse" : ""),
-               encoder[static_cast<std::size_t>(l * config.directions() + dir)]);
-  out.push_back({"bridge.weight", bridge.weight, false});
-  out.push_back({"bridge.bias", bridge.bias, true});
-  for (std::size_t l = 0; l < decoder.size(); ++l) add_cell(out, "decoder.cells." + std::to_string(l) + ".", "", decoder[l]);
+               w.encoder[static_cast<std::size_t>(l * config.directions() + dir)]);
+  add_tensors(out, "bridge", w.bridge);
+  for (std::size_t l = 0; l < w.decoder.size(); ++l)
+    add_cell(out, "decoder.cells." + std::to_string(l) + ".", "", w.decoder[l]);
+  rnn::AttentionWeights& a = w.attention;
   const std::pair<const char*, Matrix*> attention_tensors[] = {
-      {"attention.query_proj.weight", &attention.query_proj},       {"attention.key_proj.weight", &attention.key_proj},
-      {"attention.v.weight", &attention.v},                         {"attention.location_proj.weight", &attention.location_proj},
-      {"attention.position_proj.weight", &attention.position_proj}, {"attention.position_v.weight", &attention.position_v}};
+      {"attention.query_proj.weight", &a.query_proj},       {"attention.key_proj.weight", &a.key_proj},
+      {"attention.v.weight", &a.v},                         {"attention.location_proj.weight", &a.location_proj},
+      {"attention.position_proj.weight", &a.position_proj}, {"attention.position_v.weight", &a.position_v}};
   for (const auto& [name, tensor] : attention_tensors)
     if (tensor->size()) out.push_back({name, *tensor, false});
-  if (combine.size()) out.push_back({"combine.weight", combine, false});
-  out.push_back({"output.weight", output.weight, false});
-  out.push_back({"output.bias", output.bias, true});
-  std::sort(out.begin(), out.end(), [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
+  if (w.combine.size()) out.push_back({"combine.weight", w.combine, false});
+  add_tensors(out, "output", w.output);
+  sort_by_name(out);
   return out;
 }
 
