@@ -94,14 +94,6 @@ std::vector<int> parse_suppress_tokens(const json& j) {
   return ids;
 }
 
-const char* activation_name(Activation a) {
-  return a == Activation::ReLU ? "relu" : a == Activation::GELU ? "gelu" : "swish";
-}
-
-const char* positions_name(Positions p) {
-  return p == Positions::Sinusoidal ? "sinusoidal" : p == Positions::Learned ? "learned" : "sinusoidal_halves";
-}
-
 }  // namespace
 
 ModelConfig ModelConfig::from_json(const std::string& text) {
@@ -115,68 +107,17 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
       throw ModelFileError("config field 'architecture' must be a non-empty string, got " + json_excerpt(a));
     c.architecture = a.get<std::string>();  // the loader checks that some family reads it
   }
-  if (c.architecture != "transformer") {
-    // Another family reads its own fields from family_json; these four every family has.
-    // The two booleans may be absent (false): a family with one vocabulary and no source to
-    // end (a decoder-only model's prompt) has nothing to say with them.
-    c.family_json = j.dump();
-    c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
-    c.shared_embeddings = j.contains("shared_embeddings") && bool_field(j, "shared_embeddings");
-    c.src_append_eos = j.contains("src_append_eos") && bool_field(j, "src_append_eos");
-    parse_special_tokens(j, c.special);
-    c.suppress_tokens = parse_suppress_tokens(j);
-    return c;
-  }
-  const Width width = width_and_heads(j);
-  c.d_model = width.d_model;
-  c.n_heads = width.n_heads;
-  c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
-  c.n_encoder_layers = int_field(j, "n_encoder_layers", 1, kMaxLayers);
-  c.n_decoder_layers = int_field(j, "n_decoder_layers", 1, kMaxLayers);
-  const std::string activation = one_of(j, "activation", {"relu", "gelu", "swish"});
-  c.activation = activation == "relu" ? Activation::ReLU : activation == "gelu" ? Activation::GELU : Activation::Swish;
-  c.norm = choice_field(j, "norm", "post", "pre") == "post" ? NormPosition::Post : NormPosition::Pre;
-  const std::string positions = one_of(j, "positions", {"sinusoidal", "learned", "sinusoidal_halves"});
-  c.positions = positions == "sinusoidal" ? Positions::Sinusoidal
-                : positions == "learned"  ? Positions::Learned
-                                          : Positions::SinusoidalHalves;
-  if (c.positions == Positions::SinusoidalHalves && c.d_model % 2 != 0)
-    throw ModelFileError("config positions \"sinusoidal_halves\" needs an even d_model, got " + std::to_string(c.d_model));
+  // The family reads its own fields from family_json; these every family has. The two booleans
+  // may be absent (false) where a family has nothing to say with them (a decoder-only model's
+  // one vocabulary and its prompt, continued rather than ended); a family that needs them says
+  // so when it parses its own fields.
+  c.family_json = j.dump();
   c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
-  c.embedding_scale = float_field(j, "embedding_scale");
-  c.shared_embeddings = bool_field(j, "shared_embeddings");
-  c.tied_output = bool_field(j, "tied_output");
-  c.layer_norm_eps = float_field(j, "layer_norm_eps");
-  if (!(c.layer_norm_eps > 0.0)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
-  c.src_append_eos = bool_field(j, "src_append_eos");
-
+  c.shared_embeddings = j.contains("shared_embeddings") && bool_field(j, "shared_embeddings");
+  c.src_append_eos = j.contains("src_append_eos") && bool_field(j, "src_append_eos");
   parse_special_tokens(j, c.special);
   c.suppress_tokens = parse_suppress_tokens(j);
   return c;
-}
-
-std::string ModelConfig::to_json() const {
-  if (!family_json.empty()) return family_json;
-  json j = {
-      {"architecture", architecture},
-      {"d_model", d_model},
-      {"n_heads", n_heads},
-      {"d_ff", d_ff},
-      {"n_encoder_layers", n_encoder_layers},
-      {"n_decoder_layers", n_decoder_layers},
-      {"activation", activation_name(activation)},
-      {"norm", norm == NormPosition::Post ? "post" : "pre"},
-      {"positions", positions_name(positions)},
-      {"max_positions", max_positions},
-      {"embedding_scale", embedding_scale},
-      {"shared_embeddings", shared_embeddings},
-      {"tied_output", tied_output},
-      {"layer_norm_eps", layer_norm_eps},
-      {"src_append_eos", src_append_eos},
-      {"special_tokens", {{"pad", special.pad}, {"unk", special.unk}, {"bos", special.bos}, {"eos", special.eos}}},
-  };
-  if (!suppress_tokens.empty()) j["suppress_tokens"] = suppress_tokens;
-  return j.dump();
 }
 
 }  // namespace attnscope

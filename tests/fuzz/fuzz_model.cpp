@@ -28,25 +28,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const Model& m = *model;
-  const ModelConfig& c = m.config;
   FUZZ_CHECK(m.src_vocab.size() > 0 && m.tgt_vocab.size() > 0);
+  const transformer::Config& c = transformer::of(m).config();
   const transformer::Weights& w = transformer::of(m).weights();
   FUZZ_CHECK(static_cast<int>(w.encoder_layers.size()) == c.n_encoder_layers);
   FUZZ_CHECK(static_cast<int>(w.decoder_layers.size()) == c.n_decoder_layers);
-  FUZZ_CHECK(w.encoder_positions.rows() == c.max_positions && w.encoder_positions.cols() == c.d_model);
+  FUZZ_CHECK(w.encoder_positions.rows() == m.config.max_positions && w.encoder_positions.cols() == c.d_model);
   for (const AttentionSiteInfo& site : m.sites()) FUZZ_CHECK(site.layers > 0 && site.heads == c.n_heads);
 
   // The model's own tokenizer on its vocabulary and on text it has never seen.
   std::string text;
   for (int i = 0; i < std::min(m.src_vocab.size(), 6); ++i) text += m.src_vocab.token(i) + " ";
   text += "Zzyzx GRÜẞE 🙂 \xff\xc0\xaf";
-  const Encoded e = encode(*m.tokenizer, m.src_vocab, text, c.special.unk);
+  const Encoded e = encode(*m.tokenizer, m.src_vocab, text, m.config.special.unk);
   FUZZ_CHECK(e.ids.size() == e.pieces.size());
   for (int id : e.ids) FUZZ_CHECK(id >= 0 && id < m.src_vocab.size());
 
   // A short beam search on a source made of the first ids, with every capture on.
   Source source;
-  const int length = std::min(3, c.max_positions);
+  const int length = std::min(3, m.config.max_positions);
   for (int i = 0; i < length; ++i) {
     source.ids.push_back(i % m.src_vocab.size());
     source.pieces.push_back(m.src_vocab.token(source.ids.back()));

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
+#include "families/transformer/transformer.h"
 #include "model/seq2seq.h"
 #include "test_support.h"
-#include "families/transformer/transformer.h"
 
 namespace attnscope {
 using transformer::kCross;
@@ -108,7 +108,7 @@ TEST(Engine, AttentionRowsAreDistributions) {
   for (const StepRecord& r : session.history()) {
     const StepTrace& trace = r.expansions.at(0).trace;
     EXPECT_EQ(trace.attention[kCross].shape[2], static_cast<int>(session.source().ids.size()));
-    EXPECT_THROW(trace.attention[kCross].at({model->config.n_decoder_layers, 0, 0}), IndexError);
+    EXPECT_THROW(trace.attention[kCross].at({transformer::of(*model).config().n_decoder_layers, 0, 0}), IndexError);
   }
 }
 

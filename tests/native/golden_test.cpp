@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "decoding/session.h"
-#include "test_support.h"
 #include "families/transformer/transformer.h"
+#include "test_support.h"
 
 namespace attnscope {
 using transformer::kCross;
@@ -61,8 +61,9 @@ TEST_P(GoldenTest, GreedyDecodeMatchesPyTorchReference) {
     const auto& history = session.history();
 
     const int S = static_cast<int>(src.ids.size());
-    const int L_enc = model->config.n_encoder_layers, L_dec = model->config.n_decoder_layers;
-    const int H = model->config.n_heads;
+    const transformer::Config& config = transformer::of(*model).config();
+    const int L_enc = config.n_encoder_layers, L_dec = config.n_decoder_layers;
+    const int H = config.n_heads;
     const EncoderTrace& enc = session.encoder_trace();
     expect_close(c["encoder"]["self_attn"], enc.attention[kEncoderSelf].data.data(), enc.attention[kEncoderSelf].numel(), {L_enc, H, S, S},
                  "encoder self_attn");

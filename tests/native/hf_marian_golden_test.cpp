@@ -108,7 +108,7 @@ TEST_P(HfMarianGoldenTest, TokenizersMatchMarianTokenizer) {
 TEST_P(HfMarianGoldenTest, TeacherForcedLogitsAndAttentionMatch) {
   const json golden = golden_of(GetParam());
   const auto model = Model::load_file(testing::golden_path("hf/" + GetParam() + ".safetensors"));
-  const ModelConfig& cfg = model->config;
+  const transformer::Config& cfg = transformer::of(*model).config();
   const int L_enc = cfg.n_encoder_layers, L_dec = cfg.n_decoder_layers, H = cfg.n_heads;
   for (const json& c : golden["cases"]) {
     SCOPED_TRACE("source: " + c["source"].get<std::string>());
@@ -213,7 +213,7 @@ TEST(HfMarianStoppingRule, BoundRuleMissesABeamGolden) {
 TEST_P(HfMarianGoldenTest, InterleavedPositionsMissTheGoldens) {
   const json golden = golden_of(GetParam());
   const auto wrong = load_with_interleaved_positions(testing::golden_path("hf/" + GetParam() + ".safetensors"));
-  ASSERT_EQ(wrong->config.positions, Positions::Sinusoidal);
+  ASSERT_EQ(transformer::of(*wrong).config().positions, transformer::Positions::Sinusoidal);
   const json& c = golden["cases"][0];
   const auto session = teacher_forced(wrong, c);
   const Expansion& e = session->history().at(0).expansions.at(0);

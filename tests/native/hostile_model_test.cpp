@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/quote.h"
+#include "families/transformer/transformer.h"
 #include "hostile_support.h"
 #include "model/model.h"
 
@@ -81,7 +82,7 @@ TEST(HostileModel, DerivedTablesAreBoundedByTheFilesSize) {
                              "the 16777216 a " + std::to_string(big.size()) + "-byte file may make the engine allocate");
   const Bytes small = wide_model(512, 64);
   const auto model = Model::load_bytes(small.data(), small.size());
-  EXPECT_EQ(model->config.d_model, 512);
+  EXPECT_EQ(transformer::of(*model).config().d_model, 512);
 }
 
 TEST(HostileModel, ADirectoryIsAnUnreadableModelFileNamed) {

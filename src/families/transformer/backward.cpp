@@ -7,7 +7,7 @@
 
 namespace attnscope::train {
 
-TransformerPass::TransformerPass(const ModelConfig& config, const transformer::Weights& weights)
+TransformerPass::TransformerPass(const transformer::Config& config, const transformer::Weights& weights)
     : config_(config), weights_(weights) {}
 
 Stack<EncoderLayer> TransformerPass::encoder() const {
@@ -30,7 +30,7 @@ Matrix TransformerPass::forward(const InputEmbeddings& inputs, const std::vector
 }
 
 InputEmbeddings TransformerPass::backward(const Matrix& d_logits, TransformerParams* grads) {
-  const bool learned = config_.positions == Positions::Learned;
+  const bool learned = config_.positions == transformer::Positions::Learned;
   StackGrads<EncoderLayer> encoder_grads;
   StackGrads<DecoderLayer> decoder_grads;
   transformer::Weights* g = grads ? &grads->weights : nullptr;
@@ -49,17 +49,18 @@ InputEmbeddings TransformerPass::backward(const Matrix& d_logits, TransformerPar
 
 LossResult loss_and_gradients(const TransformerParams& params, const std::vector<Example>& batch,
                               const LossOptions& options, Random* random, TransformerParams& grads) {
-  const ModelConfig& c = params.config;
+  const transformer::Config& c = params.config;
+  const int max_positions = params.shared.max_positions;
   const float scale = static_cast<float>(c.embedding_scale);
   std::vector<int> src_ids, src_lengths;
   for (const Example& e : batch) {
     if (e.src.empty()) throw InputError("a training pair needs a source and a target token");
-    if (static_cast<int>(e.src.size()) > c.max_positions)
-      throw InputError("a training pair is longer than max_positions = " + std::to_string(c.max_positions));
+    if (static_cast<int>(e.src.size()) > max_positions)
+      throw InputError("a training pair is longer than max_positions = " + std::to_string(max_positions));
     src_lengths.push_back(static_cast<int>(e.src.size()));
     src_ids.insert(src_ids.end(), e.src.begin(), e.src.end());
   }
-  const PackedTargets targets = pack_targets(batch, c.max_positions, params.tgt_vocab_size);
+  const PackedTargets targets = pack_targets(batch, max_positions, params.tgt_vocab_size);
   const transformer::Weights& w = params.weights;
   InputEmbeddings inputs{embedding_forward(w.src_embed, src_ids, scale, "source"),
                          embedding_forward(w.tgt_embed(), targets.ids, scale, "target")};

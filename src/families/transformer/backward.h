@@ -26,7 +26,7 @@ class TransformerPass {
  public:
   // Runs on `weights` (kept by reference): a loaded model's, in whatever form the load keeps
   // them (attribution), or training's plain ones.
-  TransformerPass(const ModelConfig& config, const transformer::Weights& weights);
+  TransformerPass(const transformer::Config& config, const transformer::Weights& weights);
   // inputs.source [S, d], inputs.target [T, d], the sentences' rows given by their lengths.
   // Returns the logits [T, V], row t predicting the token after target row t.
   Matrix forward(const InputEmbeddings& inputs, const std::vector<int>& source_lengths,
@@ -39,7 +39,7 @@ class TransformerPass {
   Stack<EncoderLayer> encoder() const;
   Stack<DecoderLayer> decoder() const;
 
-  const ModelConfig& config_;
+  const transformer::Config& config_;
   const transformer::Weights& weights_;
   StackRows source_rows_, target_rows_;
   StackCache encoder_, decoder_;

@@ -28,7 +28,7 @@ Matrix Transformer::step(const std::vector<DecoderState*>& base_states, const st
   // Named vectors are recorded per hypothesis, so a batch that wants them runs one at a time.
   if (n > 1 && capture.vectors && std::any_of(traces.begin(), traces.end(), [](StepTrace* t) { return t; }))
     return step_each(base_states, tokens, capture, traces, interventions);
-  const ModelConfig& c = config_;
+  const Config& c = config_;
   const Weights& w = weights_;
   // Every state of this decoder was made by start(): the cast is the seam's contract.
   std::vector<State*> states(n);

@@ -8,11 +8,11 @@
 namespace attnscope::train {
 namespace {
 
-std::size_t values_read(const ModelConfig& c, const transformer::Weights& w) {
+std::size_t values_read(const transformer::Config& c, const transformer::Weights& w) {
   std::size_t n = count_values(w.src_embed) + count_values(w.output_bias);
-  if (!c.shared_embeddings) n += count_values(w.tgt_embed_);
+  if (!w.shared_embeddings) n += count_values(w.tgt_embed_);
   if (!c.tied_output) n += count_values(w.output_weight_);
-  if (c.positions == Positions::Learned) n += 2 * static_cast<std::size_t>(w.encoder_positions.size());
+  if (c.positions == transformer::Positions::Learned) n += 2 * static_cast<std::size_t>(w.encoder_positions.size());
   for (const EncoderLayer& l : w.encoder_layers) n += count_values(l);
   for (const DecoderLayer& l : w.decoder_layers) n += count_values(l);
   if (c.norm == NormPosition::Pre) n += count_values(w.encoder_final_norm) + count_values(w.decoder_final_norm);
@@ -24,6 +24,7 @@ class TransformerDifferentiable : public PassDifferentiable<TransformerPass> {
   TransformerDifferentiable(std::shared_ptr<const Model> model, const transformer::Transformer& t)
       : PassDifferentiable(model, TransformerPass(t.config(), t.weights()), values_read(t.config(), t.weights())),
         config_(t.config()),
+        max_positions_(model->config.max_positions),
         weights_(t.weights()),
         tgt_vocab_size_(static_cast<int>(model->tgt_vocab.size())) {}
 
@@ -34,9 +35,9 @@ class TransformerDifferentiable : public PassDifferentiable<TransformerPass> {
   }
 
   Matrix forward(const Tokens& tokens, const InputEmbeddings& inputs) override {
-    const ModelConfig& c = config_;
-    check_side(tokens.source, true, c.max_positions, "source");
-    check_side(tokens.target, true, c.max_positions, "target");
+    const transformer::Config& c = config_;
+    check_side(tokens.source, true, max_positions_, "source");
+    check_side(tokens.target, true, max_positions_, "target");
     check_input_rows(inputs.source, tokens.source.size(), c.d_model, "source");
     check_input_rows(inputs.target, tokens.target.size(), c.d_model, "target");
     return remember([&] {
@@ -53,7 +54,8 @@ class TransformerDifferentiable : public PassDifferentiable<TransformerPass> {
   int vocab_size() const override { return tgt_vocab_size_; }
 
  private:
-  const ModelConfig& config_;
+  const transformer::Config& config_;
+  int max_positions_;
   const transformer::Weights& weights_;
   int tgt_vocab_size_;
 };

@@ -8,7 +8,7 @@ namespace attnscope::transformer {
 Matrix Transformer::encode(const std::vector<int>& src_ids, const Capture& capture, EncoderTrace* trace,
                            const Interventions& interventions) const {
   intervention_support().check(interventions);
-  const ModelConfig& c = config_;
+  const Config& c = config_;
   const Weights& w = weights_;
   const bool observe = trace != nullptr && capture.any();
   NamedVectors* vectors = observe && capture.vectors ? &trace->vectors : nullptr;

@@ -5,19 +5,20 @@
 namespace attnscope::transformer {
 
 std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::LoadOptions& options) {
-  const ModelConfig& c = m.config;
+  const Config c = Config::from_json(m.config.family_json);
+  const ModelConfig& shared = m.config;
   const int d = c.d_model;
   const float eps = static_cast<float>(c.layer_norm_eps);
   Weights t;
-  t.shared_embeddings = c.shared_embeddings;
+  t.shared_embeddings = shared.shared_embeddings;
   t.tied_output = c.tied_output;
   // A tied output projection is the target table itself: held packed, as a step reads it.
-  t.src_embed = w.embedding_table("src_embed.weight", m.src_vocab.size(), d, c.tied_output && c.shared_embeddings);
-  if (!c.shared_embeddings)
+  t.src_embed = w.embedding_table("src_embed.weight", m.src_vocab.size(), d, c.tied_output && shared.shared_embeddings);
+  if (!shared.shared_embeddings)
     t.tgt_embed_ = w.embedding_table("tgt_embed.weight", m.tgt_vocab.size(), d, c.tied_output);
   if (c.positions == Positions::Learned) {
-    t.encoder_positions = w.matrix("encoder.pos_embed.weight", c.max_positions, d);
-    t.decoder_positions = w.matrix("decoder.pos_embed.weight", c.max_positions, d);
+    t.encoder_positions = w.matrix("encoder.pos_embed.weight", shared.max_positions, d);
+    t.decoder_positions = w.matrix("decoder.pos_embed.weight", shared.max_positions, d);
   }
 
   for (int i = 0; i < c.n_encoder_layers; ++i) {
@@ -44,11 +45,11 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
   // Sinusoidal positions are computed, not read: only now, with every tensor found in the shape
   // the config gives, and only in proportion to the file (encoder and decoder hold a copy each).
   if (c.positions != Positions::Learned) {
-    w.check_derived("sinusoidal positions (" + std::to_string(c.max_positions) + " x " + std::to_string(d) + ")",
-                    2 * sizeof(float) * static_cast<std::size_t>(c.max_positions) * static_cast<std::size_t>(d));
+    w.check_derived("sinusoidal positions (" + std::to_string(shared.max_positions) + " x " + std::to_string(d) + ")",
+                    2 * sizeof(float) * static_cast<std::size_t>(shared.max_positions) * static_cast<std::size_t>(d));
     t.encoder_positions = t.decoder_positions = c.positions == Positions::Sinusoidal
-                                                    ? sinusoidal_positions(c.max_positions, d)
-                                                    : sinusoidal_halves_positions(c.max_positions, d);
+                                                    ? sinusoidal_positions(shared.max_positions, d)
+                                                    : sinusoidal_halves_positions(shared.max_positions, d);
   }
 
   // A decoder step multiplies one row (a beam: a few) by each of these, streaming megabytes of
@@ -64,7 +65,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
                       &layer.ffn.fc2})
       l->prepare_for_steps(options.int8);
   prepare_step_output(t.output_weight_, t.tgt_embed(), c.tied_output, options.int8);
-  return std::make_unique<Transformer>(c, std::move(t));
+  return std::make_unique<Transformer>(shared, c, std::move(t));
 }
 
 }  // namespace attnscope::transformer

@@ -8,43 +8,24 @@
 #include "model/model.h"  // Model::load_bytes only: validation by the engine's loader
 
 namespace attnscope::train {
-namespace {
-
-std::string py_bool(bool b) { return b ? "true" : "false"; }
-
-}  // namespace
-
-std::string config_json(const ModelConfig& c) {
-  const auto& s = c.special;
-  return "{\"d_model\":" + std::to_string(c.d_model) + ",\"n_heads\":" + std::to_string(c.n_heads) +
-         ",\"d_ff\":" + std::to_string(c.d_ff) + ",\"n_encoder_layers\":" + std::to_string(c.n_encoder_layers) +
-         ",\"n_decoder_layers\":" + std::to_string(c.n_decoder_layers) + ",\"activation\":" +
-         (c.activation == Activation::ReLU ? "\"relu\"" : "\"gelu\"") + ",\"norm\":" +
-         (c.norm == NormPosition::Post ? "\"post\"" : "\"pre\"") + ",\"positions\":" +
-         (c.positions == Positions::Sinusoidal ? "\"sinusoidal\"" : "\"learned\"") +
-         ",\"max_positions\":" + std::to_string(c.max_positions) + ",\"embedding_scale\":" +
-         py_float(c.embedding_scale) + ",\"shared_embeddings\":" + py_bool(c.shared_embeddings) +
-         ",\"tied_output\":" + py_bool(c.tied_output) + ",\"layer_norm_eps\":" + py_float(c.layer_norm_eps) +
-         ",\"src_append_eos\":" + py_bool(c.src_append_eos) + ",\"special_tokens\":{\"pad\":" +
-         std::to_string(s.pad) + ",\"unk\":" + std::to_string(s.unk) + ",\"bos\":" + std::to_string(s.bos) +
-         ",\"eos\":" + std::to_string(s.eos) + "}}";
-}
 
 TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size) {
   const auto model = Model::load_bytes(data, size);  // throws ModelFileError on anything wrong
   const SafetensorsFile file(data, size);
   ModelText text = trainable_text(file, *model);
-  const ModelConfig config = ModelConfig::from_json(file.metadata().at("config"));
-  check_trainable(config);
-  TransformerParams params = TransformerParams::zeros(config, static_cast<int>(model->src_vocab.size()),
+  const ModelConfig& shared = model->config;
+  const transformer::Config config = transformer::Config::from_json(shared.family_json);
+  check_trainable(shared, config);
+  TransformerParams params = TransformerParams::zeros(shared, config, static_cast<int>(model->src_vocab.size()),
                                                       static_cast<int>(model->tgt_vocab.size()));
   read_tensors(file, params.tensors());
   return {std::move(params), std::move(text)};
 }
 
-TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed) {
-  check_trainable(config);
-  TransformerParams p = TransformerParams::zeros(config, src_vocab_size, tgt_vocab_size);
+TransformerParams fresh_params(const ModelConfig& shared, const transformer::Config& config, int src_vocab_size,
+                               int tgt_vocab_size, std::uint64_t seed) {
+  check_trainable(shared, config);
+  TransformerParams p = TransformerParams::zeros(shared, config, src_vocab_size, tgt_vocab_size);
   Random random(seed);
   const double embed_std = 1.0 / std::sqrt(static_cast<double>(config.d_model));
   auto tensors = p.tensors();
@@ -73,7 +54,7 @@ TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, in
 }
 
 std::vector<std::uint8_t> export_safetensors(TransformerParams& params, const ModelText& text) {
-  return export_tensors(config_json(params.config), params.tensors(), text);
+  return export_tensors(params.config.to_json(params.shared), params.tensors(), text);
 }
 
 }  // namespace attnscope::train

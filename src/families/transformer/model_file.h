@@ -26,13 +26,10 @@ TrainableModel trainable_from_bytes(const std::uint8_t* data, std::size_t size);
 // (U(±sqrt(6 / (fan_in + fan_out)))), then the token embeddings N(0, d^-1/2); linear biases
 // U(±1/sqrt(fan_in)) (nn.Linear's default, which train.py keeps), output.bias 0, LayerNorm 1 and 0.
 // Drawn from train::Random(seed), tensor by tensor in file order.
-TransformerParams fresh_params(const ModelConfig& config, int src_vocab_size, int tgt_vocab_size, std::uint64_t seed);
+TransformerParams fresh_params(const ModelConfig& shared, const transformer::Config& config, int src_vocab_size,
+                               int tgt_vocab_size, std::uint64_t seed);
 
 // The model file's bytes, F32.
 std::vector<std::uint8_t> export_safetensors(TransformerParams& params, const ModelText& text);
-
-// The `config` metadata value exactly as export.py writes it (json.dumps, FORMAT.md key order,
-// Python float repr).
-std::string config_json(const ModelConfig& config);
 
 }  // namespace attnscope::train

@@ -5,35 +5,37 @@
 
 namespace attnscope::train {
 
-void check_trainable(const ModelConfig& c) {
-  // The model-file writer (model_file.cpp config_json) knows these options only.
+void check_trainable(const ModelConfig& shared, const transformer::Config& c) {
+  // What the reference trainer (models/train/train.py), and so the training goldens, cover.
   if (c.activation == Activation::Swish)
     throw InputError("training does not support activation \"swish\" (only relu and gelu)");
-  if (c.positions == Positions::SinusoidalHalves)
+  if (c.positions == transformer::Positions::SinusoidalHalves)
     throw InputError("training does not support positions \"sinusoidal_halves\" (only sinusoidal and learned)");
-  if (!c.suppress_tokens.empty())
+  if (!shared.suppress_tokens.empty())
     throw InputError("training does not support a model with suppress_tokens (its model file would lose them)");
 }
 
-TransformerParams TransformerParams::zeros(const ModelConfig& c, int src_vocab_size, int tgt_vocab_size) {
+TransformerParams TransformerParams::zeros(const ModelConfig& shared, const transformer::Config& c, int src_vocab_size,
+                                            int tgt_vocab_size) {
   TransformerParams p;
+  p.shared = shared;
   p.config = c;
   p.src_vocab_size = src_vocab_size;
   p.tgt_vocab_size = tgt_vocab_size;
   const int d = c.d_model;
   const float eps = static_cast<float>(c.layer_norm_eps);
   transformer::Weights& w = p.weights;
-  w.shared_embeddings = c.shared_embeddings;
+  w.shared_embeddings = shared.shared_embeddings;
   w.tied_output = c.tied_output;
   w.src_embed = ops::WeightMatrix::plain(Matrix::Zero(src_vocab_size, d));
-  if (!c.shared_embeddings) w.tgt_embed_ = ops::WeightMatrix::plain(Matrix::Zero(tgt_vocab_size, d));
-  if (c.positions == Positions::Learned) {
-    w.encoder_positions = Matrix::Zero(c.max_positions, d);
-    w.decoder_positions = Matrix::Zero(c.max_positions, d);
+  if (!shared.shared_embeddings) w.tgt_embed_ = ops::WeightMatrix::plain(Matrix::Zero(tgt_vocab_size, d));
+  if (c.positions == transformer::Positions::Learned) {
+    w.encoder_positions = Matrix::Zero(shared.max_positions, d);
+    w.decoder_positions = Matrix::Zero(shared.max_positions, d);
   } else {
-    w.encoder_positions = w.decoder_positions = c.positions == Positions::Sinusoidal
-                                                    ? sinusoidal_positions(c.max_positions, d)
-                                                    : sinusoidal_halves_positions(c.max_positions, d);
+    w.encoder_positions = w.decoder_positions = c.positions == transformer::Positions::Sinusoidal
+                                                    ? sinusoidal_positions(shared.max_positions, d)
+                                                    : sinusoidal_halves_positions(shared.max_positions, d);
   }
   for (int i = 0; i < c.n_encoder_layers; ++i)
     w.encoder_layers.push_back({attention_zeros(d, c.n_heads), norm_zeros(d, eps), ffn_zeros(d, c.d_ff, c.activation),
@@ -54,8 +56,8 @@ std::vector<TransformerParams::Named> TransformerParams::tensors() {
   transformer::Weights& w = weights;
   std::vector<Named> out;
   out.push_back({"src_embed.weight", w.src_embed.plain_matrix(), false});
-  if (!config.shared_embeddings) out.push_back({"tgt_embed.weight", w.tgt_embed_.plain_matrix(), false});
-  if (config.positions == Positions::Learned) {
+  if (!shared.shared_embeddings) out.push_back({"tgt_embed.weight", w.tgt_embed_.plain_matrix(), false});
+  if (config.positions == transformer::Positions::Learned) {
     out.push_back({"encoder.pos_embed.weight", w.encoder_positions, false});
     out.push_back({"decoder.pos_embed.weight", w.decoder_positions, false});
   }

@@ -15,15 +15,17 @@ class TransformerTrainable : public FamilyTrainable<TransformerParams, Trainable
  public:
   using FamilyTrainable::FamilyTrainable;
   std::vector<std::uint8_t> export_bytes() override { return export_safetensors(model_.params, model_.text); }
-  const ModelConfig& shared_config() const override { return model_.params.config; }
+  const ModelConfig& shared_config() const override { return model_.params.shared; }
   void check_options(const LossOptions&) const override {}
 };
 
 // A model file's limits (config_fields.h) hold for a trained model too: checked before the
 // weights are allocated, not when the trained file is written and read back.
-void check_config(const ModelConfig& c) {
+void check_config(const ModelConfig& shared, const transformer::Config& c) {
   try {
-    ModelConfig::from_json(c.to_json());
+    const std::string text = c.to_json(shared);
+    ModelConfig::from_json(text);
+    transformer::Config::from_json(text);
   } catch (const ModelFileError& e) {
     throw InputError("architecture: " + e.detail());
   }
@@ -47,15 +49,16 @@ TrainableModel fresh_model(const WordTextOf& words, const Architecture& arch, st
   const WordText w = words(/*joint=*/false);
   TrainableModel m;
   m.text = w.text;
-  ModelConfig c;
+  ModelConfig shared;
+  shared.max_positions = std::max<int>(16, static_cast<int>(w.longest) + 2);
+  transformer::Config c;
   c.d_model = arch.d_model;
   c.n_heads = arch.heads;
   c.d_ff = arch.d_ff ? arch.d_ff : 2 * arch.d_model;
   c.n_encoder_layers = c.n_decoder_layers = arch.layers;
-  c.max_positions = std::max<int>(16, static_cast<int>(w.longest) + 2);
   c.embedding_scale = std::sqrt(static_cast<double>(arch.d_model));
-  check_config(c);
-  m.params = fresh_params(c, static_cast<int>(m.text.src_vocab.size()), static_cast<int>(m.text.tgt_vocab.size()), seed);
+  check_config(shared, c);
+  m.params = fresh_params(shared, c, static_cast<int>(m.text.src_vocab.size()), static_cast<int>(m.text.tgt_vocab.size()), seed);
   return m;
 }
 

@@ -3,7 +3,7 @@
 namespace attnscope::transformer {
 
 // The one place the transformer's attention sites are named.
-static SiteTable site_table(const ModelConfig& c) {
+static SiteTable site_table(const Config& c) {
   return {
       {"encoder", "Encoder self-attention", Side::Source, Side::Source, c.n_encoder_layers, c.n_heads, false, "",
        "encoder_self_attn", "encoderSelfAttention", false},
@@ -14,8 +14,8 @@ static SiteTable site_table(const ModelConfig& c) {
   };
 }
 
-Transformer::Transformer(const ModelConfig& config, Weights weights)
-    : config_(config), weights_(std::move(weights)), sites_(site_table(config)) {}
+Transformer::Transformer(const ModelConfig& shared, const Config& config, Weights weights)
+    : shared_(shared), config_(config), weights_(std::move(weights)), sites_(site_table(config)) {}
 
 const MultiHeadAttention* Transformer::attention_layer(int site, int layer) const {
   const bool encoder = site == kEncoderSelf;

@@ -13,6 +13,32 @@
 
 namespace attnscope::transformer {
 
+// Sinusoidal: Vaswani's interleaved sin/cos; SinusoidalHalves: sin in the first half of the
+// columns, cos in the second (Marian's, as Hugging Face writes it).
+enum class Positions { Sinusoidal, Learned, SinusoidalHalves };
+
+// The family's own config fields (models/FORMAT.md), parsed from ModelConfig::family_json.
+struct Config {
+  int d_model = 0, n_heads = 0, d_ff = 0;
+  int n_encoder_layers = 0, n_decoder_layers = 0;
+  Activation activation = Activation::ReLU;
+  NormPosition norm = NormPosition::Post;
+  Positions positions = Positions::Sinusoidal;
+  double embedding_scale = 1.0;  // as written in the file; applied in float32
+  bool tied_output = false;
+  double layer_norm_eps = 1e-5;
+
+  int d_head() const { return d_model / n_heads; }
+
+  // Throws ModelFileError naming the field. The transformer's file states shared_embeddings and
+  // src_append_eos (ModelConfig reads them), which other families may leave out.
+  static Config from_json(const std::string& text);
+  // The config object a model file holds, with `shared`'s fields: as
+  // models/reference/attnscope_ref/export.py writes it (json.dumps, models/FORMAT.md's key
+  // order, Python's float repr).
+  std::string to_json(const ModelConfig& shared) const;
+};
+
 // Rows of the site table.
 enum Site : int { kEncoderSelf = 0, kDecoderSelf = 1, kCross = 2 };
 
@@ -57,7 +83,7 @@ class State : public DecoderState {
 
 class Transformer : public ModelFamily, public Decoder {
  public:
-  Transformer(const ModelConfig& config, Weights weights);
+  Transformer(const ModelConfig& shared, const Config& config, Weights weights);
 
   const SiteTable& sites() const override { return sites_; }
   Matrix encode(const std::vector<int>& source_ids, const Capture& capture, EncoderTrace* trace,
@@ -80,13 +106,15 @@ class Transformer : public ModelFamily, public Decoder {
   Matrix readout(const Matrix& residual, const Interventions& interventions) const override;
 
   const Weights& weights() const { return weights_; }
-  const ModelConfig& config() const { return config_; }
+  const Config& config() const { return config_; }
+  const ModelConfig& shared_config() const { return shared_; }
 
  private:
   LayerEdits encoder_edits(int layer, const Interventions& iv) const;
   LayerEdits decoder_edits(int layer, const Interventions& iv) const;
 
-  ModelConfig config_;
+  ModelConfig shared_;
+  Config config_;
   Weights weights_;
   SiteTable sites_;
 };
