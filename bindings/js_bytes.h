@@ -1,8 +1,8 @@
 #pragma once
 // A model file's bytes where the page holds them, a Uint8Array outside the WebAssembly heap: the
 // loader reads the header, then copies each tensor's range into the memory that keeps it (an F16
-// tensor through a small buffer), so the file is never copied into the heap whole. The array
-// stays referenced while the model lives: attribution's gradient pass reads its weights from it.
+// tensor through a small buffer), so the file is never copied into the heap whole. Nothing holds
+// the array after the load: the caller's is the only reference left.
 // Inline for the reason bytes_of is (bindings/conversions.h: val::call's thread_local).
 #include <emscripten/val.h>
 

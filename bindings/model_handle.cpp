@@ -67,8 +67,7 @@ val ModelHandle::load(const val& array, bool int8, bool binary16) {  // array: a
     Model::LoadOptions options;
     options.int8 = int8;
     options.binary16 = binary16;
-    // Read from the page's array a tensor at a time; the model keeps the array for attribution's
-    // gradient pass, built on its first use.
+    // Read from the page's array a tensor at a time; nothing keeps the array after the load.
     model_ = Model::load(std::make_shared<JsBytes>(array), options);
     pass_.reset();
     return val::undefined();

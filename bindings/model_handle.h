@@ -80,8 +80,8 @@ class ModelHandle {
   val mask_attribution(const std::string& text, const std::string& method, int steps, const std::string& baseline,
                        const std::string& contrast) const;
 
-  // The model's gradient pass (train/differentiable.h), built on first use from the bytes the
-  // model was loaded from (Model::source).
+  // The model's gradient pass (train/differentiable.h), built on first use on the model's own
+  // weights.
   train::Differentiable& pass() const;
 
   // A model the engine already loaded (the trainer's weights after an epoch).

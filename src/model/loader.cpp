@@ -43,12 +43,9 @@ void check_special_tokens(const ModelConfig& c, const Vocabulary& vocab, const s
                            side + " vocabulary of " + std::to_string(vocab.size()));
 }
 
-// `keep`: the source the model keeps (Model::source), or null.
-std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::LoadOptions& options,
-                                   std::shared_ptr<const ByteSource> keep) {
+std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::LoadOptions& options) {
   auto model = std::make_shared<Model>();
   Model& m = *model;
-  m.source = std::move(keep);
   m.metadata = file.metadata();
   if (required(m.metadata, "format") != "attnscope")
     throw ModelFileError("metadata 'format' is " + quote(m.metadata["format"]) + ", expected 'attnscope'");
@@ -123,11 +120,11 @@ const Decoder& Model::decoder() const {
 }
 
 std::shared_ptr<const Model> Model::load_bytes(const std::uint8_t* data, std::size_t size, const LoadOptions& options) {
-  return build(SafetensorsFile(data, size), options, nullptr);
+  return build(SafetensorsFile(data, size), options);
 }
 
 std::shared_ptr<const Model> Model::load(std::shared_ptr<const ByteSource> source, const LoadOptions& options) {
-  return build(SafetensorsFile(source), options, source);
+  return build(SafetensorsFile(std::move(source)), options);
 }
 
 std::shared_ptr<const Model> Model::load_file(const std::string& path, const LoadOptions& options) {

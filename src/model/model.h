@@ -31,10 +31,6 @@ struct Model {
   // stores them as F16 (a binary32 file, or a model trained in memory, has none).
   bool binary16 = false;
   std::unique_ptr<const ModelFamily> family;  // chosen by config.architecture
-  // The bytes the model was read from, where they stay readable without a copy (a file on disk,
-  // the page's own download): a gradient pass (train/differentiable.h) reads the weights it
-  // differentiates from them. Null for load_bytes, whose bytes belong to the caller.
-  std::shared_ptr<const ByteSource> source;
 
   const SiteTable& sites() const { return family->sites(); }
   // The family's decoder; throws Error for an encoder-only model.
@@ -55,7 +51,8 @@ struct Model {
 
   // Load and validate a model file (models/FORMAT.md). Throw ModelFileError saying what is wrong.
   // Each tensor is read from its source straight into the memory that keeps it: the file is
-  // never held whole. load_file and load() keep the source (Model::source); load_bytes does not.
+  // never held whole, and nothing keeps it once the load returns: training and attribution run
+  // on the loaded weights.
   static std::shared_ptr<const Model> load(std::shared_ptr<const ByteSource> source, const LoadOptions& options);
   static std::shared_ptr<const Model> load_file(const std::string& path, const LoadOptions& options);
   static std::shared_ptr<const Model> load_bytes(const std::uint8_t* data, std::size_t size, const LoadOptions& options);

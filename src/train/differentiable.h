@@ -10,8 +10,8 @@
 
 namespace attnscope::train {
 
-// The pass of a loaded model, on its own weights: no second load. InputError for a family without
-// a pass (or whose pass reads the file and the model has no source: see Model::source).
+// The pass of a loaded model, on its own weights: no second load, no second read of its file.
+// InputError for a family without a pass.
 std::unique_ptr<Differentiable> differentiable_for(std::shared_ptr<const Model> model);
 
 // The pass of a model file's bytes (validated as Model::load does), which the caller keeps until

@@ -122,14 +122,13 @@ TEST(RnnDifferentiable, RefusesBadInputWithAnInputError) {
 }
 
 // The pass runs on the loaded model's own weights, which it keeps alive: a model loaded from bytes
-// that are gone (it has no source) has the pass of the same file loaded from disk.
+// that are gone has the pass of the same file loaded from disk.
 TEST(RnnDifferentiable, RunsOnTheLoadedWeightsWithoutTheFile) {
   const std::string name = "rnn/lstm_luong_location.safetensors";
   std::unique_ptr<Differentiable> from_bytes;
   {
     const auto bytes = read_file_bytes(golden_path(name));
     auto model = Model::load_bytes(bytes.data(), bytes.size());
-    ASSERT_FALSE(model->source);
     from_bytes = rnn_differentiable(std::move(model));
   }  // the bytes and the caller's model are gone
   const auto from_file = open(name);
