@@ -182,8 +182,8 @@ void forward(const rnn::Config& c, const rnn::Weights& w, const Matrix& x_src, c
   sc.memory = rnn::memory_of(c, w.attention, std::move(x));
   const rnn::Memory& m = sc.memory;
 
-  // The bridge's product is the inference layer's own (ops::linear: the kernel, as start() runs it).
-  sc.s0 = w.bridge(m.final).array().tanh().matrix();
+  // s_0 as start() computes it (the inference layer's own product: the kernel).
+  sc.s0 = rnn::bridge_state(w.bridge, m.final);
   std::vector<RowVector> h(static_cast<std::size_t>(c.n_decoder_layers), sc.s0);
   std::vector<RowVector> cs(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
   RowVector feed = RowVector::Zero(c.d_hidden);

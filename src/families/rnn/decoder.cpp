@@ -25,9 +25,7 @@ Memory memory_of(const Config& c, const AttentionWeights& w, Matrix states) {
   return memory;
 }
 
-RowVector bridge_state(const Matrix& weight, const RowVector& bias, const RowVector& final) {
-  return ops::linear(final, weight, bias).array().tanh().matrix();
-}
+RowVector bridge_state(const Linear& bridge, const RowVector& final) { return bridge(final).array().tanh().matrix(); }
 
 RowVector attentional_state(const Matrix& combine, const RowVector& context, const RowVector& s) {
   return ops::linear(concat(context, s), combine, RowVector::Zero(combine.rows())).array().tanh().matrix();
@@ -40,7 +38,7 @@ std::unique_ptr<DecoderState> Rnn::start(const Matrix& states) const {
 
   // Every decoder layer starts from s_0 = tanh(bridge(final)); an LSTM's cell from 0; h~_0 = 0.
   Snapshot s0;
-  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), bridge_state(w.bridge.weight.to_matrix(), w.bridge.bias, memory->final));
+  s0.h.assign(static_cast<std::size_t>(c.n_decoder_layers), bridge_state(w.bridge, memory->final));
   if (c.cell == Cell::LSTM) s0.c.assign(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
   s0.feed = RowVector::Zero(c.d_hidden);
 

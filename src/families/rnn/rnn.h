@@ -137,7 +137,7 @@ RowVector attend(const Config& config, const AttentionWeights& weights, const Me
                  NamedVectors* vectors, AttendRecord* record = nullptr);
 
 // s_0 = tanh(W_b final + b_b): every decoder layer's first state.
-RowVector bridge_state(const Matrix& weight, const RowVector& bias, const RowVector& final);
+RowVector bridge_state(const Linear& bridge, const RowVector& final);
 // Luong's attentional state h~ = tanh(W_c [c; s]).
 RowVector attentional_state(const Matrix& combine, const RowVector& context, const RowVector& s);
 // [a; b]
