@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "layers/attention.h"
+#include "model/architecture_description.h"
 #include "model/interventions.h"
 #include "model/sites.h"
 #include "model/trace.h"
@@ -19,6 +20,7 @@
 namespace attnscope {
 
 class EncoderOnly;  // model/encoder_only.h
+struct Model;       // model/model.h
 
 // Everything a decoder carries from one step to the next for one hypothesis.
 class DecoderState {
@@ -126,6 +128,11 @@ class ModelFamily {
   // For analyses that look inside scaled dot-product attention: layer `layer` of site `site`,
   // or null where that site is not q·kᵀ attention.
   virtual const MultiHeadAttention* attention_layer(int site, int layer) const = 0;
+
+  // The architecture in words and as a diagram (model/architecture_description.h), for readers
+  // that show a model without knowing its family. `model` is the one holding this family (its
+  // vocabularies and tokenizer). By default the site table's: a block per site.
+  virtual ArchitectureDescription describe(const Model& model) const;
 };
 
 }  // namespace attnscope

@@ -68,6 +68,8 @@ class Bert : public ModelFamily, public EncoderOnly {
   // Refuses what names a decoder: its sub-layers' skips and the source encoding handed to it.
   const InterventionSupport& intervention_support() const override;
   const EncoderOnly* encoder_only() const override { return this; }
+  // Its embeddings, encoder stack and masked-LM head (describe.cpp).
+  ArchitectureDescription describe(const Model& model) const override;
 
   // The seam of model/encoder_only.h: "[CLS] pieces [SEP]" (input.cpp), the MLM head, [MASK].
   EncoderInput tokenize(const Model& model, const std::string& text) const override;

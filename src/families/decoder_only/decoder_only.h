@@ -123,6 +123,8 @@ class DecoderOnly : public ModelFamily, public Decoder {
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses what names an encoder or a source: there is neither.
   const InterventionSupport& intervention_support() const override;
+  // Its embeddings, causal stack and output projection (describe.cpp).
+  ArchitectureDescription describe(const Model& model) const override;
 
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
   Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,

@@ -181,6 +181,8 @@ class Rnn : public ModelFamily, public Decoder {
   const MultiHeadAttention* attention_layer(int, int) const override { return nullptr; }
   // Refuses what an RNN has nothing to apply to: head masks, self-attention, FFN and LayerNorm skips.
   const InterventionSupport& intervention_support() const override;
+  // Its cell, stacks and attention style and score (describe.cpp).
+  ArchitectureDescription describe(const Model& model) const override;
 
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
   Matrix step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,

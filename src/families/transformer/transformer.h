@@ -96,6 +96,8 @@ class Transformer : public ModelFamily, public Decoder {
   const MultiHeadAttention* attention_layer(int site, int layer) const override;
   // Refuses "last state only": its encoder returns one vector per source token.
   const InterventionSupport& intervention_support() const override;
+  // Its embeddings, stacks and output projection (describe.cpp).
+  ArchitectureDescription describe(const Model& model) const override;
 
   // Decoder: projects the memory into every layer's cross-attention keys and values (once).
   std::unique_ptr<DecoderState> start(const Matrix& memory) const override;
