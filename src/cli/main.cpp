@@ -182,13 +182,23 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
   return a;
 }
 
+// The family's description of its architecture (model/architecture_description.h) as JSON.
+nlohmann::json description_json(const ArchitectureDescription& d) {
+  nlohmann::json blocks = nlohmann::json::array(), links = nlohmann::json::array();
+  for (const ArchitectureDescription::Block& b : d.blocks)
+    blocks.push_back({{"id", b.id}, {"column", b.column}, {"label", b.label}, {"detail", b.detail}});
+  for (const ArchitectureDescription::Link& l : d.links) links.push_back({{"from", l.from}, {"to", l.to}, {"label", l.label}});
+  return {{"family", d.family}, {"words", d.words}, {"blocks", blocks}, {"links", links}};
+}
+
 void print_info(const Model& model) {
   nlohmann::json info = {{"config", parse_json(model.config.to_json(), "config", JsonSource::ModelFile)},
                          {"tokenizer", parse_json(model.tokenizer->to_json(), "tokenizer", JsonSource::ModelFile)},
                          {"tgt_tokenizer", parse_json(model.tgt_tokenizer->to_json(), "tgt_tokenizer", JsonSource::ModelFile)},
                          {"generation", parse_json(model.generation.to_json(), "generation", JsonSource::ModelFile)},
                          {"src_vocab_size", model.src_vocab.size()},
-                         {"tgt_vocab_size", model.tgt_vocab.size()}};
+                         {"tgt_vocab_size", model.tgt_vocab.size()},
+                         {"architecture_description", description_json(model.family->describe(model))}};
   for (const char* key : {"name", "description"})
     if (model.metadata.count(key)) info[key] = model.metadata.at(key);
   std::cout << cli::json_text(info, 2) << "\n";

@@ -113,12 +113,18 @@ TEST(Cli, F32LoadGivesTheSameOutput) {
   EXPECT_EQ(run_cli("translate --binary16" + args).status, 2);
 }
 
-TEST(Cli, InfoPrintsConfig) {
+TEST(Cli, InfoPrintsConfigAndArchitecture) {
   const Result r = run_cli("info --model " + testing::golden_path("small_pre_learned.safetensors"));
   ASSERT_EQ(r.status, 0);
   const json j = json::parse(r.out);
   EXPECT_EQ(j["config"]["n_heads"], 4);
   EXPECT_EQ(j["config"]["norm"], "pre");
+  // The family's description of its architecture, as the JS API's info.architectureDescription.
+  const json& d = j["architecture_description"];
+  EXPECT_EQ(d["family"], "Transformer encoder-decoder");
+  EXPECT_EQ(d["blocks"][1], json({{"id", "enc"}, {"column", "Encoder"}, {"label", "Encoder layer × 2"},
+                                  {"detail", "self-attention (4 heads) · FFN 64"}}));
+  EXPECT_EQ(d["links"], json::parse(R"([{"from": "enc", "to": "dec", "label": "memory"}])"));
 }
 
 }  // namespace
