@@ -2,6 +2,8 @@
 // converts the result. No math lives here.
 #include "model_handle.h"
 
+#include <initializer_list>
+#include <string>
 #include <utility>
 
 #include "js_bytes.h"
@@ -59,6 +61,29 @@ val shares_per_layer(const std::vector<AttentionShares>& layers) {
   return out;
 }
 
+// An object whose fields are all text.
+val text_object(std::initializer_list<std::pair<const char*, std::string>> fields) {
+  val out = val::object();
+  for (const auto& [key, value] : fields) out.set(key, value);
+  return out;
+}
+
+// The family's description of its architecture (model/architecture_description.h), as plain objects.
+val architecture_description(const ArchitectureDescription& d) {
+  val blocks = val::array(), links = val::array();
+  for (std::size_t i = 0; i < d.blocks.size(); ++i) {
+    const ArchitectureDescription::Block& b = d.blocks[i];
+    blocks.set(i, text_object({{"id", b.id}, {"column", b.column}, {"label", b.label}, {"detail", b.detail}}));
+  }
+  for (std::size_t i = 0; i < d.links.size(); ++i) {
+    const ArchitectureDescription::Link& l = d.links[i];
+    links.set(i, text_object({{"from", l.from}, {"to", l.to}, {"label", l.label}}));
+  }
+  val out = text_object({{"family", d.family}, {"words", d.words}});
+  out.set("blocks", blocks);
+  out.set("links", links);
+  return out;
+}
 
 }  // namespace
 
@@ -90,6 +115,8 @@ val ModelHandle::info() const {
     out.set("int8", m.int8);
     out.set("binary16", m.binary16);
     out.set("architecture", m.config.architecture);
+    // The architecture in words and as a diagram, as the family describes itself.
+    out.set("architectureDescription", architecture_description(m.family->describe(m)));
     out.set("hasDecoder", m.family->decoder() != nullptr);  // false: encoder-only (nothing to translate)
     // The decoder layers the logit lens reads out; 0: no lens (encoder-only, or no residual stream).
     out.set("logitLensLayers", m.family->decoder() ? m.family->decoder()->lens_layers() : 0);

@@ -128,6 +128,8 @@ export interface ModelInfo {
   binary16: boolean;
   /** The model family, as config.architecture. */
   architecture: string;
+  /** The architecture in words and as a diagram, as the model's family describes itself (show it without knowing the family). */
+  architectureDescription: ArchitectureDescription;
   /** false for an encoder-only model (BERT): translate() throws; encode(), fillMask(), headStudy() apply. */
   hasDecoder: boolean;
   /** false for a decoder-only model (GPT): no encoder, no cross-attention, no source encoding. */
@@ -148,6 +150,29 @@ export interface ModelInfo {
    * 'ffn', 'layerNorm'), 'copySourceEncoding', 'lastSourceState'.
    */
   refusedInterventions: readonly string[];
+}
+
+/**
+ * A model's architecture as its family describes it: one sentence, and a diagram of blocks in
+ * columns with labelled links between them. Plain text throughout (from the model file's config):
+ * show it as text.
+ */
+export interface ArchitectureDescription {
+  /** The family in a few words, e.g. "RNN encoder-decoder"; the diagram's title. */
+  family: string;
+  /** The architecture in one sentence: its layers, heads, widths and vocabulary. */
+  words: string;
+  /** The diagram's boxes, each column's read top to bottom. */
+  blocks: readonly {
+    /** Unique within the description; what links name. */
+    id: string;
+    /** The column it stands in: 'Encoder' or 'Decoder'. */
+    column: string;
+    label: string;
+    detail: string;
+  }[];
+  /** Arrows between blocks (by id), each with its caption, e.g. {from: 'enc', to: 'dec', label: 'memory'}. */
+  links: readonly { from: string; to: string; label: string }[];
 }
 
 /**

@@ -1,7 +1,8 @@
 // What the page needs to adapt to an RNN, from the engine in Node: the site table says which
 // sites record q/k/v (queryKeyValues; the analyses that need them refuse the others with a
-// reason), and every golden RNN and the toy transformer get an architecture description whose
-// words and blocks come from their own config (web/app/model/architecture.js).
+// reason), and every golden RNN and the toy transformer get an architecture description from
+// the engine (model.info.architectureDescription, which the page's web/app/model/architecture.js
+// hands on) whose words and blocks come from their own config.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,14 +37,15 @@ it('publishes queryKeyValues: true for the transformer\'s sites, false for the R
   }
 });
 
-it('describes every golden RNN and the toy transformer from its own config', async () => {
+it('the engine describes every golden RNN and the toy transformer from its own config', async () => {
   expect(rnnFiles.length).toBeGreaterThanOrEqual(22);
   const seen = new Set();
   for (const file of rnnFiles) {
     const model = await loadModel(join(RNN_DIR, file));
     try {
       const c = model.info.config;
-      const arch = describeArchitecture(model.info);
+      const arch = model.info.architectureDescription;
+      expect(describeArchitecture(model.info)).toBe(arch); // the page shows what the engine wrote
       expect(arch.family).toBe('RNN encoder-decoder');
       const cell = c.cell.toUpperCase();
       expect(arch.words).toContain(`${c.bidirectional ? 'bidirectional ' : ''}${cell} encoder (${c.n_encoder_layers} layer${c.n_encoder_layers === 1 ? '' : 's'}, ${c.d_encoder} units`);
@@ -68,11 +70,38 @@ it('describes every golden RNN and the toy transformer from its own config', asy
     }
   }
   expect(seen).toEqual(new Set(['gru/bahdanau', 'gru/luong', 'gru/none', 'lstm/bahdanau', 'lstm/luong', 'lstm/none']));
-  const t = describeArchitecture(toy.info);
+  const t = toy.info.architectureDescription;
   expect(t.family).toBe('Transformer encoder-decoder');
   expect(t.words).toBe(`Transformer encoder-decoder: 1 encoder layer and 1 decoder layer, 1 head per attention, d_model ${toy.info.config.d_model}, FFN ${toy.info.config.d_ff} (relu), post-LayerNorm, sinusoidal positions; vocabulary 18 source, 17 target words.`);
   expect(t.blocks.map((b) => b.id)).toEqual(['src', 'enc', 'tgt', 'dec', 'out']);
-  // An unknown family is described from its site table.
-  const other = describeArchitecture({ ...toy.info, architecture: 'mystery', config: { ...toy.info.config, architecture: 'mystery' } });
-  expect(other.words).toMatch(/^mystery model with encoder self-attention \(1 layer × 1 head\)/);
+  expect(t.blocks[4]).toEqual({ id: 'out', column: 'Decoder', label: 'Linear + softmax', detail: '17 target tokens' });
+  expect(t.links).toEqual([{ from: 'enc', to: 'dec', label: 'memory' }]);
+  // Plain data, which the page's worker posts as it is.
+  expect(structuredClone(t)).toEqual(t);
+});
+
+it('describes a BERT and a decoder-only model from the engine too: the page names no family', async () => {
+  const bert = await loadModel(join(root, 'tests/golden/bert/tiny_pooler.safetensors'));
+  const gpt = await loadModel(join(root, 'tests/golden/decoder_only/attention_only_gelu.safetensors'));
+  try {
+    expect(bert.info.architectureDescription).toEqual({
+      family: 'BERT encoder-only',
+      words: 'BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (GELU), post-LayerNorm, learned positions (24) and 2 segments, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.',
+      blocks: [
+        { id: 'src', column: 'Encoder', label: 'Token + position + segment', detail: 'd_model 8, 24 positions, LayerNorm' },
+        { id: 'enc', column: 'Encoder', label: 'Encoder layer × 2', detail: 'self-attention (2 heads) · FFN 16 (GELU)' },
+        { id: 'mlm', column: 'Encoder', label: 'MLM head', detail: 'transform + LayerNorm, tied decoder: 27 pieces' },
+      ],
+      links: [],
+    });
+    expect(gpt.info.architectureDescription.words).toBe('Decoder-only language model (GPT): 3 layers, 2 heads each, d_model 8, no FFN, pre-LayerNorm, learned positions (12: <s>, the prompt and the continuation), no encoder; vocabulary 18 words.');
+    expect(gpt.info.architectureDescription.blocks.map((b) => `${b.id} ${b.column}: ${b.label} (${b.detail})`)).toEqual([
+      'emb Decoder: Token + position (d_model 8, learned positions (12))',
+      'dec Decoder: Decoder layer × 3 (causal self-attention (2 heads) · no FFN)',
+      'out Decoder: Linear + softmax (tied: 18 words)',
+    ]);
+  } finally {
+    bert.dispose();
+    gpt.dispose();
+  }
 });

@@ -74,6 +74,9 @@ export class Model {
       // Weights kept in binary16: loaded with binary16 (the default) from a file that stores them as F16.
       binary16: info.binary16,
       architecture: info.architecture,
+      // The architecture in words and as a diagram, as its family describes itself (no reader
+      // needs to know the family): {family, words, blocks: [{id, column, label, detail}], links: [{from, to, label}]}.
+      architectureDescription: info.architectureDescription,
       // false for an encoder-only model (BERT): translate() throws, encode() / fillMask() apply.
       hasDecoder: info.hasDecoder,
       // false for a decoder-only model (GPT): no encoder and no cross-attention; its text is a prompt.

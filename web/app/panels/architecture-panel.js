@@ -1,5 +1,5 @@
 // The loaded model's architecture on the page: its description in words and its diagram
-// (web/app/model/architecture.js describes, web/app/views/architecture-diagram.js draws). Used by the
+// (the engine's family describes it, web/app/views/architecture-diagram.js draws it). Used by the
 // Architecture card and by each pane of the compare view.
 import { describeArchitecture } from '../model/architecture.js';
 import { architectureSVG } from '../views/architecture-diagram.js';
@@ -9,14 +9,13 @@ import { architectureSVG } from '../views/architecture-diagram.js';
  * a paragraph `.arch-words` and the diagram `.arch-diagram` (skipped with `words` only).
  */
 export function renderArchitecture(el, info, { diagram = true, name = '' } = {}) {
-  const key = JSON.stringify([info?.config, info?.sites, info?.srcVocabSize, info?.tgtVocabSize, diagram]);
+  const arch = describeArchitecture(info);
+  const key = JSON.stringify([arch, diagram]);
   if (el.dataset.archKey === key) return;
   el.dataset.archKey = key;
-  const arch = describeArchitecture(info);
   const words = document.createElement('p');
   words.className = 'arch-words';
   words.textContent = arch.words;
-  el.dataset.family = info?.config?.architecture ?? info?.architecture ?? 'transformer';
   if (!diagram) {
     el.replaceChildren(words);
     return;

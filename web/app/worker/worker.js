@@ -188,6 +188,8 @@ function describe(model) {
     ...(PAGE && { license: model.info.license, source: model.info.source, file: model.info.file, generation: model.info.generation }),
     // The page's logit lens card (web/app/panels/logit-lens.js).
     ...(PAGE && { logitLensLayers: model.info.logitLensLayers }),
+    // The page's Architecture card and compare panes (web/app/panels/architecture-panel.js), as the family describes itself.
+    ...(PAGE && { architectureDescription: model.info.architectureDescription }),
     hasDecoder: model.info.hasDecoder, hasEncoder: model.info.hasEncoder, input: model.info.input,
     refusedInterventions: model.info.refusedInterventions,
     tokenizer: { type: tokenizer.type, lowercase: tokenizer.lowercase, splitPunctuation: tokenizer.split_punctuation ?? false },
