@@ -9,6 +9,9 @@ struct FeedForward {
   Linear fc1, fc2;
   Activation activation = Activation::ReLU;
 
+  // No FFN at all (an attention-only layer): fc1 holds no weight.
+  bool empty() const { return fc1.weight.empty(); }
+
   Matrix operator()(const ops::MatrixRef& x, const Probe& probe) const {
     Matrix hidden = fc1(x);
     ops::activate(hidden, activation);

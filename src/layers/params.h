@@ -41,6 +41,6 @@ std::size_t count_values(const EncoderLayer& p);  // its FFN only where it has o
 std::size_t count_values(const DecoderLayer& p);
 
 // Whether a layer has an FFN: an attention-only layer's is empty.
-inline bool has_ffn(const FeedForward& ffn) { return !ffn.fc1.weight.empty(); }
+inline bool has_ffn(const FeedForward& ffn) { return !ffn.empty(); }
 
 }  // namespace attnscope::train

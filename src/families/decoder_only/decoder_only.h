@@ -53,9 +53,8 @@ struct Feed {
 struct Layer {
   MultiHeadAttention self_attn;
   LayerNorm self_attn_norm;
-  FeedForward ffn;  // absent (d_ff = 0): the layer is attention only
+  FeedForward ffn;  // empty (d_ff = 0): the layer is attention only
   LayerNorm ffn_norm;
-  bool has_ffn = true;
   NormPosition norm_position = NormPosition::Pre;
 
   // x: the new positions of every feed, stacked in order; their keys and values are appended to

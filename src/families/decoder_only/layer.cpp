@@ -10,7 +10,7 @@ Matrix Layer::forward(const Matrix& x, const std::vector<Feed>& feeds, const Pro
   Matrix h = residual(x, self_attn_norm, norm_position,
                       [&](const Matrix& in) { return causal_self_attention(in, feeds, probe, edits.self_attn); },
                       {edits.self_attn.skip, no_norm});
-  if (has_ffn)
+  if (!ffn.empty())
     h = residual(h, ffn_norm, norm_position, [&](const Matrix& in) { return ffn(in, probe); },
                  {edits.skip_ffn, no_norm});
   probe.record("output", h);

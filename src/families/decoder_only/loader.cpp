@@ -19,8 +19,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     Layer layer;
     layer.self_attn = w.attention(p + "self_attn", d, c.n_heads);
     layer.self_attn_norm = w.layer_norm(p + "self_attn_norm", d, c.layer_norm_eps);
-    layer.has_ffn = c.d_ff > 0;
-    if (layer.has_ffn) {
+    if (c.d_ff > 0) {
       layer.ffn = w.ffn(p + "ffn", d, c.d_ff, c.activation);
       layer.ffn_norm = w.layer_norm(p + "ffn_norm", d, c.layer_norm_eps);
     }
@@ -45,7 +44,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     for (Linear* l : {&layer.self_attn.q_proj, &layer.self_attn.k_proj, &layer.self_attn.v_proj,
                       &layer.self_attn.out_proj})
       l->prepare_for_steps(options.int8);
-    if (layer.has_ffn)
+    if (!layer.ffn.empty())
       for (Linear* l : {&layer.ffn.fc1, &layer.ffn.fc2}) l->prepare_for_steps(options.int8);
   }
   prepare_step_output(t.output_weight_, t.token_embed, c.tied_output, options.int8);

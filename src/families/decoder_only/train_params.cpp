@@ -20,9 +20,8 @@ DecoderOnlyParams DecoderOnlyParams::zeros(const ModelConfig& shared, int vocab_
     decoder_only::Layer layer;
     layer.self_attn = attention_zeros(d, c.n_heads);
     layer.self_attn_norm = norm_zeros(d, eps);
-    layer.has_ffn = c.d_ff > 0;
     layer.ffn = ffn_zeros(d, c.d_ff, c.activation);
-    if (layer.has_ffn) layer.ffn_norm = norm_zeros(d, eps);
+    if (c.d_ff > 0) layer.ffn_norm = norm_zeros(d, eps);
     layer.norm_position = c.norm;
     w.layers.push_back(std::move(layer));
   }
@@ -42,7 +41,7 @@ TensorList DecoderOnlyParams::tensors() {
     const std::string name = "layers." + std::to_string(i);
     add_tensors(out, name + ".self_attn", layer.self_attn);
     add_tensors(out, name + ".self_attn_norm", layer.self_attn_norm);
-    if (!layer.has_ffn) continue;
+    if (layer.ffn.empty()) continue;
     add_tensors(out, name + ".ffn", layer.ffn);
     add_tensors(out, name + ".ffn_norm", layer.ffn_norm);
   }
@@ -59,7 +58,7 @@ void DecoderOnlyParams::set_zero() {
 
 std::size_t count_values(const decoder_only::Layer& layer) {
   const std::size_t attention = count_values(layer.self_attn) + count_values(layer.self_attn_norm);
-  return layer.has_ffn ? attention + count_values(layer.ffn) + count_values(layer.ffn_norm) : attention;
+  return !layer.ffn.empty() ? attention + count_values(layer.ffn) + count_values(layer.ffn_norm) : attention;
 }
 
 }  // namespace attnscope::train
