@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace attnscope {
 
@@ -16,6 +17,14 @@ class ByteSource {
   // Copies bytes [offset, offset + n) into `out`. The caller keeps the range inside size();
   // throws Error when the bytes cannot be had (a read error, a file that shrank).
   virtual void read(std::uint64_t offset, std::size_t n, std::uint8_t* out) const = 0;
+  // Bytes [offset, offset + n) as 16-bit little-endian words, handed over without a copy where
+  // the source holds exactly that range in a buffer of its own that nothing has read (a staged
+  // download's tensor); empty where it does not, and the caller reads them instead.
+  virtual std::vector<std::uint16_t> take_words(std::uint64_t offset, std::size_t n) const {
+    (void)offset;
+    (void)n;
+    return {};
+  }
 };
 
 // Bytes the caller holds; they must outlive the source.

@@ -196,14 +196,21 @@ SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source) : sou
 SafetensorsFile::SafetensorsFile(const std::uint8_t* bytes, std::size_t size)
     : SafetensorsFile(std::make_shared<MemoryBytes>(bytes, size)) {}
 
-void SafetensorsFile::check_header(const std::uint8_t* prefix, std::size_t available, std::uint64_t file_size) {
-  parse_header(prefix, available, file_size);
+std::map<std::string, TensorInfo> SafetensorsFile::check_header(const std::uint8_t* prefix, std::size_t available,
+                                                                std::uint64_t file_size) {
+  return parse_header(prefix, available, file_size).tensors;
 }
 
 const TensorInfo& SafetensorsFile::info(const std::string& name) const {
   auto it = tensors_.find(name);
   if (it == tensors_.end()) throw ModelFileError("missing tensor " + quote(name));
   return it->second;
+}
+
+std::vector<std::uint16_t> SafetensorsFile::take_halves(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  if (t.dtype != DType::F16) return {};
+  return source_->take_words(data_begin_ + t.begin, t.end - t.begin);
 }
 
 std::vector<float> SafetensorsFile::read_f32(const std::string& name) const {

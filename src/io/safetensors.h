@@ -38,7 +38,9 @@ class SafetensorsFile {
 
   // The same checks from the file's first `available` bytes alone (8 + N of them, the header's
   // end, or more) and its size: a reader of a file on disk decides before reading its tensors.
-  static void check_header(const std::uint8_t* prefix, std::size_t available, std::uint64_t file_size);
+  // Returns the tensors, their byte ranges relative to the data section (which starts at 8 + N).
+  static std::map<std::string, TensorInfo> check_header(const std::uint8_t* prefix, std::size_t available,
+                                                        std::uint64_t file_size);
 
   std::size_t size() const { return size_; }  // the whole file, header included
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
@@ -53,6 +55,10 @@ class SafetensorsFile {
   void read_f32(const std::string& name, float* out) const;
   // Elements [first, first + count) of the tensor, in row-major order (a block of a matrix's rows).
   void read_f32(const std::string& name, std::size_t first, std::size_t count, float* out) const;
+
+  // An F16 tensor's values as its binary16 words, row-major, taken from a source that can hand
+  // them over without a copy (ByteSource::take_words); empty otherwise, or for another dtype.
+  std::vector<std::uint16_t> take_halves(const std::string& name) const;
 
   const std::shared_ptr<const ByteSource>& source() const { return source_; }
 

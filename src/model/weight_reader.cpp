@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/quote.h"
+#include "io/half.h"
 
 namespace attnscope {
 namespace {
@@ -37,6 +38,13 @@ RowVector WeightReader::vector(const std::string& name, int size) {
 ops::WeightMatrix WeightReader::weight_matrix(const std::string& name, int rows, int cols) {
   if (!keeps_binary16(name)) return ops::WeightMatrix::plain(matrix(name, rows, cols));
   check_shape(name, {rows, cols});
+  // A staged download's tensor is kept in the buffer it arrived in, packed there.
+  std::vector<std::uint16_t> halves = file_.take_halves(name);
+  if (!halves.empty()) {
+    check_finite_halves(name, halves);
+    used_.insert(name);
+    return ops::WeightMatrix::packed_halves(std::move(halves), rows, cols);
+  }
   const auto width = static_cast<std::size_t>(cols);
   ops::WeightMatrix held = ops::WeightMatrix::packed(
       [&](int first, int n, float* out) {
@@ -109,6 +117,14 @@ void WeightReader::check_finite(const std::string& name, const float* values, st
     if (!std::isfinite(values[i]))
       throw ModelFileError("tensor " + quote(name) + " contains " + (std::isnan(values[i]) ? "NaN" : "Inf") +
                            " at flat index " + std::to_string(first + i));
+}
+
+void WeightReader::check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves) {
+  for (std::size_t i = 0; i < halves.size(); ++i)
+    if ((halves[i] & 0x7c00u) == 0x7c00u) {  // the exponent all ones: Inf or NaN
+      const float value = half_to_float(halves[i]);
+      check_finite(name, &value, 1, i);
+    }
 }
 
 }  // namespace attnscope

@@ -54,6 +54,8 @@ class WeightReader {
   void load(const std::string& name, float* out);
   // Refuses a NaN or Inf among `n` values of tensor `name` read from its flat index `first`.
   static void check_finite(const std::string& name, const float* values, std::size_t n, std::size_t first);
+  // The same for a tensor's binary16 values.
+  static void check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves);
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;

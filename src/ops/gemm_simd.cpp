@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 #include "io/half.h"
 
@@ -250,6 +251,33 @@ PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16)
             std::memcpy(rows, w + static_cast<std::size_t>(first) * in, static_cast<std::size_t>(n) * in * sizeof(float));
           },
           out, in, binary16) {}
+
+PackedWeights PackedWeights::from_halves(std::vector<std::uint16_t> rows, int out, int in) {
+  const std::size_t width = static_cast<std::size_t>(in);
+  if (in % 8 != 0 || out < 0 || rows.size() != static_cast<std::size_t>(out) * width)
+    throw std::invalid_argument("PackedWeights::from_halves: the rows are not an [out, in] matrix with in % 8 == 0");
+  constexpr int kBlockRows = 64;
+  std::vector<std::uint16_t> block(static_cast<std::size_t>(std::min(out, kBlockRows)) * width);
+  for (int o0 = 0; o0 < out; o0 += kBlockRows) {
+    const int n = std::min(kBlockRows, out - o0);
+    std::uint16_t* p = rows.data() + static_cast<std::size_t>(o0) * width;
+    std::copy(p, p + static_cast<std::size_t>(n) * width, block.begin());
+    const auto at = [&](int o, int i) { return block[static_cast<std::size_t>(o - o0) * width + static_cast<std::size_t>(i)]; };
+    // The order of the constructor's binary16 layout, below.
+    int o = o0;
+    for (; o + 4 <= o0 + n; o += 4)
+      for (int i = 0; i < in; i += 8)
+        for (int r = 0; r < 4; ++r)
+          for (int l = 0; l < 8; ++l) *p++ = at(o + r, i + l);
+    for (; o < o0 + n; ++o)
+      for (int i = 0; i < in; ++i) *p++ = at(o, i);
+  }
+  PackedWeights w;
+  w.out_ = out;
+  w.in_ = in;
+  w.half_ = std::move(rows);
+  return w;
+}
 
 // Rows are read kBlockRows at a time (a multiple of 4, the layouts' block of rows), each block
 // packed before the next is read: the layouts place a block's rows together, so the packed

@@ -50,6 +50,10 @@ class PackedWeights {
   // never held whole in binary32 (a model's load, whose largest tensor would otherwise be held
   // twice over at its peak).
   PackedWeights(const RowSource& rows, int out, int in, bool binary16 = false);
+  // The binary16 layout of a row-major [out, in] matrix of binary16 values, packed in place a
+  // block of rows at a time (the layout keeps a block's rows where they were): a load keeps a
+  // file's F16 tensor in the buffer it arrived in, with no second copy. `in` is a multiple of 8.
+  static PackedWeights from_halves(std::vector<std::uint16_t> rows, int out, int in);
   bool empty() const { return data_.empty() && half_.empty(); }
   bool half() const { return !half_.empty(); }
   int out() const { return out_; }

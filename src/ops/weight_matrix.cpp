@@ -47,6 +47,24 @@ WeightMatrix WeightMatrix::packed(const simd::PackedWeights::RowSource& rows, in
   return w;
 }
 
+WeightMatrix WeightMatrix::packed_halves(std::vector<std::uint16_t> rows, int out, int in) {
+  if (in % 8 != 0) {  // no binary16 layout for this width: the kernel's binary32 one
+    const std::size_t width = static_cast<std::size_t>(in);
+    return packed(
+        [&](int first, int n, float* out_rows) {
+          const std::uint16_t* h = rows.data() + static_cast<std::size_t>(first) * width;
+          for (std::size_t k = 0; k < static_cast<std::size_t>(n) * width; ++k) out_rows[k] = half_to_float(h[k]);
+        },
+        out, in, true);
+  }
+  WeightMatrix w;
+  w.form_ = Form::Packed;
+  w.rows_ = out;
+  w.cols_ = in;
+  w.packed_ = simd::PackedWeights::from_halves(std::move(rows), out, in);
+  return w;
+}
+
 WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, bool binary16) {
   WeightMatrix w = int8(weight);
   return w.empty() ? packed(weight, binary16) : w;

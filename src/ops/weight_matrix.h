@@ -27,6 +27,9 @@ class WeightMatrix {
   // The same from a source of rows, a block at a time (simd::PackedWeights): a load that packs a
   // file's F16 tensor into binary16 never holds it whole in binary32.
   static WeightMatrix packed(const simd::PackedWeights::RowSource& rows, int out, int in, bool binary16);
+  // The packed binary16 form of a row-major [out, in] matrix of finite binary16 values, kept in
+  // the buffer given (packed in place) where the kernel's binary16 layout fits the width.
+  static WeightMatrix packed_halves(std::vector<std::uint16_t> rows, int out, int in);
   // int8 (approximate: only for the int8 load option) where the width has an int8 form, else
   // packed(weight, binary16).
   static WeightMatrix int8_or_packed(const Matrix& weight, bool binary16);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../kernels/linear_kernel_check.h"
+#include "io/half.h"
 #include "ops/ops.h"
 #include "ops/weight_matrix.h"
 
@@ -82,6 +83,32 @@ TEST(WeightMatrix, PackedFromRowsReadsBlocksAndFallsBackWhole) {
     EXPECT_TRUE(m.to_matrix() == w);
     for (const auto& [first, n] : asked) EXPECT_LE(n, 64) << "rows " << first << " + " << n;
     EXPECT_EQ(asked.size(), late_misfit ? 6u : 3u);  // 64 + 64 + 2 rows, twice when it starts again
+  }
+}
+
+// A staged F16 tensor is packed in the buffer it arrived in: the same layout, bit for bit, as the
+// packing from its rows, for every width (one without a binary16 layout gets binary32).
+TEST(WeightMatrix, PackedInPlaceFromHalvesIsThePackingFromRows) {
+  for (const Shape s : kShapes) {
+    SCOPED_TRACE(std::to_string(s.out) + "x" + std::to_string(s.in));
+    // Every kind of finite binary16 value: normal, subnormal, both zeros, the largest.
+    std::vector<std::uint16_t> halves(static_cast<std::size_t>(s.out) * s.in);
+    for (std::size_t k = 0; k < halves.size(); ++k) {
+      const auto h = static_cast<std::uint16_t>((k * 2654435761u) & 0x7bffu) ^ static_cast<std::uint16_t>((k & 1) << 15);
+      halves[k] = k % 11 == 0 ? static_cast<std::uint16_t>(0x8000u * (k & 1)) : h;
+    }
+    Matrix w(s.out, s.in);
+    for (std::size_t k = 0; k < halves.size(); ++k) w.data()[k] = half_to_float(halves[k]);
+    const WeightMatrix from_rows = WeightMatrix::packed(w, true);
+    const WeightMatrix in_place = WeightMatrix::packed_halves(halves, s.out, s.in);
+    ASSERT_EQ(in_place.half(), s.in % 8 == 0);
+    ASSERT_EQ(in_place.half(), from_rows.half());
+    if (in_place.half()) {
+      const std::uint16_t* a = in_place.packed_weights().half_data();
+      const std::uint16_t* b = from_rows.packed_weights().half_data();
+      EXPECT_TRUE(std::equal(a, a + halves.size(), b)) << "the packed words differ";
+    }
+    EXPECT_EQ(std::memcmp(in_place.to_matrix().data(), w.data(), halves.size() * sizeof(float)), 0);
   }
 }
 
