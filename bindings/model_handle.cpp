@@ -87,13 +87,33 @@ val architecture_description(const ArchitectureDescription& d) {
 
 }  // namespace
 
+namespace {
+
+Model::LoadOptions load_options(bool int8, bool binary16) {
+  Model::LoadOptions options;
+  options.int8 = int8;
+  options.binary16 = binary16;
+  return options;
+}
+
+}  // namespace
+
 val ModelHandle::load(const val& array, bool int8, bool binary16) {  // array: a Uint8Array
-                      return guarded([&] {
-    Model::LoadOptions options;
-    options.int8 = int8;
-    options.binary16 = binary16;
+  return guarded([&] {
     // Read from the page's array a tensor at a time; nothing keeps the array after the load.
-    model_ = Model::load(std::make_shared<JsBytes>(array), options);
+    model_ = Model::load(std::make_shared<JsBytes>(array), load_options(int8, binary16));
+    pass_.reset();
+    return val::undefined();
+  });
+}
+
+val ModelHandle::load_staged(StagedFile& file, bool int8, bool binary16) {
+  return guarded([&] {
+    const std::shared_ptr<StagedBytes> bytes = file.take();
+    if (!bytes) throw Error("internal error: a staged model file was loaded twice");
+    bytes->check_complete();
+    // Each tensor's staged bytes are freed as the load reads them.
+    model_ = Model::load(bytes, load_options(int8, binary16));
     pass_.reset();
     return val::undefined();
   });

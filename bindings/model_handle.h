@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conversions.h"
+#include "staged_file.h"
 #include "decoding/options.h"
 #include "model/model.h"
 #include "train/differentiable.h"
@@ -20,6 +21,8 @@ class ModelHandle {
  public:
   // array: a Uint8Array; int8 and binary16 are Model::LoadOptions' (model/model.h).
   val load(const val& array, bool int8, bool binary16);
+  // The same from a download staged in the engine (staged_file.h), which the load empties.
+  val load_staged(StagedFile& file, bool int8, bool binary16);
 
   val info() const;
 

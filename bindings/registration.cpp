@@ -1,6 +1,6 @@
 // The Embind registration of the engine's JavaScript interface, and nothing else: the names
 // web/attnscope.js calls, bound to the handles and functions of the files beside this one
-// (model_handle, session_handle, trainer_handle, corpora, heap; conversions.h says how values
+// (model_handle, staged_file, session_handle, trainer_handle, corpora, heap; conversions.h says how values
 // cross). No math lives in the bindings.
 #include <emscripten/bind.h>
 
@@ -8,6 +8,7 @@
 #include "heap.h"
 #include "model_handle.h"
 #include "session_handle.h"
+#include "staged_file.h"
 #include "trainer_handle.h"
 
 using namespace attnscope::bindings;
@@ -15,10 +16,10 @@ using namespace attnscope::bindings;
 EMSCRIPTEN_BINDINGS(attnscope) {
   using emscripten::class_;
   emscripten::function("heapInUse", &heap_in_use);
-  emscripten::function("warmHeap", &warm_heap);
   class_<ModelHandle>("ModelHandle")
       .constructor<>()
       .function("load", &ModelHandle::load)
+      .function("loadStaged", &ModelHandle::load_staged)
       .function("info", &ModelHandle::info)
       .function("vocab", &ModelHandle::vocab)
       .function("tokenize", &ModelHandle::tokenize)
@@ -40,6 +41,10 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   emscripten::function("repeatedSequences", &repeated_sequences);
   emscripten::function("successorWalks", &successor_walks);
   emscripten::function("bleuByLength", &bleu_by_length_of);
+  class_<StagedFile>("StagedFile")
+      .constructor<double>()
+      .function("append", &StagedFile::append)
+      .function("received", &StagedFile::received);
   class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
       .function("create", &TrainerHandle::create)

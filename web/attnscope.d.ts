@@ -74,11 +74,15 @@ export interface InductionScores {
  * header length (over 100,000,000: a PNG, an HTML page, a ZIP) stop it, with the engine's words
  * for what the bytes look like; a Content-Length beyond the end of the last tensor, or any byte
  * after it, is trailing data and is refused, the download cancelled (docs/reliability.md).
+ * A URL, path, Response or Blob is streamed into the engine as it arrives (JavaScript holds one
+ * chunk at a time, never the file); bytes in hand are read from where they are.
  */
 export function loadModel(
-  source: string | URL | Response | ArrayBuffer | Uint8Array,
+  source: string | URL | Response | Blob | ArrayBuffer | Uint8Array,
   options?: RuntimeOptions & {
     onProgress?: (p: Progress) => void;
+    /** Cancels a download or a file's read: the load rejects with the abort reason's message. */
+    signal?: AbortSignal;
     /** Decoder-step products on int8 weights: faster, approximate (the encoder stays exact). */
     int8?: boolean;
     /**

@@ -13,9 +13,15 @@
 //                      CMakeLists.txt links it with -sALLOW_MEMORY_GROWTH=1 and no
 //                      -sMAXIMUM_MEMORY, so Emscripten's default maximum applies (2 GiB; the glue's
 //                      _emscripten_get_heap_max returns it). wasm32 could address 4 GiB at most.
-//   engine bytes       held tensors + the header + activations + ENGINE_OVERHEAD, below. The
-//                      file's tensor bytes are not copied into the engine: it reads each tensor
-//                      from the caller's bytes and holds it once, as the load keeps it.
+//   engine bytes       held tensors + the largest tensor + the header + activations +
+//                      ENGINE_OVERHEAD, below. A download (or a file, a Blob) is staged in the
+//                      engine as it arrives, each tensor in the file's bytes
+//                      (src/io/staged_bytes.h); the load then keeps an F16 weight in the buffer it
+//                      arrived in and reads every other tensor into its held form, freeing its
+//                      staged bytes. A tensor is held in at least its bytes in the file, so at any
+//                      moment the engine holds at most every tensor as held plus the one being
+//                      converted: its bytes in the file, at most the largest tensor's. (Bytes
+//                      in hand, a Uint8Array, are read from where they are: no staging.)
 //   held tensors       every element of every tensor at the bytes it is held in: 2 for an F16
 //                      tensor with the load option binary16 (the default: as the file holds it),
 //                      4 for any other (F32; BF16, expanded; F16 with binary16: false).
@@ -119,6 +125,7 @@ export function checkModelFile(bytes, what, { binary16 = true } = {}) {
   let parameters = 0;
   let half = 0; // elements held in binary16
   let widest = 0;
+  let largest = 0; // the largest tensor's bytes in the file
   let fileBytes = end;
   let metadata;
   try {
@@ -129,19 +136,20 @@ export function checkModelFile(bytes, what, { binary16 = true } = {}) {
       parameters += elements;
       if (binary16 && dtype === 'F16') half += elements;
       widest = shape.reduce((a, d) => Math.max(a, d), widest);
-      if (!Number.isSafeInteger(offsets[1]) || offsets[1] < 0) return null;
+      if (!Number.isSafeInteger(offsets[1]) || !Number.isSafeInteger(offsets[0]) || offsets[0] < 0 || offsets[0] > offsets[1]) return null;
       fileBytes = Math.max(fileBytes, end + offsets[1]);
+      largest = Math.max(largest, offsets[1] - offsets[0]);
     }
   } catch {
     return null;
   }
   const tensorBytes = 2 * half + 4 * (parameters - half);
-  const rest = end + activationBytes(metadata, widest) + ENGINE_OVERHEAD;
+  const rest = largest + end + activationBytes(metadata, widest) + ENGINE_OVERHEAD;
   const needBytes = tensorBytes + rest;
   if (needBytes > WASM_MEMORY_LIMIT) {
     const held = !half ? 'as f32' : half === parameters ? 'in binary16' : `${half} of them in binary16, the others as f32`;
     throw Error(`${what} is too big: the engine would need ${gib(needBytes)} for it (its tensors ${gib(tensorBytes)}: ` +
-      `${parameters} parameters, ${held}; then ${gib(rest)} for the header, activations and the engine itself), ` +
+      `${parameters} parameters, ${held}; then ${gib(rest)} for the largest tensor as it loads, the header, activations and the engine itself), ` +
       `over its limit of ${gib(WASM_MEMORY_LIMIT)}`);
   }
   return { parameters, fileBytes, needBytes };

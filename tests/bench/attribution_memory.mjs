@@ -25,7 +25,7 @@ const sentences = readFileSync(args.sources, 'utf8').trim().split('\n').slice(0,
 const options = decoding(Number(args['max-length']), CAPTURE);
 const MiB = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
-const model = await loadModel(new Uint8Array(readFileSync(args.model)));
+const model = await loadModel(args.model); // streamed from the file, as a page's download is
 const afterLoad = wasmBytes();
 const sessions = sentences.map((text) => {
   const session = model.translate(text, options);

@@ -110,7 +110,8 @@ const otherUrl = (path) => `http://127.0.0.1:${other.address().port}${path}`;
 
 /**
  * A fresh page that records every message posted to a worker ({type, url, bytes: byteLength of
- * a `bytes` argument after posting (0: transferred), transferred: the transfer list's length})
+ * a `bytes` argument after posting (0: transferred), file: the size of a `file` argument (a File),
+ * transferred: the transfer list's length})
  * and the texts the download progress showed.
  */
 async function freshPage(path) {
@@ -121,7 +122,7 @@ async function freshPage(path) {
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function posted(message, transfer) {
       const result = post.call(this, message, transfer);
-      window.__posted.push({ type: message?.type, url: message?.url, bytes: message?.bytes?.byteLength, transferred: transfer?.length ?? 0 });
+      window.__posted.push({ type: message?.type, url: message?.url, bytes: message?.bytes?.byteLength, file: message?.file instanceof File ? message.file.size : undefined, transferred: transfer?.length ?? 0 });
       return result;
     };
     window.__progress = [];
@@ -228,9 +229,12 @@ describe('a model file opened in the page', () => {
     await page.setInputFiles('#open-file', { name: NAME, mimeType: 'application/octet-stream', buffer: model });
     await modelOpened(page, `file:${NAME}`);
     await settle(page);
-    // The bytes moved to the worker in one message (transferred: detached here after posting).
+    // The File went to the worker as a handle, none of its bytes read here: the worker streams it
+    // into the engine, and its progress is shown.
     const posted = await page.evaluate(() => window.__posted.filter((m) => m.type === 'file'));
-    expect(posted).toEqual([{ type: 'file', url: `file:${NAME}`, bytes: 0, transferred: 1 }]);
+    expect(posted).toEqual([{ type: 'file', url: `file:${NAME}`, bytes: undefined, file: model.length, transferred: 0 }]);
+    const total = `${(model.length / 1024).toFixed(0)} kB`;
+    expect(await page.evaluate(() => window.__progress)).toContain(`Reading ${NAME}: ${total} of ${total}`);
     expectCard(await card(page));
     expect(await page.locator('#model-card img, #model-card b, #model-card script').count()).toBe(0);
     expect(await page.evaluate(() => window.__injected)).toBeUndefined();
@@ -290,7 +294,7 @@ describe('a model file opened in the page', () => {
     expect(message).toContain('800000000 parameters');
     expect(message).toContain(`its tensors ${(4 * 800_000_000 / 2 ** 30).toFixed(2)} GiB`);
     expect(message).toContain('limit of 2.00 GiB');
-    expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
+    expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined || m.file !== undefined))).toEqual([]);
     expect(await page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
     await page.close();
   });
@@ -311,7 +315,7 @@ describe('a model file opened in the page', () => {
       expect(message).toContain('limit of 2.00 GiB');
       // Nothing was read: no progress of reading, no byte posted to the worker.
       expect(await page.evaluate(() => window.__progress.filter((t) => t.startsWith('Reading')))).toEqual([]);
-      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
+      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined || m.file !== undefined))).toEqual([]);
       expect(await page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
       await page.close();
     } finally {
@@ -333,7 +337,7 @@ describe('a model file opened in the page', () => {
       expect(message).toContain(`ends at byte ${model.length}`); // where the toy's last tensor ends
       expect(message).toContain(`${model.length + 2 ** 30} bytes`);
       expect(await page.evaluate(() => window.__progress.filter((t) => t.startsWith('Reading')))).toEqual([]);
-      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined))).toEqual([]);
+      expect(await page.evaluate(() => window.__posted.filter((m) => m.type === 'file' || m.bytes !== undefined || m.file !== undefined))).toEqual([]);
       await page.close();
     } finally {
       rmSync(path, { force: true });

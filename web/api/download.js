@@ -1,40 +1,123 @@
-// A model file's bytes from where the caller has them: a Uint8Array, an ArrayBuffer, a Response,
-// a URL, or a path in Node. Downloads and files are judged by their first bytes as they arrive
-// (web/model-header.js, the one place of the size rule), and the engine's heap is readied for the
-// load while a model downloads.
+// A model file from where the caller has it: a Uint8Array, an ArrayBuffer, a Blob (a File), a
+// Response, a URL, or a path in Node. Downloads and files are judged by their first bytes as they
+// arrive (web/model-header.js, the one place of the size rule), and go a chunk at a time to where
+// they are kept: into the engine (stageSource: JavaScript never holds the whole file), or into one
+// array of exactly the file's size (readSource).
 
 import { checkFileLength, modelFileStart } from '../model-header.js';
-import { AttnscopeError, isNode } from './runtime.js';
+import { AttnscopeError, check, isNode } from './runtime.js';
+
+/** A model file as messages name it: by its URL or path when it has one. */
+export const fileNamed = (name) => `the model file${name ? ` '${name}'` : ''}`;
 
 /**
- * A model file's bytes: `source` is bytes, a Response, a URL or (Node) a path. `fit`: the load
- * options the size rule judges the file by (web/model-header.js checkModelFile).
+ * A model file streamed into the engine as it arrives: each chunk goes to its place in a
+ * StagedFile (bindings/staged_file.h) and is dropped. Returns {staged, header}: the StagedFile
+ * (the caller loads from it and deletes it) and web/model-header.js's reading of the header
+ * ({parameters, fileBytes, needBytes}); or {bytes}, the first bytes of something that is no model
+ * file (or a file cut short before its header ended), for the engine to say what they are.
+ * `fit`: the load options the size rule judges the file by; `signal`, an AbortSignal, stops the
+ * read (the reason's message is the error's).
  */
-export async function readSource(source, onProgress, onChunk, fit = {}) {
+export function stageSource(source, runtime, onProgress, fit = {}, signal = undefined) {
+  return receiveSource(source, onProgress, fit, signal, (fileBytes) => {
+    const staged = new runtime.StagedFile(fileBytes);
+    return {
+      append: (chunk) => check(staged.append(chunk)),
+      result: () => ({ staged }),
+      drop: () => staged.delete(),
+    };
+  });
+}
+
+/** A model file's bytes, in one array of the file's size (the trainer continues from them). */
+export async function readSource(source, onProgress, fit = {}) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, onProgress, source.url, onChunk, fit);
+  const got = await receiveSource(source, onProgress, fit, undefined, (fileBytes) => {
+    const bytes = new Uint8Array(fileBytes);
+    let at = 0;
+    return {
+      append: (chunk) => { bytes.set(chunk, at); at += chunk.length; },
+      result: () => ({ bytes: bytes.subarray(0, at) }), // (short when cut short: the engine says so)
+      drop: () => {},
+    };
+  });
+  return got.bytes;
+}
+
+/** The source as a reader of chunks, judged and handed to the sink `begin(fileBytes)` makes. */
+async function receiveSource(source, onProgress, fit, signal, begin) {
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return receive(source.stream().getReader(), { what: fileNamed(source.name), fit, begin, signal, announced: source.size,
+      onProgress: (loaded) => onProgress?.({ loaded, total: source.size }) });
+  }
+  if (typeof Response !== 'undefined' && source instanceof Response) return receiveResponse(source, source.url, onProgress, fit, signal, begin);
   const url = String(source);
   if (isNode && !/^(https?|data|blob):/i.test(url)) {
     const { fileURLToPath } = await import('node:url');
-    const bytes = await readModelFile(url.startsWith('file:') ? fileURLToPath(url) : url, fileNamed(url), fit).catch((e) => {
+    const { open } = await import('node:fs/promises');
+    let file;
+    try {
+      file = await open(url.startsWith('file:') ? fileURLToPath(url) : url);
+      const { size } = await file.stat();
+      return await receive(fileReader(file, size), { what: fileNamed(url), fit, begin, signal, announced: size,
+        announcedAs: `it is ${size} bytes`, onProgress: (loaded) => onProgress?.({ loaded, total: size }) });
+    } catch (e) {
       throw e instanceof AttnscopeError ? e : new AttnscopeError(`cannot read model file '${url}': ${e.message}`);
-    });
-    onProgress?.({ loaded: bytes.length, total: bytes.length });
-    return bytes;
+    } finally {
+      await file?.close();
+    }
   }
   let response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { signal });
   } catch (e) {
     throw new AttnscopeError(`cannot fetch model '${url}': ${e.message}`);
   }
   if (!response.ok) throw new AttnscopeError(`cannot fetch model '${url}': HTTP ${response.status}`);
-  return readResponse(response, onProgress, url, onChunk, fit);
+  return receiveResponse(response, url, onProgress, fit, signal, begin);
 }
 
-/** A model file as messages name it: by its URL or path when it has one. */
-export const fileNamed = (name) => `the model file${name ? ` '${name}'` : ''}`;
+function receiveResponse(response, url, onProgress, fit, signal, begin) {
+  const total = Number(response.headers.get('content-length')) || 0;
+  // A compressed response's Content-Length counts compressed bytes: only what arrives is judged.
+  const encoding = response.headers.get('content-encoding');
+  const announced = !encoding || encoding === 'identity' ? total : 0;
+  const reader = response.body ? response.body.getReader() : wholeReader(response);
+  return receive(reader, { what: fileNamed(url), fit, begin, signal, announced,
+    announcedAs: `the server announces ${announced} bytes (Content-Length)`,
+    onProgress: (loaded) => onProgress?.({ loaded, total, url }) });
+}
+
+/** A reader of a Response without a body stream: its bytes as one chunk. */
+function wholeReader(response) {
+  let done = false;
+  return {
+    async read() {
+      if (done) return { done };
+      done = true;
+      return { done: false, value: new Uint8Array(await response.arrayBuffer()) };
+    },
+    cancel: async () => {},
+  };
+}
+
+/** A Node file as a stream's reader, 4 MiB a read. */
+function fileReader(file, size) {
+  let at = 0;
+  return {
+    async read() {
+      if (at >= size) return { done: true };
+      const chunk = new Uint8Array(Math.min(4 << 20, size - at));
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, at);
+      if (bytesRead === 0) return { done: true }; // the file shrank: the engine says it is cut short
+      at += bytesRead;
+      return { done: false, value: chunk.subarray(0, bytesRead) };
+    },
+    cancel: async () => {},
+  };
+}
 
 function joined(chunks, length) {
   const bytes = new Uint8Array(length);
@@ -44,104 +127,54 @@ function joined(chunks, length) {
 }
 
 /**
- * A file in Node, its header first: a file that is no model, or whose size is not what its header
- * promises, or too big for the engine, is refused after its first bytes are read (a model padded
- * to 3 GB is not read whole).
+ * Reads `reader` to its end, judged by its first bytes (web/model-header.js): the header's length
+ * as soon as 8 bytes have arrived (a PNG, or 2^63, stops the read there, and the engine says what
+ * the bytes are); then, once the header has arrived, a file too big for the engine, an
+ * `announced` size (Content-Length, a file's size) beyond the end of the last tensor, and any
+ * byte that arrives after it. Each refusal cancels the read: a 3 GB file is refused after its
+ * header, not after 3 GB. The chunks before the header's end are kept; from then on each chunk
+ * goes to the sink `begin(fileBytes)` makes and is dropped. `signal` aborts the read.
  */
-async function readModelFile(path, what, fit) {
-  const { open } = await import('node:fs/promises');
-  const file = await open(path);
-  try {
-    const { size } = await file.stat();
-    let bytes = new Uint8Array(0);
-    let start = { need: 8 };
-    while (start.need) {
-      const want = Math.min(start.need, size);
-      if (want <= bytes.length) break; // the file ends first: the engine says it is truncated
-      const next = new Uint8Array(want);
-      const { bytesRead } = await file.read(next, 0, want, 0);
-      bytes = next.subarray(0, bytesRead);
-      if (bytesRead < want) break;
-      start = apiError(() => modelFileStart(bytes, what, fit));
-    }
-    if (start.fileBytes === undefined) return bytes; // no model, or cut short: the engine says what is wrong
-    apiError(() => checkFileLength(start.fileBytes, size, what, `it is ${size} bytes`));
-    const whole = new Uint8Array(size);
-    whole.set(bytes);
-    const { bytesRead } = await file.read(whole, bytes.length, size - bytes.length, bytes.length);
-    return whole.subarray(0, bytes.length + bytesRead);
-  } finally {
-    await file.close();
-  }
-}
-
-/** web/model-header.js's refusals, as this API's errors. */
-function apiError(check) {
-  try {
-    return check();
-  } catch (e) {
-    throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message);
-  }
-}
-
-/**
- * The body, read as it streams, and judged by its first bytes (web/model-header.js): the header's
- * length as soon as 8 bytes have arrived (a PNG, or 2^63, stops the download there, and the engine
- * says what the bytes are); then, once the header has arrived, a file too big for the engine, a
- * Content-Length beyond the end of the last tensor, and any byte that arrives after it. Each
- * refusal cancels the download: a 3 GB file is refused after its header, not after 3 GB.
- */
-async function readResponse(response, onProgress, url, onChunk, fit) {
-  const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const what = fileNamed(url);
-  // A compressed response's Content-Length counts compressed bytes: only what arrives is judged.
-  const encoding = response.headers.get('content-encoding');
-  const announced = !encoding || encoding === 'identity' ? total : 0;
-  const reader = response.body.getReader();
-  const chunks = [];
+async function receive(reader, { what, fit, begin, signal, announced, announcedAs, onProgress }) {
+  const early = [];
   let loaded = 0;
   let start = { need: 8 };
+  let sink = null;
+  const stop = () => reader.cancel().catch(() => {}); // (a pending read then ends)
+  signal?.addEventListener('abort', stop, { once: true });
   try {
+    if (signal?.aborted) throw new AttnscopeError(signal.reason?.message ?? 'the load was cancelled');
     for (;;) {
       const { done, value } = await reader.read();
+      if (signal?.aborted) throw new AttnscopeError(signal.reason?.message ?? 'the load was cancelled');
       if (done) break;
-      chunks.push(value);
       loaded += value.length;
-      while (start.need && loaded >= start.need) start = modelFileStart(joined(chunks, loaded), what, fit);
-      if (start.notModel) {
-        reader.cancel().catch(() => {});
-        return joined(chunks, loaded); // the engine says what these bytes are
-      }
-      if (start.fileBytes !== undefined) {
-        if (announced) checkFileLength(start.fileBytes, announced, what, `the server announces ${announced} bytes (Content-Length)`);
+      if (sink) {
         checkFileLength(start.fileBytes, loaded, what, `${loaded} bytes have arrived, and the download was stopped`);
+        sink.append(value);
+      } else {
+        early.push(value);
+        while (start.need && loaded >= start.need) start = modelFileStart(joined(early, loaded), what, fit);
+        if (start.notModel) {
+          reader.cancel().catch(() => {});
+          return { bytes: joined(early, loaded) }; // the engine says what these bytes are
+        }
+        if (start.fileBytes !== undefined) {
+          if (announced) checkFileLength(start.fileBytes, announced, what, announcedAs);
+          checkFileLength(start.fileBytes, loaded, what, `${loaded} bytes have arrived, and the download was stopped`);
+          sink = begin(start.fileBytes);
+          sink.append(joined(early, loaded));
+          early.length = 0;
+        }
       }
-      onProgress?.({ loaded, total, url });
-      onChunk?.(loaded, total);
+      onProgress(loaded);
     }
   } catch (e) {
     reader.cancel().catch(() => {});
-    throw e; // (loadModel makes it an AttnscopeError)
+    sink?.drop();
+    throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message);
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
-  return joined(chunks, loaded);
-}
-
-/**
- * While a model downloads, the engine's heap is readied for its load a step per chunk
- * (`warmHeap`, bindings/heap.h): in the time the thread would wait for the
- * network. A model's load needs about HEAP_PER_FILE_BYTE times its file in heap: each tensor is
- * held once, in the file's dtype, and the file itself is never copied in (an F16 file loaded with
- * `binary16: false` needs twice its size, and grows the heap the rest of the way as it loads).
- * Readying more would be memory the engine holds for nothing: the heap never shrinks.
- */
-const HEAP_PER_FILE_BYTE = 1.1;
-export function warmHeapWhileDownloading(runtime) {
-  let warmed = 0;
-  return (loaded, total) => {
-    const want = HEAP_PER_FILE_BYTE * Math.max(loaded, total ? Math.min(total, 2 * loaded) : loaded);
-    if (want - warmed < 1 << 20) return; // a MiB at a time
-    runtime.warmHeap?.(want); // (absent from an engine built before it: then nothing is readied)
-    warmed = want;
-  };
+  return sink ? { ...sink.result(), header: start } : { bytes: joined(early, loaded) };
 }

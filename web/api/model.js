@@ -5,13 +5,15 @@
 import { checkModelFile } from '../model-header.js';
 import { AttnscopeError, check, handleOf, init, own, release } from './runtime.js';
 import { attributionArgs, int, ints, json, lengthEdges, siteOf, text, texts } from './arguments.js';
-import { fileNamed, readSource, warmHeapWhileDownloading } from './download.js';
+import { fileNamed, stageSource } from './download.js';
 import { Session } from './session.js';
 
 /**
- * Loads a model from a URL or path (Node), a Response, an ArrayBuffer or a Uint8Array.
- * `onProgress({loaded, total})` reports download progress in bytes (to cancel a download, fetch
- * it with an AbortSignal and pass the Response). `int8: true` runs the decoder's per-step products on int8 weights: about
+ * Loads a model from a URL or path (Node), a Response, a Blob (a File), an ArrayBuffer or a
+ * Uint8Array. A URL, path, Response or Blob is streamed into the engine as it arrives: this side
+ * holds one chunk at a time, never the whole file.
+ * `onProgress({loaded, total})` reports download progress in bytes; `signal`, an AbortSignal,
+ * cancels a download or a file's read (the error's message is the abort reason's). `int8: true` runs the decoder's per-step products on int8 weights: about
  * twice as fast per token, but no longer the file's exact numbers (the encoder stays exact;
  * docs/benchmarks.md, int8 weights). `binary16` (default true) keeps the weights of a file stored
  * as F16 in binary16, as the file holds them; `binary16: false` expands them to binary32: twice
@@ -23,27 +25,34 @@ import { Session } from './session.js';
  * (the engine says what they are), and no further than the end of its last tensor: more bytes,
  * or a larger Content-Length, are trailing data, refused.
  */
-export async function loadModel(source, { onProgress, int8 = false, binary16 = true, ...runtimeOptions } = {}) {
+export async function loadModel(source, { onProgress, signal, int8 = false, binary16 = true, ...runtimeOptions } = {}) {
   if (typeof int8 !== 'boolean') throw new AttnscopeError(`int8 must be true or false, got ${JSON.stringify(int8)}`);
   if (typeof binary16 !== 'boolean') throw new AttnscopeError(`binary16 must be true or false, got ${JSON.stringify(binary16)}`);
   const runtime = await init(runtimeOptions);
-  let bytes;
-  let header;
+  const named = fileNamed(typeof source === 'string' ? source : source?.url ?? source?.name);
+  let got;
   try {
-    bytes = await readSource(source, onProgress, warmHeapWhileDownloading(runtime), { binary16 });
-    // (a Response's URL names it; bytes have no name)
-    header = checkModelFile(bytes, fileNamed(typeof source === 'string' ? source : source.url), { binary16 });
+    got = source instanceof Uint8Array || source instanceof ArrayBuffer
+      ? { bytes: source instanceof Uint8Array ? source : new Uint8Array(source) }
+      : await stageSource(source, runtime, onProgress, { binary16 }, signal);
+    // Bytes in hand (or what came of a file that is no model) are judged here, whole.
+    if (got.bytes) got.header = checkModelFile(got.bytes, named, { binary16 });
   } catch (e) {
+    got?.staged?.delete();
     throw e instanceof AttnscopeError ? e : new AttnscopeError(e.message); // web/model-header.js's refusals
   }
   const handle = new runtime.ModelHandle();
   try {
-    check(handle.load(bytes, int8, binary16));
+    // A staged file is emptied by its load: each tensor's bytes are freed as they are read.
+    check(got.staged ? handle.loadStaged(got.staged, int8, binary16) : handle.load(got.bytes, int8, binary16));
   } catch (e) {
     handle.delete();
     throw e;
+  } finally {
+    got.staged?.delete();
   }
-  return new Model(runtime, handle, Object.freeze({ bytes: bytes.length, parameters: header?.parameters }));
+  const bytes = got.staged ? got.header.fileBytes : got.bytes.length;
+  return new Model(runtime, handle, Object.freeze({ bytes, parameters: got.header?.parameters }));
 }
 
 export class Model {

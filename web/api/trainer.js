@@ -114,7 +114,7 @@ export async function createTrainer(pairs, { from, ...options } = {}) {
   const { sources, targets } = pairsOf(runtime, pairs);
   const optionsJson = trainOptionsOf(options, from !== undefined);
   // Training holds every weight in binary32: the size rule judges the file so.
-  const bytes = from === undefined ? null : await readSource(from, undefined, undefined, { binary16: false });
+  const bytes = from === undefined ? null : await readSource(from, undefined, { binary16: false });
   const handle = new runtime.TrainerHandle();
   try {
     check(bytes ? handle.resume(bytes, sources, targets, optionsJson) : handle.create(sources, targets, optionsJson));

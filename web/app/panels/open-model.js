@@ -2,8 +2,8 @@
 // file anywhere on the page. A file bigger than the engine's memory is refused by its size, before
 // any of it is read; then its safetensors header is read (its first bytes only) and a file whose
 // tensors cannot fit is refused before anything is sent (web/model-header.js, the one rule);
-// then its bytes are read with a progress bar and moved (transferred, not copied) to the engine's
-// worker, which keeps the model under `file:NAME` (web/models.js). From there it is a model like a
+// then the File itself goes to the engine's worker (a handle, not its bytes), which streams it into
+// the engine with a progress bar and keeps the model under `file:NAME` (web/models.js). From there it is a model like a
 // shipped one: the page's picker, the compare picker, every view, intervention and export.
 // A page URL says `model=file:NAME`; a link to it cannot reopen the file, so the page asks for it.
 // A refusal is said where the reader is: the page scrolls to the error and focuses it (a drop
@@ -43,24 +43,6 @@ export function applyGeneration(generation) {
   showModeOptions();
 }
 
-/** Reads `file` whole into one ArrayBuffer, reporting {loaded, total}; `signal` stops it. */
-async function readAll(file, onProgress, signal) {
-  const bytes = new Uint8Array(file.size);
-  const reader = file.stream().getReader();
-  signal.addEventListener('abort', () => reader.cancel().catch(() => {}), { once: true });
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (signal.aborted) throw new Error(`opening “${file.name}” was cancelled`);
-    if (done) break;
-    if (loaded + value.length > bytes.length) throw new Error(`“${file.name}” changed while it was read: open it again`);
-    bytes.set(value, loaded);
-    loaded += value.length;
-    onProgress({ loaded, total: file.size });
-  }
-  return bytes.buffer;
-}
-
 /**
  * A picked file, checked before it is read: refused by its size alone when it is bigger than the
  * engine's memory (the engine holds each tensor in at least its bytes in the file, web/model-header.js),
@@ -93,7 +75,7 @@ export class OpenModel {
   #engine;
   #onOpened;
   #showError;
-  #reading = null; // the AbortController of a file being read
+  #reading = null; // the local file id of a file being read
 
   /**
    * engine: the worker's client; onOpened(id): the model is in the worker and chosen in the
@@ -131,7 +113,7 @@ export class OpenModel {
   /** Stops a file being read; false when none is. */
   cancel() {
     if (!this.#reading) return false;
-    this.#reading.abort();
+    this.#engine.request('cancelLoad', { url: this.#reading });
     return true;
   }
 
@@ -146,15 +128,12 @@ export class OpenModel {
       bar.value = loaded;
       $('progress-text').textContent = `${text} ${file.name}: ${formatBytes(loaded)} of ${formatBytes(total)}`;
     };
-    this.#reading?.abort();
-    const reading = new AbortController();
-    this.#reading = reading;
+    const id = localFileId(file.name);
+    if (this.#reading) this.#engine.request('cancelLoad', { url: this.#reading });
+    this.#reading = id;
     try {
       await checkFile(file);
-      const buffer = await readAll(file, (p) => progress('Reading', p), reading.signal);
-      const id = localFileId(file.name);
-      progress('Loading', { loaded: file.size, total: file.size });
-      const info = await this.#engine.request('file', { url: id, bytes: buffer }, undefined, [buffer]);
+      const info = await this.#engine.request('file', { url: id, file }, (p) => progress('Reading', p));
       noteOpenedFile(file.name);
       offerModel(id);
       $('model').value = id;
@@ -166,7 +145,7 @@ export class OpenModel {
       this.#showError(new Error(`Could not open the model file “${file.name}”: ${e.message}`));
       revealError();
     } finally {
-      if (this.#reading === reading) this.#reading = null;
+      if (this.#reading === id) this.#reading = null;
       $('progress').hidden = true;
       delete app.dataset.opening;
     }

@@ -20,9 +20,9 @@
 //   outcome  {url, text, options}                   -> {text, tokens, steps, done, source}: where a
 //            throwaway session ends (the page's "unmodified model" line beside a broken one)
 //   vocab    {url, side}                             -> the model's vocabulary of that side (type-ahead forcing)
-//   cancelLoad {url}  (page only)                   -> stops that model's download (its requests fail: cancelled)
-//   file     {url, bytes}  (page only)               -> model info: a model file the reader opened, its
-//            bytes transferred (an ArrayBuffer), kept under `url` (file:NAME, web/models.js) like a fetched one
+//   cancelLoad {url}  (page only)                   -> stops that model's download or file read (its requests fail: cancelled)
+//   file     {url, file}  (page only)                -> model info: a model file the reader opened (a File),
+//            streamed into the engine (progress in bytes), kept under `url` (file:NAME, web/models.js) like a fetched one
 //   init {wasmUrl}  (the page's first message: starts compiling the engine from that URL)
 //   close {sid}   stats {}   (stats: models, fetches, sessions and the Embind calls made so far)
 //
@@ -83,7 +83,7 @@ const updated = PAGE ? (s, keep, tree) => withPromptAnalyses(s, update(s, keep, 
 
 const models = new Map(); // url -> {promise, listeners, download (an AbortController)}
 // A model file the reader opened in the page has no URL: it is kept as `file:NAME` (web/models.js
-// localFileId); this worker has it only once the page sent its bytes (`file`).
+// localFileId); this worker has it only once the page sent the File (`file`).
 const LOCAL_FILE_PREFIX = 'file:';
 const sessions = new Map(); // sid -> session entry (see open)
 let nextSession = 1;
@@ -169,10 +169,20 @@ function getModel(url, onProgress) {
   return entry.promise.finally(() => entry.listeners.delete(onProgress));
 }
 
-/** Loads a model file the reader opened (its bytes) under `url`, in place of one opened under that name before. */
-async function openFile(url, bytes) {
+const fileReads = new Map(); // url -> the AbortController of a file being read (cancelLoad)
+
+/** Loads a model file the reader opened (a File) under `url`, in place of one opened under that name before. */
+async function openFile(url, file, progress) {
   await engine();
-  const model = await loadModel(new Uint8Array(bytes));
+  fileReads.get(url)?.abort(new Error(`opening “${file.name}” was cancelled`));
+  const reading = new AbortController();
+  fileReads.set(url, reading);
+  let model;
+  try {
+    model = await loadModel(file, { onProgress: progress, signal: reading.signal });
+  } finally {
+    if (fileReads.get(url) === reading) fileReads.delete(url);
+  }
   const old = models.get(url);
   for (const [sid, s] of sessions) if (s.url === url) handlers.close({ sid });
   models.set(url, { promise: Promise.resolve(model), listeners: new Set() });
@@ -318,9 +328,10 @@ const handlers = {
       return (await getModel(url, progress)).vocab(side);
     },
 
-    file: async ({ url, bytes }) => describe(await openFile(url, bytes)),
+    file: async ({ url, file }, progress) => describe(await openFile(url, file, progress)),
     cancelLoad({ url }) {
       models.get(url)?.download?.abort(new Error('the download was cancelled'));
+      fileReads.get(url)?.abort(new Error(`opening “${url.slice(LOCAL_FILE_PREFIX.length)}” was cancelled`));
       return { ok: true };
     },
     ...analysisHandlers(getModel, live), ...encoderHandlers(getModel), ...trainingHandlers(registerTrained),
