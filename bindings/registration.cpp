@@ -45,6 +45,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .constructor<double>()
       .function("append", &StagedFile::append)
       .function("received", &StagedFile::received);
+  emscripten::function("trainingPresets", &training_presets);
   class_<TrainerHandle>("TrainerHandle")
       .constructor<>()
       .function("create", &TrainerHandle::create)

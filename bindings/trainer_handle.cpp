@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "train/family_options.h"
+
 namespace attnscope::bindings {
 
 val TrainerHandle::create(const val& sources, const val& targets, const std::string& options) {
@@ -79,6 +81,27 @@ void TrainerHandle::start(std::unique_ptr<train::Trainable> model, std::vector<t
 train::Trainer& TrainerHandle::trainer() const {
   if (!trainer_) throw Error("the trainer was not created");
   return *trainer_;
+}
+
+val training_presets() {
+  return guarded([] {
+    val out = val::array();
+    const std::vector<train::RegisteredPreset> presets = train::training_presets();
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+      const TrainingPreset& p = *presets[i].preset;
+      val preset = val::object();
+      preset.set("id", std::string(p.id));
+      preset.set("label", std::string(p.label));
+      preset.set("family", std::string(presets[i].family->architecture));
+      preset.set("heads", p.has_heads);
+      preset.set("width", std::string(p.width));
+      preset.set("widthLabel", std::string(p.width_label));
+      preset.set("proposedLr", p.proposed_lr);
+      preset.set("options", std::string(p.options));
+      out.set(i, preset);
+    }
+    return out;
+  });
 }
 
 }  // namespace attnscope::bindings

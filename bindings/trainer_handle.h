@@ -1,6 +1,7 @@
 // The JS Trainer's handle (Embind class TrainerHandle): training on sentence pairs, one epoch per
 // call (src/train/trainer.h), from a fresh model or a model file's bytes; after each epoch the
-// weights go to a model handle. Each call returns its result or {error} (conversions.h).
+// weights go to a model handle. Each call returns its result or {error} (conversions.h). Beside
+// it, the families' Training panel presets (training_presets).
 #pragma once
 
 #include <memory>
@@ -43,5 +44,10 @@ class TrainerHandle {
 
   std::unique_ptr<train::Trainer> trainer_;
 };
+
+// The demo page's Training panel presets, each family's (train/family_options.h training_presets):
+// [{id, label, family, heads, width, widthLabel, proposedLr, options (a JSON object's text)}],
+// the default family's first first.
+val training_presets();
 
 }  // namespace attnscope::bindings

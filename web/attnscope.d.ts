@@ -588,6 +588,29 @@ export interface EpochReport {
 /** `pairs`: CSV text ("source,target" per line), such lines, or [source, target] pairs. */
 export function createTrainer(pairs: string | string[] | [string, string][], options?: TrainOptions): Promise<Trainer>;
 
+/** A fresh model the demo page's Training panel offers, as its family registers it in the engine. */
+export interface TrainingPreset {
+  /** Unique, in a trained model's name in the page: lowercase letters, digits and '-' ('rnn-bahdanau'). */
+  id: string;
+  /** For a picker: 'RNN, Bahdanau attention'. */
+  label: string;
+  /** The model family that registers it (a fresh model's `family`). */
+  family: string;
+  /** Whether the model has heads (a recipe's `heads` sets the option `heads`). */
+  heads: boolean;
+  /** The option a recipe's width sets: 'dModel', 'dHidden'. */
+  width: string;
+  /** The width's name for a knob: 'd_model', 'hidden size'. */
+  widthLabel: string;
+  /** The learning rate proposed for it (the toy models' recipes). */
+  proposedLr: number;
+  /** The fixed createTrainer options; a recipe adds layers, heads (where it has heads), [width], seed and lr. */
+  options: Readonly<TrainOptions>;
+}
+
+/** Every family's Training panel presets, the default family's first first. */
+export function trainingPresets(): Promise<readonly Readonly<TrainingPreset>[]>;
+
 export class Trainer {
   /** Epochs trained so far. */
   readonly epochs: number;

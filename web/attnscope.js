@@ -18,4 +18,4 @@ export { AttnscopeError, init } from './api/runtime.js';
 export { bleuByLength, heapInUse, repeatedSequences, successorWalks } from './api/corpora.js';
 export { Model, loadModel } from './api/model.js';
 export { Session } from './api/session.js';
-export { TRAIN_LIMITS, Trainer, createTrainer } from './api/trainer.js';
+export { TRAIN_LIMITS, Trainer, createTrainer, trainingPresets } from './api/trainer.js';

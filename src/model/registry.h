@@ -38,6 +38,20 @@ struct ArchitectureOption {
   bool flag_sets = false;  // Boolean only: the value its flag (which takes no value) sets ("--untied": false)
 };
 
+// A fresh model the demo page's Training panel offers (web/app/state/trained.js): the reader picks
+// its layers, its heads where it has them and its width; the rest is fixed here. Its trainer
+// options are `options` plus "layers", "heads" (where it has heads), `width` (the width), "seed"
+// and "lr".
+struct TrainingPreset {
+  const char* id;           // in a trained model's name ("rnn-bahdanau"): lowercase letters, digits and '-'
+  const char* label;        // the panel's picker: "RNN, Bahdanau attention"
+  bool has_heads;           // the heads knob sets "heads" (else the model has none)
+  const char* width;        // the option the width knob sets: "dModel"
+  const char* width_label;  // the knob's name: "d_model"
+  double proposed_lr;       // the learning rate the panel proposes (the toy models' recipes, models/README.md)
+  const char* options;      // the fixed training options, a JSON object, "family" named unless the default
+};
+
 // A family's training half.
 struct FamilyTraining {
   // A model file's bytes, to continue training it (ModelFileError on a broken file, InputError
@@ -53,6 +67,8 @@ struct FamilyTraining {
   const char* noun;  // in messages, the family as an option's owner: "the RNN" ("'cell' is the RNN's")
   const char* one;   // the family as one model: "an RNN" ("an RNN has none")
   const char* help;  // attnscope-cli train's usage lines for its options
+  const TrainingPreset* presets = nullptr;  // what the page's Training panel offers of it; the default
+  std::size_t preset_count = 0;             // family's first is the one a trained model's name leaves unnamed
 };
 
 struct FamilyRegistration {

@@ -47,6 +47,15 @@ std::string trainable_family_names(const std::string& mark, const std::string& l
   return out;
 }
 
+std::vector<RegisteredPreset> training_presets() {
+  std::vector<RegisteredPreset> out;
+  for (const FamilyRegistration& r : registered_families()) {
+    if (!r.training) continue;
+    for (std::size_t i = 0; i < r.training->preset_count; ++i) out.push_back({&r, &r.training->presets[i]});
+  }
+  return out;
+}
+
 OwnedOption architecture_option_named(const std::string& name) {
   return first_option([&](const ArchitectureOption& o) { return name == o.name; });
 }

@@ -20,6 +20,15 @@ const FamilyRegistration& default_trainable_family();
 std::string trainable_family_names(const std::string& mark, const std::string& last,
                                    const std::string& between = ", ");
 
+// A preset of the demo page's Training panel (model/registry.h TrainingPreset) and the family
+// that registers it.
+struct RegisteredPreset {
+  const FamilyRegistration* family = nullptr;
+  const TrainingPreset* preset = nullptr;
+};
+// Every family's presets, in the registry's order: the default family's first comes first.
+std::vector<RegisteredPreset> training_presets();
+
 // An architecture option of any family that trains, with the first such family declaring it (its
 // owner); option nullptr when none has it.
 struct OwnedOption {

@@ -125,6 +125,21 @@ export async function createTrainer(pairs, { from, ...options } = {}) {
   return new Trainer(runtime, handle);
 }
 
+/**
+ * The fresh models the demo page's Training panel offers, as each model family registers them in
+ * the engine (src/model/registry.h TrainingPreset), the default family's first first: [{id,
+ * label, family, heads (whether the model has heads), width (the option the width sets: 'dModel',
+ * 'dHidden'), widthLabel, proposedLr, options}]. A recipe {layers, heads, dModel (the width),
+ * seed, lr} trains with createTrainer options `options` plus layers, heads (where it has heads),
+ * [width]: the width, seed and lr.
+ */
+export async function trainingPresets() {
+  const runtime = await init();
+  return Object.freeze(check(runtime.trainingPresets()).map((p) => Object.freeze({
+    ...p, options: Object.freeze(JSON.parse(p.options)),
+  })));
+}
+
 export class Trainer {
   #runtime;
   #model = null;     // the weights after the last epoch, loaded (owned here)

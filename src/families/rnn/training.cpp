@@ -106,6 +106,17 @@ const ArchitectureOption kOptions[] = {
     {"localWindow", "--local-window", Kind::Integer},
 };
 
+// The toy RNNs' shape (models/README.md): a bidirectional GRU encoder, the width as the decoder's
+// hidden size, gradients clipped at 1 as their training script does; no heads.
+const TrainingPreset kPresets[] = {
+    {"rnn-bahdanau", "RNN, Bahdanau attention", /*has_heads=*/false, "dHidden", "hidden size", /*proposed_lr=*/0.003,
+     R"({"family": "rnn", "cell": "gru", "attention": "bahdanau", "score": "additive", "bidirectional": true, "clipNorm": 1})"},
+    {"rnn-luong", "RNN, Luong attention", /*has_heads=*/false, "dHidden", "hidden size", /*proposed_lr=*/0.003,
+     R"({"family": "rnn", "cell": "gru", "attention": "luong", "score": "dot", "bidirectional": true, "clipNorm": 1})"},
+    {"rnn-none", "RNN, no attention", /*has_heads=*/false, "dHidden", "hidden size", /*proposed_lr=*/0.003,
+     R"({"family": "rnn", "cell": "gru", "attention": "none", "score": "none", "bidirectional": true, "clipNorm": 1})"},
+};
+
 }  // namespace
 
 const FamilyTraining kTraining = {
@@ -121,6 +132,8 @@ const FamilyTraining kTraining = {
     "           --score additive|dot|scaled_dot|general|cosine|location (additive)  --d-embed N (32)\n"
     "           --d-hidden N (64)  --d-encoder N (d_hidden / directions)  --d-attention N (d_hidden)\n"
     "           --unidirectional  --input-feeding  --local-window N (0: global attention)\n",
+    kPresets,
+    std::size(kPresets),
 };
 
 }  // namespace attnscope::rnn

@@ -80,6 +80,11 @@ const ArchitectureOption kOptions[] = {
     {"dFf", "--d-ff", Kind::Integer},
 };
 
+// The toy transformer's recipe (models/README.md).
+const TrainingPreset kPresets[] = {
+    {"transformer", "Transformer", /*has_heads=*/true, "dModel", "d_model", /*proposed_lr=*/0.001, "{}"},
+};
+
 }  // namespace
 
 const FamilyTraining kTraining = {
@@ -92,6 +97,8 @@ const FamilyTraining kTraining = {
     "the transformer",
     "a transformer",
     "      transformer: --layers N (1)  --heads N (1)  --d-model N (64)  --d-ff N (2 d_model)\n",
+    kPresets,
+    std::size(kPresets),
 };
 
 }  // namespace attnscope::transformer
