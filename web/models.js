@@ -43,10 +43,23 @@ export const defaultModelId = models[0].id;
  * from a site of its choosing.
  */
 export function findModel(id) {
-  if (isTrainedId(id)) return { id, label: trainedLabel(id), example: null, trained: true };
+  if (isTrainedId(id, trainingPresets)) return { id, label: trainedLabel(id, trainingPresets), example: null, trained: true };
   if (openedFiles.has(id)) return { id, label: `${openedFiles.get(id)} (opened file)`, example: null, local: true };
   return models.find((m) => m.id === id) ?? modelFileEntry(id);
 }
+
+// The engine's training presets (web/attnscope.js trainingPresets), once the page has them from
+// its worker: a trained model's name may name one (web/app/state/trained.js), and only then is
+// such a name a model here.
+let trainingPresets = null;
+
+/** The page has the engine's training presets. */
+export function noteTrainingPresets(presets) {
+  trainingPresets = presets;
+}
+
+/** The engine's training presets, or null before the page has them. */
+export const knownTrainingPresets = () => trainingPresets;
 
 /**
  * A model file the reader opened from their computer (the page's file picker or a drop) has no

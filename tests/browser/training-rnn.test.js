@@ -144,3 +144,26 @@ it('asks before a link starts a long training run, and trains only when asked to
   expect(await declined.page.evaluate(() => window.attnscope.training.history.length)).toBe(0);
   await declined.page.close();
 });
+
+it('re-trains a link\'s RNN, named by the engine\'s preset, and shows the default model for a preset it has not', async () => {
+  const id = 'trained:e3.s1.l1.h1.d64.lr0.003.rnn-luong';
+  const { page, errors } = await openPage(env, `/web/index.html?model=${encodeURIComponent(id)}`);
+  await page.waitForFunction((name) => window.attnscope.training.id === name && window.attnscope.state.model === name,
+    id, { timeout: 60_000 });
+  await idle(page);
+  expect(await page.inputValue('#tr-arch')).toBe('rnn-luong');
+  expect(await page.locator('#tr-arch option').allTextContents()).toEqual(
+    ['Transformer', 'RNN, Bahdanau attention', 'RNN, Luong attention', 'RNN, no attention']);
+  expect(await page.isDisabled('#tr-heads')).toBe(true);
+  expect(await page.textContent('#tr-dmodel-name')).toBe('hidden size');
+  expect(new URL(page.url()).searchParams.get('model')).toBe(id);
+  expect(await page.locator('#model option:checked').textContent()).toContain('RNN, Luong attention');
+  expect(errors).toEqual([]);
+  await page.close();
+
+  const unknown = await openPage(env, `/web/index.html?model=${encodeURIComponent('trained:e3.s1.l1.h1.d64.lr0.003.rnn-elman')}`);
+  expect(await unknown.page.evaluate(() => window.attnscope.state.model)).toBe('toy-en-de');
+  expect(await unknown.page.evaluate(() => window.attnscope.training.history.length)).toBe(0);
+  expect(unknown.errors).toEqual([]);
+  await unknown.page.close();
+});

@@ -4,7 +4,7 @@
 // and beam-view.js), modified-banner.js, the "Break the model" panel (interventions.js) and the
 // "Analyses" card (analyses.js) and the Training panel (training.js). It only displays what the
 // engine returns.
-import { findModel, modelUrl } from '../models.js';
+import { findModel, modelUrl, noteTrainingPresets } from '../models.js';
 import { AnalysesPanel } from './panels/analyses.js';
 import { BleuByLengthPanel } from './panels/bleu-by-length.js';
 import { renderArchitecture } from './panels/architecture-panel.js';
@@ -37,6 +37,7 @@ import { TrainingPanel } from './panels/training.js';
 import { OpenModel, applyGeneration, offerModel } from './panels/open-model.js';
 import { renderModelCard } from './panels/model-card.js';
 import { readModelUrl } from './state/model-url.js';
+import { TRAINED_PREFIX } from './state/trained.js';
 
 const app = $('app');
 const engine = getEngine(); // starts the worker and the WebAssembly compile at once
@@ -46,6 +47,12 @@ style.textContent = HEATMAP_CSS;
 document.head.append(style);
 
 const { search, refused: refusedModelUrl } = readModelUrl(location.search, location.href); // ?model-url=URL is model=URL
+// A link to a model trained in a page may name one of the engine's training presets: the page
+// reads it once the worker has said which there are (such a link waits for the engine to train
+// anyway). Without them, only a name of the first preset is a model (state/trained.js).
+if (new URLSearchParams(search).get('model')?.startsWith(TRAINED_PREFIX)) {
+  await engine.request('trainingPresets').then(noteTrainingPresets, (e) => console.warn('attnscope: no training presets:', e.message));
+}
 const store = pageStore(parseState(search));
 /** The parts of the URL state the attention card shows (a change redraws it). */
 const VIEW_KEYS = ['view', 'layer', 'head', 'kind', 'vnorm', 'pin'];

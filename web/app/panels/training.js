@@ -1,5 +1,6 @@
 // The Training panel: sentence pairs (the toy grammar's 36 by default, editable), an architecture
-// (a transformer or an RNN, state/trained.js ARCHITECTURES) and its knobs within the browser-safe
+// (one of the presets each model family registers in the engine, which the worker hands over:
+// web/attnscope.js trainingPresets, state/trained.js) and its knobs within the browser-safe
 // limits of web/attnscope.js (TRAIN_LIMITS), Train / Pause / One epoch / Start over at full or
 // classroom speed, the loss curve, the exact-match count, one sentence's cross-attention after
 // every epoch (the heatmap view: tokens + a tensor) with a timeline to scrub back through the run,
@@ -11,14 +12,13 @@ import { Heatmap } from '../views/heatmap.js';
 import { counted } from '../util/html.js';
 import { InductionPanel } from './induction.js';
 import { drawLossCurve } from '../views/loss-curve.js';
-import { ARCHITECTURES, DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId } from '../state/trained.js';
+import { DEFAULT_PAIRS_URL, normalizePairs, parseTrainedId, presetOf } from '../state/trained.js';
+import { noteTrainingPresets } from '../../models.js';
 
 /** A link may name a training run; a longer one than this waits for the reader to start it. */
 export const LINK_EPOCHS_WITHOUT_ASKING = 200;
 /** The classroom speed: one epoch at a time, each shown for at least this long. */
 const SLOW_EPOCH_MS = 250;
-/** The learning rate the panel proposes for each architecture (the toy models' recipes, models/README.md). */
-const PROPOSED_LR = { transformer: 0.001, rnn: 0.003 };
 
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
@@ -59,6 +59,7 @@ export class TrainingPanel {
   #id = null;           // the name of the last model training registered
   #map = null;
   #pausing = false;     // Pause pressed during a classroom-speed run
+  #presets;             // promise of the engine's training presets (the architecture picker's)
 
   /** root: the panel's element; engine: the worker's client; onTrained(id, pairs|null). */
   constructor(root, { engine, onTrained }) {
@@ -72,11 +73,21 @@ export class TrainingPanel {
     this.$('#tr-pairs').addEventListener('input', () => this.#checkPairs());
     this.$('#tr-sentence').addEventListener('change', () => this.#watch());
     const arch = this.$('#tr-arch');
-    arch.replaceChildren(...Object.entries(ARCHITECTURES).map(([value, { label }]) => new Option(label, value)));
-    arch.addEventListener('change', () => {
+    this.#presets = engine.request('trainingPresets').then((presets) => {
+      noteTrainingPresets(presets); // a trained model's name may name one
+      arch.replaceChildren(...presets.map(({ id, label }) => new Option(label, id)));
       const lr = this.$('#tr-lr');
-      if (Object.values(PROPOSED_LR).includes(Number(lr.value))) lr.value = String(this.#proposedLr());
-      this.#archChanged();
+      if (lr.value === lr.defaultValue) lr.value = String(presets[0].proposedLr); // unless the reader wrote one
+      this.#archChanged(presets);
+      return presets;
+    });
+    this.#presets.catch((e) => this.#error(e.message));
+    arch.addEventListener('change', async () => {
+      // A learning rate the panel proposed follows the architecture; one the reader wrote stays.
+      const lr = this.$('#tr-lr');
+      const presets = await this.#presets;
+      if (presets.some((p) => p.proposedLr === Number(lr.value))) lr.value = String(this.#preset(presets).proposedLr);
+      this.#archChanged(presets);
     });
     this.$('#tr-timeline').addEventListener('input', () => this.#drawMap(this.#history[Number(this.$('#tr-timeline').value)]));
     this.$('#tr-confirm-go').addEventListener('click', () => this.#answerLink(true));
@@ -112,10 +123,17 @@ export class TrainingPanel {
    * again, to the same number of epochs; resolves to the name training registered (null on error).
    */
   async restore(id, pairs) {
-    const recipe = parseTrainedId(id);
-    this.$('#tr-pairs').value = pairs ?? await this.defaultPairs();
-    this.$('#tr-arch').value = recipe.arch ?? 'transformer';
-    this.#archChanged();
+    let presets;
+    try {
+      presets = await this.#presets;
+      this.$('#tr-pairs').value = pairs ?? await this.defaultPairs();
+    } catch (e) {
+      this.#error(e.message);
+      return null;
+    }
+    const recipe = parseTrainedId(id, presets);
+    this.$('#tr-arch').value = recipe.arch ?? presets[0].id;
+    this.#archChanged(presets);
     for (const [sel, v] of [['#tr-layers', recipe.layers], ['#tr-heads', recipe.heads], ['#tr-dmodel', recipe.dModel],
       ['#tr-epochs', Math.max(1, recipe.epochs)], ['#tr-lr', recipe.lr], ['#tr-seed', recipe.seed]]) this.$(sel).value = String(v);
     if (recipe.epochs > LINK_EPOCHS_WITHOUT_ASKING && !await this.#askLink(recipe.epochs)) return null;
@@ -184,15 +202,14 @@ export class TrainingPanel {
     box.textContent = message ?? ''; // text, never HTML: the pairs are the reader's
   }
 
-  #proposedLr() {
-    return this.$('#tr-arch').value === 'transformer' ? PROPOSED_LR.transformer : PROPOSED_LR.rnn;
-  }
+  /** The picked one of the engine's presets. */
+  #preset(presets) { return presetOf(presets, this.$('#tr-arch').value); }
 
-  /** An RNN has no heads: its knob is off (and d_model is the decoder's hidden size). */
-  #archChanged() {
-    const arch = ARCHITECTURES[this.$('#tr-arch').value];
-    this.$('#tr-heads').disabled = !arch.heads;
-    this.$('#tr-dmodel-name').textContent = arch.heads ? 'd_model' : 'hidden size';
+  /** A model without heads has its knob off; the width knob has the preset's name. */
+  #archChanged(presets) {
+    const preset = this.#preset(presets);
+    this.$('#tr-heads').disabled = !preset.heads;
+    this.$('#tr-dmodel-name').textContent = preset.widthLabel;
   }
 
   #linkAnswer = null;   // resolves the question a long link-started run asks
@@ -231,18 +248,24 @@ export class TrainingPanel {
   /** The pairs and options of the knobs, checked; null (and the reason shown) when not valid. */
   async #setup() {
     if (!this.#checkPairs()) return null;
+    let presets;
+    try {
+      presets = await this.#presets;
+    } catch (e) {
+      this.#error(e.message);
+      return null;
+    }
     const [layersLow, layersHigh] = TRAIN_LIMITS.layers;
     const [headsLow, headsHigh] = TRAIN_LIMITS.heads;
     const [dLow, dHigh] = TRAIN_LIMITS.dModel;
-    const archName = this.$('#tr-arch').value;
-    const arch = ARCHITECTURES[archName];
+    const preset = this.#preset(presets);
     const layers = this.#int('#tr-layers', 'Layers', layersLow, layersHigh);
-    const heads = layers === null ? null : arch.heads ? this.#int('#tr-heads', 'Heads', headsLow, headsHigh) : 1;
-    const dModel = heads === null ? null : this.#int('#tr-dmodel', arch.heads ? 'd_model' : 'The hidden size', dLow, dHigh);
+    const heads = layers === null ? null : preset.heads ? this.#int('#tr-heads', 'Heads', headsLow, headsHigh) : 1;
+    const dModel = heads === null ? null : this.#int('#tr-dmodel', preset.widthLabel, dLow, dHigh);
     const seed = dModel === null ? null : this.#int('#tr-seed', 'Seed', 0, Number.MAX_SAFE_INTEGER);
     if (seed === null) return null;
     if (dModel % heads !== 0) {
-      this.#error(`d_model ${dModel} must be divisible by the number of heads (${heads})`);
+      this.#error(`${preset.widthLabel} ${dModel} must be divisible by the number of heads (${heads})`);
       return null;
     }
     const lr = Number(this.$('#tr-lr').value);
@@ -255,7 +278,8 @@ export class TrainingPanel {
     try {
       custom = pairs !== await this.defaultPairs();
     } catch { /* no toy grammar to compare with: these pairs are the reader's */ }
-    const recipe = { layers, heads, dModel, seed, lr, ...(archName === 'transformer' ? {} : { arch: archName }) };
+    // The first preset stays unnamed in the recipe, as in its name (state/trained.js).
+    const recipe = { layers, heads, dModel, seed, lr, ...(preset === presets[0] ? {} : { arch: preset.id }) };
     return { pairs, recipe, custom, key: JSON.stringify([pairs, recipe]) };
   }
 

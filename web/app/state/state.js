@@ -29,7 +29,7 @@
 // Attention sites are the engine's (web/app/model/sites.js): the URL holds a site's name as it is, and
 // the page checks it against the model's table once the model is known (a view or kind the model
 // lacks falls back to its main site, an intervention on a site it lacks is dropped).
-import { defaultModelId, findModel } from '../../models.js';
+import { defaultModelId, findModel, knownTrainingPresets } from '../../models.js';
 import { normalizePairs, pairsHash, parseTrainedId } from './trained.js';
 
 /** The views that are not one attention site: every layer × head of a site, the beam tree. */
@@ -173,7 +173,7 @@ function parseForced(values) {
 function modelOf(q) {
   const id = q.get('model');
   if (!findModel(id)) return { model: DEFAULTS.model, pairs: null };
-  const recipe = parseTrainedId(id);
+  const recipe = parseTrainedId(id, knownTrainingPresets());
   if (!recipe?.hash) return { model: id, pairs: null };
   const pairs = normalizePairs(q.get('pairs') ?? '');
   return pairs && pairsHash(pairs) === recipe.hash ? { model: id, pairs } : { model: DEFAULTS.model, pairs: null };
@@ -216,7 +216,7 @@ export function formatState(st) {
   const q = new URLSearchParams();
   q.set('s', st.s);
   q.set('model', st.model);
-  if (st.pairs && parseTrainedId(st.model)?.hash) q.set('pairs', st.pairs);
+  if (st.pairs && parseTrainedId(st.model, knownTrainingPresets())?.hash) q.set('pairs', st.pairs);
   q.set('mode', st.mode);
   if (st.mode === 'beam') {
     q.set('beam', st.beam);

@@ -5,51 +5,39 @@
 //   trained:e8.s1.l1.h1.d64.lr0.001            the toy grammar's 36 pairs (web/data/toy-en-de.csv)
 //   trained:e8.s1.l1.h1.d64.lr0.001.p1a2b3c4d  other pairs: the URL carries them (pairs=…) and
 //                                               p… is their hash, so two pair sets never share a name
-//   trained:e30.s1.l1.h1.d64.lr0.003.rnn-bahdanau   another architecture (ARCHITECTURES), named
-//                                               before the pairs' hash; none named: a transformer
+//   trained:e30.s1.l1.h1.d64.lr0.003.PRESET    another architecture: the id of one of the engine's
+//                                               training presets (web/attnscope.js trainingPresets),
+//                                               named before the pairs' hash; none named: the first
 // The page and the worker both use this module: the worker registers a trained model under this
 // name (its "url" in the worker's model table) and the page's URL state holds it as `model`.
+// Which presets there are is the engine's to say (each model family registers its own): the
+// functions that read a preset's id take the engine's list (`presets`); without it (null) only a
+// name of the first preset is a model.
 
 export const TRAINED_PREFIX = 'trained:';
 /** The shipped copy of the toy grammar the Training panel starts from (the tests' CSV). */
 export const DEFAULT_PAIRS_URL = new URL('../../data/toy-en-de.csv', import.meta.url).href;
 
-const RECIPE = /^trained:e(\d{1,5})\.s(\d{1,15})\.l(\d)\.h(\d)\.d(\d{1,4})\.lr(\d*\.?\d+(?:e-?\d+)?)(?:\.(rnn-[a-z]+))?(?:\.p([0-9a-f]{8}))?$/;
+// A preset's id never looks like the pairs' hash (p and 8 hex digits): the engine's test holds its
+// presets to that.
+const RECIPE = /^trained:e(\d{1,5})\.s(\d{1,15})\.l(\d)\.h(\d)\.d(\d{1,4})\.lr(\d*\.?\d+(?:e-?\d+)?)(?:\.(?!p[0-9a-f]{8}$)([a-z][a-z0-9-]*))?(?:\.p([0-9a-f]{8}))?$/;
 
-/**
- * What the Training panel trains, by the name a recipe gives it: a label and the trainer options
- * (web/attnscope.js createTrainer) of a recipe {layers, heads, dModel, seed, lr}. The RNNs are the
- * toy RNNs' shape (models/README.md): a bidirectional GRU encoder, d_model as the decoder's hidden
- * size, gradients clipped at 1 as their training script does; they have no heads.
- */
-export const ARCHITECTURES = Object.freeze({
-  transformer: {
-    label: 'Transformer', heads: true,
-    options: ({ layers, heads, dModel, seed, lr }) => ({ layers, heads, dModel, seed, lr }),
-  },
-  'rnn-bahdanau': {
-    label: 'RNN, Bahdanau attention', heads: false,
-    options: (r) => rnnOptions(r, { attention: 'bahdanau', score: 'additive' }),
-  },
-  'rnn-luong': {
-    label: 'RNN, Luong attention', heads: false,
-    options: (r) => rnnOptions(r, { attention: 'luong', score: 'dot' }),
-  },
-  'rnn-none': {
-    label: 'RNN, no attention', heads: false,
-    options: (r) => rnnOptions(r, { attention: 'none', score: 'none' }),
-  },
-});
-
-function rnnOptions({ layers, dModel, seed, lr }, attention) {
-  return { family: 'rnn', cell: 'gru', ...attention, layers, dHidden: dModel, bidirectional: true, clipNorm: 1, seed, lr };
+/** The preset of `presets` that `id` names (undefined: the first), or null. */
+export function presetOf(presets, id) {
+  if (!presets) return null;
+  return (id === undefined ? presets[0] : presets.find((p) => p.id === id)) ?? null;
 }
 
-/** The trainer options of a recipe ({arch, layers, heads, dModel, seed, lr}; arch defaults to 'transformer'). */
-export function trainerOptions(recipe) {
-  const arch = ARCHITECTURES[recipe.arch ?? 'transformer'];
-  if (!arch) throw new Error(`unknown architecture '${String(recipe.arch)}'`);
-  return arch.options(recipe);
+/**
+ * The trainer options (web/attnscope.js createTrainer) of a recipe {arch (a preset's id; absent:
+ * the first), layers, heads, dModel (the width), seed, lr}: the preset's own options and the
+ * recipe's sizes, under the preset's names for them.
+ */
+export function trainerOptions(recipe, presets) {
+  const preset = presetOf(presets, recipe.arch);
+  if (!preset) throw new Error(`unknown architecture '${String(recipe.arch)}'`);
+  const { layers, heads, dModel, seed, lr } = recipe;
+  return { ...preset.options, layers, ...(preset.heads ? { heads } : {}), [preset.width]: dModel, seed, lr };
 }
 
 /** "source,target" lines as the engine reads them: trimmed, blank lines dropped, '\n'-joined. */
@@ -68,37 +56,43 @@ export function pairsHash(text) {
 }
 
 /**
- * The name of the model `recipe` makes: {epochs, seed, layers, heads, dModel, lr} and `pairs`
- * (null: the toy grammar; else the normalized pairs text, hashed into the name).
+ * The name of the model `recipe` makes: {epochs, seed, layers, heads, dModel, lr, arch (a
+ * preset's id, absent for the first)} and `pairs` (null: the toy grammar; else the normalized
+ * pairs text, hashed into the name).
  */
-export function trainedId({ epochs, seed, layers, heads, dModel, lr, arch = 'transformer' }, pairs = null) {
-  const named = arch === 'transformer' ? '' : `.${arch}`;
+export function trainedId({ epochs, seed, layers, heads, dModel, lr, arch }, pairs = null) {
+  const named = arch === undefined ? '' : `.${arch}`;
   return `${TRAINED_PREFIX}e${epochs}.s${seed}.l${layers}.h${heads}.d${dModel}.lr${lr}${named}${pairs === null ? '' : `.p${pairsHash(pairs)}`}`;
 }
 
-/** The recipe a name says ({epochs, seed, layers, heads, dModel, lr, hash (null: the toy)}), or null. */
-export function parseTrainedId(id) {
+/**
+ * The recipe a name says ({epochs, seed, layers, heads, dModel, lr, arch (the preset's id; absent:
+ * the first preset), hash (null: the toy)}), or null: also for a preset not among `presets` (the
+ * engine's), or the first named (it never is).
+ */
+export function parseTrainedId(id, presets = null) {
   const m = RECIPE.exec(typeof id === 'string' ? id : '');
   if (!m) return null;
   const lr = Number(m[6]);
   if (!(lr > 0 && lr <= 1)) return null;
-  const arch = m[7] ?? 'transformer';
-  if (!Object.hasOwn(ARCHITECTURES, arch)) return null;
+  const arch = m[7];
+  if (arch !== undefined && [null, presets?.[0]].includes(presetOf(presets, arch))) return null;
   return {
     epochs: Number(m[1]), seed: Number(m[2]), layers: Number(m[3]), heads: Number(m[4]), dModel: Number(m[5]), lr,
-    ...(arch === 'transformer' ? {} : { arch }), hash: m[8] ?? null,
+    ...(arch === undefined ? {} : { arch }), hash: m[8] ?? null,
   };
 }
 
-export const isTrainedId = (id) => parseTrainedId(id) !== null;
+export const isTrainedId = (id, presets = null) => parseTrainedId(id, presets) !== null;
 
 /** A short label for the model picker and messages. */
-export function trainedLabel(id) {
-  const r = parseTrainedId(id);
+export function trainedLabel(id, presets = null) {
+  const r = parseTrainedId(id, presets);
   if (!r) return id;
   const pairs = r.hash ? 'your pairs' : 'toy grammar';
-  const arch = ARCHITECTURES[r.arch ?? 'transformer'];
-  const heads = arch.heads ? `${r.heads} head${r.heads > 1 ? 's' : ''}, ` : '';
-  return `Trained here · ${r.arch ? `${arch.label} · ` : ''}${pairs}, ${r.layers} layer${r.layers > 1 ? 's' : ''}, ${heads}`
+  const preset = presetOf(presets, r.arch);
+  // Without the engine's list (a name of the first preset), the heads the name counts.
+  const heads = (preset?.heads ?? true) ? `${r.heads} head${r.heads > 1 ? 's' : ''}, ` : '';
+  return `Trained here · ${r.arch ? `${preset.label} · ` : ''}${pairs}, ${r.layers} layer${r.layers > 1 ? 's' : ''}, ${heads}`
     + `d ${r.dModel}, ${r.epochs} epoch${r.epochs === 1 ? '' : 's'}, seed ${r.seed}`;
 }

@@ -3,6 +3,8 @@
 // (Trainer.train yields after every epoch, so the page's views keep answering), and the model it
 // made registered under its recipe's name (web/app/state/trained.js) for every view.
 //
+//   trainingPresets {} -> the engine's training presets (web/attnscope.js trainingPresets): the
+//          architectures the panel offers, a recipe's `arch` one's id (web/app/state/trained.js)
 //   train  {pairs, recipe {arch, layers, heads, dModel, seed, lr}, custom, epochs, stopAtExact, sentence}
 //          -> {id, epochs, stopped, exact, total}: trains until `epochs` epochs in all (fewer when
 //          paused, or when every pair is exact and stopAtExact). The same pairs and recipe continue
@@ -14,7 +16,7 @@
 //   trainAttention {sentence} -> greedyAttention of the current weights (another watched sentence)
 //   inductionTrain, inductionStop: the induction-heads preset (worker-induction.js)
 // No numbers are computed here: losses, counts and attention come from web/attnscope.js.
-import { createTrainer, loadModel } from '../../attnscope.js';
+import { createTrainer, loadModel, trainingPresets } from '../../attnscope.js';
 import { normalizePairs, trainedId, trainerOptions } from '../state/trained.js';
 import { greedyAttention } from './worker-session.js';
 import { inductionHandlers } from './worker-induction.js';
@@ -22,6 +24,13 @@ import { inductionHandlers } from './worker-induction.js';
 /** `register(id, model)`: puts a finished model into the worker's model table under `id`. */
 export function trainingHandlers(register) {
   let current = null; // {key, trainer, recipe, pairs (normalized), custom}
+  let presets = null;  // promise of the engine's training presets
+
+  function knownPresets() {
+    presets ??= trainingPresets();
+    presets.catch(() => { presets = null; }); // asked again next time
+    return presets;
+  }
 
   function attentionOf(model, sentence) {
     try {
@@ -37,7 +46,7 @@ export function trainingHandlers(register) {
     if (current?.key === key) return;
     current?.trainer.dispose();
     current = null;
-    const trainer = await createTrainer(normalized, trainerOptions(recipe));
+    const trainer = await createTrainer(normalized, trainerOptions(recipe, await knownPresets()));
     current = { key, trainer, recipe, pairs: normalized, custom: !!custom };
     // Epoch 0: the model before any update (its random attention).
     const initial = await loadModel(trainer.exportBytes());
@@ -50,6 +59,8 @@ export function trainingHandlers(register) {
 
   return {
     ...inductionHandlers(), // the induction-heads preset (its own trainer)
+
+    trainingPresets: () => knownPresets(),
 
     async train(args, progress) {
       const { epochs, stopAtExact = false, sentence = '' } = args;

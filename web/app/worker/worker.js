@@ -59,7 +59,7 @@
 //   encoderFactor   {url, text, interventions, site, layer, head, query} -> Model.textAttentionLogits: {logits, weights}
 //   ablation        {url, sentences} -> Model.headAblation (progress: {done, total})
 //
-// Training (web/app/worker/worker-training.js): train, trainPause, trainReset, trainExport. A model it
+// Training (web/app/worker/worker-training.js): trainingPresets, train, trainPause, trainReset, trainExport. A model it
 // trained is in the model table under its recipe's name (web/app/state/trained.js), a "url" that every
 // request above takes like a file's.
 // No numbers are computed here: everything comes from web/attnscope.js as it is.
