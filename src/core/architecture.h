@@ -8,4 +8,18 @@ namespace attnscope {
 enum class Activation { ReLU, GELU, Swish, GELUTanh };
 enum class NormPosition { Post, Pre };  // LN(x + f(x))  vs  x + f(LN(x))
 
+// Each choice's one name: as a model file's config spells it ("activation", "norm"), which is
+// also how an architecture description shows it (model/architecture_description.h).
+constexpr const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::ReLU: return "relu";
+    case Activation::GELU: return "gelu";
+    case Activation::Swish: return "swish";
+    case Activation::GELUTanh: return "gelu_tanh";
+  }
+  return "";
+}
+
+constexpr const char* norm_name(NormPosition n) { return n == NormPosition::Post ? "post" : "pre"; }
+
 }  // namespace attnscope

@@ -13,14 +13,16 @@ std::string plural(int n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
 }
 
-std::string tokenizer_type(const Model& model) {
+std::string vocabulary_unit(const Model& model) {
+  // The type as the tokenizer's metadata names it ("word", "bpe", "sentencepiece", ...): every
+  // tokenizer writes its own (Tokenizer::from_json reads it).
   const nlohmann::json j = parse_json(model.tokenizer->to_json(), "tokenizer metadata", JsonSource::ModelFile);
-  return j.at("type").get<std::string>();  // every tokenizer writes its type (Tokenizer::from_json reads it)
+  return j.at("type").get<std::string>() == "word" ? "words" : "pieces";
 }
 
 std::string vocabulary(const Model& model) {
   return "vocabulary " + std::to_string(model.src_vocab.size()) + " source, " + std::to_string(model.tgt_vocab.size()) +
-         " target " + (tokenizer_type(model) == "bpe" ? "pieces" : "words");
+         " target " + vocabulary_unit(model);
 }
 
 }  // namespace description

@@ -30,10 +30,11 @@ namespace description {
 
 // "1 head", "2 heads"; `many` for an irregular plural.
 std::string plural(int n, const std::string& one, const std::string& many = "");
-// The source tokenizer's type as its metadata names it ("word", "bpe", "wordpiece", ...).
-std::string tokenizer_type(const Model& model);
+// What the source tokenizer's vocabulary holds: "words" for a word-level tokenizer, "pieces" for
+// every subword one (BPE, byte-level BPE, WordPiece, SentencePiece).
+std::string vocabulary_unit(const Model& model);
 // The vocabulary clause the encoder-decoder families end on: "vocabulary 18 source, 17 target
-// words" ("pieces" for a BPE tokenizer).
+// words" (or "pieces": vocabulary_unit).
 std::string vocabulary(const Model& model);
 
 }  // namespace description

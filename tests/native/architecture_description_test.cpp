@@ -2,12 +2,16 @@
 // the page and the CLI show these words and blocks without knowing the family. The expected
 // texts are written out here from the description's templates, one model per shape: every
 // family, with and without the options that change its words (bidirectional, attention style
-// and score, local window, input feeding, pooler, no FFN, untied output, BPE pieces).
+// and score, local window, input feeding, pooler, segments, activation, no FFN, untied output,
+// word or subword vocabulary).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 
+#include "io/safetensors.h"
 #include "model/model.h"
 #include "test_support.h"
 
@@ -33,6 +37,35 @@ std::vector<std::string> links_of(const ArchitectureDescription& d) {
 ArchitectureDescription described(const std::string& path) {
   const auto model = Model::load_file(path);
   return model->family->describe(*model);
+}
+
+using testing::json;
+using Bytes = std::vector<std::uint8_t>;
+
+// The description of the model file at `path` after `edit` changed its header (as JSON) and its
+// data section: the shapes no golden file has.
+ArchitectureDescription described_after(const std::string& path, const std::function<void(json&, Bytes&)>& edit) {
+  const Bytes file = read_file_bytes(path);
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | file[static_cast<std::size_t>(i)];
+  const auto data_start = file.begin() + 8 + static_cast<std::ptrdiff_t>(n);
+  json header = json::parse(file.begin() + 8, data_start);
+  Bytes data(data_start, file.end());
+  edit(header, data);
+  const std::string text = header.dump();
+  Bytes out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(text.size() >> (8 * i)));
+  out.insert(out.end(), text.begin(), text.end());
+  out.insert(out.end(), data.begin(), data.end());
+  const auto model = Model::load_bytes(out.data(), out.size());
+  return model->family->describe(*model);
+}
+
+// `header`'s config with `field` set to `value`.
+void set_config(json& header, const std::string& field, const json& value) {
+  json config = json::parse(header["__metadata__"]["config"].get<std::string>());
+  config[field] = value;
+  header["__metadata__"]["config"] = config.dump();
 }
 
 TEST(ArchitectureDescription, Transformer) {
@@ -63,6 +96,14 @@ TEST(ArchitectureDescription, Transformer) {
             "FFN 96 (gelu), pre-LayerNorm, sinusoidal positions; vocabulary 383 source, 383 target pieces.");
   EXPECT_EQ(bpe.blocks[1].label, "Encoder layer × 3");
   EXPECT_EQ(bpe.blocks[4].detail, "383 target tokens");
+
+  // Every subword tokenizer's vocabulary holds pieces, not only BPE's: here SentencePiece (Marian).
+  const ArchitectureDescription marian = described(testing::golden_path("hf/opus-mt-en-de-tiny.safetensors"));
+  EXPECT_EQ(marian.words,
+            "Transformer encoder-decoder: 2 encoder layers and 2 decoder layers, 4 heads per attention, d_model 64, "
+            "FFN 256 (swish), post-LayerNorm, sinusoidal_halves positions; vocabulary 452 source, 452 target "
+            "pieces.");
+  EXPECT_EQ(marian.blocks[0].detail, "d_model 64 + sinusoidal_halves positions");
 }
 
 TEST(ArchitectureDescription, RnnBahdanauAdditive) {
@@ -161,29 +202,48 @@ TEST(ArchitectureDescription, Bert) {
   EXPECT_EQ(mlm.words,
             "BERT encoder-only: 3 layers, 3 heads each, d_model 12, FFN 20 (GELU), post-LayerNorm, learned positions "
             "(32) and 2 segments, a masked-language-model head; vocabulary 27 WordPiece pieces.");
+
+  // The segments are the config's token types: tiny_pooler with the second segment row dropped.
+  const ArchitectureDescription one_segment =
+      described_after(testing::golden_path("bert/tiny_pooler.safetensors"), [](json& header, Bytes& data) {
+        set_config(header, "n_segments", 1);
+        json& segment = header["embed.segment.weight"];
+        const std::uint64_t begin = segment["data_offsets"][0], end = segment["data_offsets"][1];
+        const std::uint64_t row = (end - begin) / 2;
+        segment["shape"][0] = 1;
+        segment["data_offsets"][1] = begin + row;
+        for (auto& [name, tensor] : header.items())
+          if (name != "__metadata__" && tensor["data_offsets"][0].get<std::uint64_t>() >= end)
+            for (json& offset : tensor["data_offsets"]) offset = offset.get<std::uint64_t>() - row;
+        const auto at = [&](std::uint64_t offset) { return data.begin() + static_cast<std::ptrdiff_t>(offset); };
+        data.erase(at(begin + row), at(end));
+      });
+  EXPECT_EQ(one_segment.words,
+            "BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (GELU), post-LayerNorm, learned positions "
+            "(24) and 1 segment, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.");
 }
 
 TEST(ArchitectureDescription, DecoderOnly) {
   const ArchitectureDescription tanh = described(testing::golden_path("decoder_only/pre_learned_gelu_tanh.safetensors"));
   EXPECT_EQ(tanh.family, "Decoder-only (GPT)");
   EXPECT_EQ(tanh.words,
-            "Decoder-only language model (GPT): 2 layers, 2 heads each, d_model 16, FFN 32 (GELU, tanh), "
+            "Decoder-only language model (GPT): 2 layers, 2 heads each, d_model 16, FFN 32 (gelu_tanh), "
             "pre-LayerNorm, learned positions (16: <s>, the prompt and the continuation), no encoder; vocabulary 18 "
             "words.");
   EXPECT_EQ(blocks_of(tanh), (std::vector<std::string>{
                                  "emb | Decoder | Token + position | d_model 16, learned positions (16)",
-                                 "dec | Decoder | Decoder layer × 2 | causal self-attention (2 heads) · FFN 32 (GELU, tanh)",
+                                 "dec | Decoder | Decoder layer × 2 | causal self-attention (2 heads) · FFN 32 (gelu_tanh)",
                                  "out | Decoder | Linear + softmax | tied: 18 words",
                              }));
   EXPECT_TRUE(tanh.links.empty());
 
   const ArchitectureDescription untied = described(testing::golden_path("decoder_only/post_sin_relu_untied.safetensors"));
   EXPECT_EQ(untied.words,
-            "Decoder-only language model (GPT): 2 layers, 3 heads each, d_model 12, FFN 20 (RELU), post-LayerNorm, "
+            "Decoder-only language model (GPT): 2 layers, 3 heads each, d_model 12, FFN 20 (relu), post-LayerNorm, "
             "sinusoidal positions (16: <s>, the prompt and the continuation), no encoder; vocabulary 18 words.");
   EXPECT_EQ(blocks_of(untied), (std::vector<std::string>{
                                    "emb | Decoder | Token + position | d_model 12, sinusoidal positions (16)",
-                                   "dec | Decoder | Decoder layer × 2 | causal self-attention (3 heads) · FFN 20 (RELU)",
+                                   "dec | Decoder | Decoder layer × 2 | causal self-attention (3 heads) · FFN 20 (relu)",
                                    "out | Decoder | Linear + softmax | 18 words",
                                }));
 
@@ -195,9 +255,19 @@ TEST(ArchitectureDescription, DecoderOnly) {
   EXPECT_EQ(attention_only.blocks[1].detail, "causal self-attention (2 heads) · no FFN");
   EXPECT_EQ(attention_only.blocks[2].detail, "tied: 18 words");
 
+  // The activation as the config spells it, as the transformer's description has it too: the
+  // exact GELU is no golden's with an FFN, so pre_learned_gelu_tanh's config names it.
+  const ArchitectureDescription gelu = described_after(
+      testing::golden_path("decoder_only/pre_learned_gelu_tanh.safetensors"),
+      [](json& header, Bytes&) { set_config(header, "activation", "gelu"); });
+  EXPECT_EQ(gelu.words,
+            "Decoder-only language model (GPT): 2 layers, 2 heads each, d_model 16, FFN 32 (gelu), pre-LayerNorm, "
+            "learned positions (16: <s>, the prompt and the continuation), no encoder; vocabulary 18 words.");
+  EXPECT_EQ(gelu.blocks[1].detail, "causal self-attention (2 heads) · FFN 32 (gelu)");
+
   const ArchitectureDescription bpe = described(shipped("multi30k-en-gpt"));
   EXPECT_EQ(bpe.words,
-            "Decoder-only language model (GPT): 4 layers, 4 heads each, d_model 256, FFN 1024 (GELU, tanh), "
+            "Decoder-only language model (GPT): 4 layers, 4 heads each, d_model 256, FFN 1024 (gelu_tanh), "
             "pre-LayerNorm, learned positions (64: <s>, the prompt and the continuation), no encoder; vocabulary "
             "4084 pieces.");
   EXPECT_EQ(bpe.blocks[2].detail, "tied: 4084 pieces");

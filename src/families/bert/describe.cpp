@@ -10,11 +10,11 @@ ArchitectureDescription Bert::describe(const Model& model) const {
   const std::string d_model = std::to_string(c.d_model), d_ff = std::to_string(c.d_ff);
   const std::string positions = std::to_string(model_config_.max_positions);
   const std::string vocabulary = std::to_string(model.src_vocab.size());
-  const std::string heads = plural(c.n_heads, "head");
+  const std::string heads = plural(c.n_heads, "head"), segments = plural(c.n_segments, "segment");
   ArchitectureDescription d;
   d.family = "BERT encoder-only";
   d.words = "BERT encoder-only: " + plural(c.n_layers, "layer") + ", " + heads + " each, d_model " + d_model + ", FFN " +
-            d_ff + " (GELU), post-LayerNorm, learned positions (" + positions + ") and 2 segments" +
+            d_ff + " (GELU), post-LayerNorm, learned positions (" + positions + ") and " + segments +
             (c.pooler ? ", a pooler" : "") + ", a masked-language-model head; vocabulary " + vocabulary +
             " WordPiece pieces.";
   d.blocks = {

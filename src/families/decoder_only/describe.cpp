@@ -9,19 +9,15 @@ ArchitectureDescription DecoderOnly::describe(const Model& model) const {
   const Config& c = config_;
   const std::string d_model = std::to_string(c.d_model), max_positions = std::to_string(model_config_.max_positions);
   const std::string heads = plural(c.n_heads, "head");
-  const char* activation = c.activation == Activation::GELUTanh ? "GELU, tanh"
-                           : c.activation == Activation::GELU   ? "GELU"
-                                                                : "RELU";
-  const std::string ffn = c.d_ff ? "FFN " + std::to_string(c.d_ff) + " (" + activation + ")" : "no FFN";
+  const std::string ffn =
+      c.d_ff ? "FFN " + std::to_string(c.d_ff) + " (" + activation_name(c.activation) + ")" : "no FFN";
   const std::string positions = c.learned_positions ? "learned" : "sinusoidal";
-  const std::string vocabulary = std::to_string(model.tgt_vocab.size()) +
-                                 (description::tokenizer_type(model) == "word" ? " words" : " pieces");
+  const std::string vocabulary = std::to_string(model.tgt_vocab.size()) + " " + description::vocabulary_unit(model);
   ArchitectureDescription d;
   d.family = "Decoder-only (GPT)";
   d.words = "Decoder-only language model (GPT): " + plural(c.n_layers, "layer") + ", " + heads + " each, d_model " +
-            d_model + ", " + ffn + ", " + (c.norm == NormPosition::Pre ? "pre" : "post") + "-LayerNorm, " + positions +
-            " positions (" + max_positions + ": <s>, the prompt and the continuation), no encoder; vocabulary " +
-            vocabulary + ".";
+            d_model + ", " + ffn + ", " + norm_name(c.norm) + "-LayerNorm, " + positions + " positions (" +
+            max_positions + ": <s>, the prompt and the continuation), no encoder; vocabulary " + vocabulary + ".";
   d.blocks = {
       {"emb", "Decoder", "Token + position", "d_model " + d_model + ", " + positions + " positions (" + max_positions + ")"},
       {"dec", "Decoder", "Decoder layer × " + std::to_string(c.n_layers), "causal self-attention (" + heads + ") · " + ffn},

@@ -40,23 +40,19 @@ namespace {
 
 std::string py_bool(bool b) { return b ? "true" : "false"; }
 
-const char* activation_name(Activation a) {
-  return a == Activation::ReLU ? "relu" : a == Activation::GELU ? "gelu" : "swish";
-}
+}  // namespace
 
 const char* positions_name(Positions p) {
   return p == Positions::Sinusoidal ? "sinusoidal" : p == Positions::Learned ? "learned" : "sinusoidal_halves";
 }
-
-}  // namespace
 
 std::string Config::to_json(const ModelConfig& shared) const {
   const auto& s = shared.special;
   std::string out = "{\"d_model\":" + std::to_string(d_model) + ",\"n_heads\":" + std::to_string(n_heads) +
                     ",\"d_ff\":" + std::to_string(d_ff) + ",\"n_encoder_layers\":" + std::to_string(n_encoder_layers) +
                     ",\"n_decoder_layers\":" + std::to_string(n_decoder_layers) + ",\"activation\":\"" +
-                    activation_name(activation) + "\",\"norm\":" + (norm == NormPosition::Post ? "\"post\"" : "\"pre\"") +
-                    ",\"positions\":\"" + positions_name(positions) + "\",\"max_positions\":" +
+                    activation_name(activation) + "\",\"norm\":\"" + norm_name(norm) + "\",\"positions\":\"" +
+                    positions_name(positions) + "\",\"max_positions\":" +
                     std::to_string(shared.max_positions) + ",\"embedding_scale\":" + train::py_float(embedding_scale) +
                     ",\"shared_embeddings\":" + py_bool(shared.shared_embeddings) + ",\"tied_output\":" +
                     py_bool(tied_output) + ",\"layer_norm_eps\":" + train::py_float(layer_norm_eps) + ",\"src_append_eos\":" +

@@ -5,19 +5,6 @@
 
 namespace attnscope::transformer {
 
-namespace {
-
-// As the config's `activation` and `positions` fields spell them.
-const char* activation_name(Activation a) {
-  return a == Activation::ReLU ? "relu" : a == Activation::GELU ? "gelu" : "swish";
-}
-
-const char* positions_name(Positions p) {
-  return p == Positions::Sinusoidal ? "sinusoidal" : p == Positions::Learned ? "learned" : "sinusoidal_halves";
-}
-
-}  // namespace
-
 ArchitectureDescription Transformer::describe(const Model& model) const {
   using description::plural;
   const Config& c = config_;
@@ -28,8 +15,8 @@ ArchitectureDescription Transformer::describe(const Model& model) const {
   d.family = "Transformer encoder-decoder";
   d.words = "Transformer encoder-decoder: " + plural(c.n_encoder_layers, "encoder layer") + " and " +
             plural(c.n_decoder_layers, "decoder layer") + ", " + heads + " per attention, d_model " + d_model + ", FFN " +
-            d_ff + " (" + activation_name(c.activation) + "), " + (c.norm == NormPosition::Post ? "post" : "pre") +
-            "-LayerNorm, " + positions + "; " + description::vocabulary(model) + ".";
+            d_ff + " (" + activation_name(c.activation) + "), " + norm_name(c.norm) + "-LayerNorm, " + positions +
+            "; " + description::vocabulary(model) + ".";
   d.blocks = {
       {"src", "Encoder", "Source embedding", "d_model " + d_model + " + " + positions},
       {"enc", "Encoder", "Encoder layer × " + std::to_string(c.n_encoder_layers),

@@ -16,6 +16,8 @@ namespace attnscope::transformer {
 // Sinusoidal: Vaswani's interleaved sin/cos; SinusoidalHalves: sin in the first half of the
 // columns, cos in the second (Marian's, as Hugging Face writes it).
 enum class Positions { Sinusoidal, Learned, SinusoidalHalves };
+// As the config's `positions` field spells it (config.cpp); descriptions show it so too.
+const char* positions_name(Positions p);
 
 // The family's own config fields (models/FORMAT.md), parsed from ModelConfig::family_json.
 struct Config {
