@@ -65,6 +65,33 @@ Width width_and_heads(const json& j) {
   return w;
 }
 
+Stack stack_fields(const json& j, const StackSpec& spec) {
+  Stack s;
+  const Width width = width_and_heads(j);
+  s.d_model = width.d_model;
+  s.n_heads = width.n_heads;
+  s.d_ff = int_field(j, "d_ff", spec.min_d_ff, 4 * kMaxWidth);
+  for (const char* name : spec.layer_counts) s.layers.push_back(int_field(j, name, 1, kMaxLayers));
+  if (!spec.activations.empty()) {
+    std::vector<std::string> names;
+    for (Activation a : spec.activations) names.push_back(activation_name(a));
+    const std::string name = one_of(j, "activation", names);
+    for (Activation a : spec.activations)
+      if (name == activation_name(a)) s.activation = a;
+  }
+  if (!spec.norms.empty()) {
+    const NormPosition first = spec.norms.at(0), second = spec.norms.at(1);
+    s.norm = choice_field(j, "norm", norm_name(first), norm_name(second)) == norm_name(first) ? first : second;
+  }
+  return s;
+}
+
+double layer_norm_eps_field(const json& j) {
+  const double eps = float_field(j, "layer_norm_eps");
+  if (!(static_cast<float>(eps) > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  return eps;
+}
+
 }  // namespace config_fields
 
 namespace {

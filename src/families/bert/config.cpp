@@ -10,14 +10,13 @@ using namespace config_fields;
 Config Config::from_json(const std::string& text) {
   const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   Config c;
-  const Width width = width_and_heads(j);
-  c.d_model = width.d_model;
-  c.n_heads = width.n_heads;
-  c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
-  c.n_layers = int_field(j, "n_layers", 1, kMaxLayers);
+  const Stack stack = stack_fields(j, {{"n_layers"}, 1, {}, {}});  // GELU and post-LN are BERT's own
+  c.d_model = stack.d_model;
+  c.n_heads = stack.n_heads;
+  c.d_ff = stack.d_ff;
+  c.n_layers = stack.layers[0];
   c.n_segments = int_field(j, "n_segments", 1, 16);
-  c.layer_norm_eps = static_cast<float>(float_field(j, "layer_norm_eps"));
-  if (!(c.layer_norm_eps > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  c.layer_norm_eps = static_cast<float>(layer_norm_eps_field(j));
   c.pooler = bool_field(j, "pooler");
   c.mask = int_field(field(j, "special_tokens"), "mask", 0, 1 << 24);
   if (!bool_field(j, "shared_embeddings"))

@@ -28,19 +28,18 @@ Config Config::from_json(const std::string& text) {
                            "' is not supported by the decoder-only family (causal self-attention with learned or "
                            "sinusoidal positions, no cross-attention)");
   Config c;
-  const Width width = width_and_heads(j);
-  c.d_model = width.d_model;
-  c.n_heads = width.n_heads;
-  c.d_ff = int_field(j, "d_ff", 0, 4 * kMaxWidth);
-  c.n_layers = int_field(j, "n_layers", 1, kMaxLayers);
-  const std::string activation = one_of(j, "activation", {"relu", "gelu", "gelu_tanh"});
-  c.activation = activation == "relu" ? Activation::ReLU : activation == "gelu" ? Activation::GELU : Activation::GELUTanh;
-  c.norm = choice_field(j, "norm", "pre", "post") == "pre" ? NormPosition::Pre : NormPosition::Post;
+  const Stack stack = stack_fields(j, {{"n_layers"}, 0, {Activation::ReLU, Activation::GELU, Activation::GELUTanh},
+                                       {NormPosition::Pre, NormPosition::Post}});
+  c.d_model = stack.d_model;
+  c.n_heads = stack.n_heads;
+  c.d_ff = stack.d_ff;
+  c.n_layers = stack.layers[0];
+  c.activation = stack.activation;
+  c.norm = stack.norm;
   c.learned_positions = choice_field(j, "positions", "learned", "sinusoidal") == "learned";
   c.embedding_scale = static_cast<float>(float_field(j, "embedding_scale"));
   c.tied_output = bool_field(j, "tied_output");
-  c.layer_norm_eps = static_cast<float>(float_field(j, "layer_norm_eps"));
-  if (!(c.layer_norm_eps > 0.0f)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  c.layer_norm_eps = static_cast<float>(layer_norm_eps_field(j));
   if (j.contains("src_append_eos") && bool_field(j, "src_append_eos"))
     throw ModelFileError("config field 'src_append_eos' must be false for a decoder-only model (its prompt is "
                          "continued, not ended)");

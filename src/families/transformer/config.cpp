@@ -12,15 +12,16 @@ using namespace config_fields;
 Config Config::from_json(const std::string& text) {
   const json j = parse_json(text, "config metadata", JsonSource::ModelFile);
   Config c;
-  const Width width = width_and_heads(j);
-  c.d_model = width.d_model;
-  c.n_heads = width.n_heads;
-  c.d_ff = int_field(j, "d_ff", 1, 4 * kMaxWidth);
-  c.n_encoder_layers = int_field(j, "n_encoder_layers", 1, kMaxLayers);
-  c.n_decoder_layers = int_field(j, "n_decoder_layers", 1, kMaxLayers);
-  const std::string activation = one_of(j, "activation", {"relu", "gelu", "swish"});
-  c.activation = activation == "relu" ? Activation::ReLU : activation == "gelu" ? Activation::GELU : Activation::Swish;
-  c.norm = choice_field(j, "norm", "post", "pre") == "post" ? NormPosition::Post : NormPosition::Pre;
+  const Stack stack = stack_fields(j, {{"n_encoder_layers", "n_decoder_layers"}, 1,
+                                       {Activation::ReLU, Activation::GELU, Activation::Swish},
+                                       {NormPosition::Post, NormPosition::Pre}});
+  c.d_model = stack.d_model;
+  c.n_heads = stack.n_heads;
+  c.d_ff = stack.d_ff;
+  c.n_encoder_layers = stack.layers[0];
+  c.n_decoder_layers = stack.layers[1];
+  c.activation = stack.activation;
+  c.norm = stack.norm;
   const std::string positions = one_of(j, "positions", {"sinusoidal", "learned", "sinusoidal_halves"});
   c.positions = positions == "sinusoidal" ? Positions::Sinusoidal
                 : positions == "learned"  ? Positions::Learned
@@ -30,8 +31,7 @@ Config Config::from_json(const std::string& text) {
   c.embedding_scale = float_field(j, "embedding_scale");
   bool_field(j, "shared_embeddings");  // required here; ModelConfig holds it
   c.tied_output = bool_field(j, "tied_output");
-  c.layer_norm_eps = float_field(j, "layer_norm_eps");
-  if (!(c.layer_norm_eps > 0.0)) throw ModelFileError("config field 'layer_norm_eps' must be > 0");
+  c.layer_norm_eps = layer_norm_eps_field(j);
   bool_field(j, "src_append_eos");  // required here; ModelConfig holds it
   return c;
 }
