@@ -145,13 +145,8 @@ struct EncoderLayerCache {
   std::vector<std::vector<rnn::CellRecord>> steps;  // [direction][k]: the k-th step (backward: position S-1-k)
 };
 
-struct StepCache {
-  std::vector<RowVector> in;            // [layer]: its input; layer 0: [e; c] (Bahdanau, none), [e; h~_{t-1}] or e (Luong)
-  std::vector<rnn::CellRecord> cells;   // [layer]
-  rnn::AttendRecord attend;
-  RowVector ctx;                        // [d_mem]
-  RowVector out_in;                     // the output layer's input: [s_t; c] or h~_t
-  RowVector combine_in;                 // Luong: [c; s_t]
+struct StepCache : rnn::StepRecord {
+  RowVector out_in;  // the output layer's input: [s_t; c] or h~_t
 };
 
 struct SentenceCache {
@@ -184,36 +179,18 @@ void forward(const rnn::Config& c, const rnn::Weights& w, const Matrix& x_src, c
 
   // s_0 as start() computes it (the inference layer's own product: the kernel).
   sc.s0 = rnn::bridge_state(w.bridge, m.final);
-  std::vector<RowVector> h(static_cast<std::size_t>(c.n_decoder_layers), sc.s0);
-  std::vector<RowVector> cs(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
-  RowVector feed = RowVector::Zero(c.d_hidden);
+  rnn::Snapshot state;
+  state.h.assign(static_cast<std::size_t>(c.n_decoder_layers), sc.s0);
+  state.c.assign(static_cast<std::size_t>(c.n_decoder_layers), RowVector::Zero(c.d_hidden));
+  state.feed = RowVector::Zero(c.d_hidden);
+  const rnn::ContextOf context = [&m](RowVector* a) { return a ? RowVector(*a * m.states) : m.final; };
   const Eigen::Index T = x_tgt.rows();
   sc.steps.assign(static_cast<std::size_t>(T), StepCache());
   sc.logits.resize(T, w.output.weight.rows());
   for (Eigen::Index t = 0; t < T; ++t) {
     StepCache& st = sc.steps[static_cast<std::size_t>(t)];
-    const RowVector e = x_tgt.row(t);
-    st.in.resize(h.size());
-    if (c.style == Style::Bahdanau) {
-      st.ctx = rnn::attend(c, w.attention, m, h.back(), nullptr, &st.attend) * m.states;  // scored with s_{t-1}
-      st.in[0] = rnn::concat(e, st.ctx);
-    } else if (c.style == Style::None) {
-      st.ctx = m.final;
-      st.in[0] = rnn::concat(e, st.ctx);
-    } else {
-      st.in[0] = c.input_feeding ? rnn::concat(e, feed) : e;
-    }
-    rnn::decoder_layers(c.cell, w.decoder, st.in[0], h, cs, &st.cells);
-    for (std::size_t l = 1; l < h.size(); ++l) st.in[l] = h[l - 1];
-    if (c.style == Style::Luong) {
-      st.ctx = rnn::attend(c, w.attention, m, h.back(), nullptr, &st.attend) * m.states;  // scored with s_t
-      st.combine_in = rnn::concat(st.ctx, h.back());
-      feed = rnn::attentional_state(w.combine, st.ctx, h.back());
-      st.out_in = feed;
-    } else {
-      st.out_in = rnn::concat(h.back(), st.ctx);
-    }
-    sc.logits.row(t) = linear_forward(w.output, st.out_in);
+    st.out_in = rnn::decoder_step(c, w, m, x_tgt.row(t), state, context, nullptr, nullptr, &st);
+    sc.logits.row(t) = linear_forward(w.output, st.out_in);  // the reference product for plain weights
   }
 }
 

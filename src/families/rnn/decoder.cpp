@@ -1,6 +1,7 @@
 // The decoder: one target position per step for each hypothesis, in the style the config names
 // (rnn.h has the equations). A batch runs its hypotheses one after another, so each row gets
-// exactly the bits a batch of one would.
+// exactly the bits a batch of one would. The training pass (backward.cpp) runs the same step,
+// decoder_step, recording what its backward reads.
 #include <algorithm>
 #include <cmath>
 
@@ -130,6 +131,48 @@ RowVector Rnn::context(const Memory& m, RowVector* a, int position, const Interv
   return a ? RowVector(*a * m.states) : m.final;
 }
 
+RowVector decoder_step(const Config& c, const Weights& w, const Memory& m, const RowVector& e, Snapshot& state,
+                       const ContextOf& context, NamedVectors* vectors, RowVector* attention, StepRecord* record) {
+  std::vector<CellRecord>* cells = record ? &record->cells : nullptr;
+  AttendRecord* attend_record = record ? &record->attend : nullptr;
+  RowVector a, ctx, in, out_in;
+  switch (c.style) {
+    case Style::Bahdanau:
+    case Style::None: {
+      if (c.style == Style::Bahdanau)  // scored with s_{i-1}
+        a = attend(c, w.attention, m, state.h.back(), vectors, attend_record);
+      ctx = context(c.style == Style::Bahdanau ? &a : nullptr);
+      in = concat(e, ctx);
+      decoder_layers(c.cell, w.decoder, in, state.h, state.c, cells);
+      out_in = concat(state.h.back(), ctx);
+      break;
+    }
+    case Style::Luong: {
+      in = c.input_feeding ? concat(e, state.feed) : e;
+      decoder_layers(c.cell, w.decoder, in, state.h, state.c, cells);
+      a = attend(c, w.attention, m, state.h.back(), vectors, attend_record);  // scored with s_i
+      ctx = context(&a);
+      if (record) record->combine_in = concat(ctx, state.h.back());
+      state.feed = attentional_state(w.combine, ctx, state.h.back());
+      out_in = state.feed;
+      if (vectors) (*vectors)["attentional"] = state.feed;
+      break;
+    }
+  }
+  if (record) {
+    record->in.assign(1, std::move(in));  // layer l > 0 read the new state of layer l - 1
+    for (std::size_t l = 1; l < state.h.size(); ++l) record->in.push_back(state.h[l - 1]);
+  }
+  if (vectors) {
+    (*vectors)["embedding"] = e;
+    (*vectors)["hidden"] = state.h.back();
+    if (c.cell == Cell::LSTM) (*vectors)["cell"] = state.c.back();
+    (*vectors)["context"] = ctx;
+  }
+  if (attention) *attention = std::move(a);
+  return out_in;
+}
+
 RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* attention,
                         const Interventions& iv) const {
   const Config& c = config_;
@@ -142,40 +185,13 @@ RowVector Rnn::step_one(State& state, int token, NamedVectors* vectors, Matrix* 
     throw IndexError("target token id " + std::to_string(token) + " is outside the vocabulary of " +
                      std::to_string(w.tgt_embed().rows()));
   const Memory& m = *state.memory;
-  const Snapshot prev = state.history.back();
-  const RowVector e = w.tgt_embed().row(token);
-  Snapshot next{prev.h, prev.c, RowVector()};  // the decoder layers update h and c in place
-  RowVector a, ctx, logits;
-
-  switch (c.style) {
-    case Style::Bahdanau:
-    case Style::None: {
-      if (c.style == Style::Bahdanau) a = attend(c, w.attention, m, prev.h.back(), vectors);  // scored with s_{i-1}
-      ctx = context(m, c.style == Style::Bahdanau ? &a : nullptr, t, iv);
-      decoder_layers(c.cell, w.decoder, concat(e, ctx), next.h, next.c);
-      next.feed = prev.feed;
-      logits = ops::linear(concat(next.h.back(), ctx), w.output.weight, w.output.bias);
-      break;
-    }
-    case Style::Luong: {
-      decoder_layers(c.cell, w.decoder, c.input_feeding ? concat(e, prev.feed) : e, next.h, next.c);
-      a = attend(c, w.attention, m, next.h.back(), vectors);  // scored with s_i
-      ctx = context(m, &a, t, iv);
-      next.feed = attentional_state(w.combine, ctx, next.h.back());
-      logits = ops::linear(next.feed, w.output.weight, w.output.bias);
-      if (vectors) (*vectors)["attentional"] = next.feed;
-      break;
-    }
-  }
-  if (vectors) {
-    (*vectors)["embedding"] = e;
-    (*vectors)["hidden"] = next.h.back();
-    if (c.cell == Cell::LSTM) (*vectors)["cell"] = next.c.back();
-    (*vectors)["context"] = ctx;
-  }
+  Snapshot next = state.history.back();  // the step updates it in place
+  const ContextOf with_interventions = [&](RowVector* a) { return context(m, a, t, iv); };
+  RowVector a;
+  const RowVector out_in = decoder_step(c, w, m, w.tgt_embed().row(token), next, with_interventions, vectors, &a);
   if (attention && a.size()) *attention = a;
   state.history.push_back(std::move(next));
-  return logits;
+  return ops::linear(out_in, w.output.weight, w.output.bias);
 }
 
 Matrix Rnn::step(const std::vector<DecoderState*>& states, const std::vector<int>& tokens, const Capture& capture,

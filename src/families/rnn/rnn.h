@@ -10,6 +10,7 @@
 //   luong:     s_i = RNN([e; h~_{i-1}] or e, s_{i-1}); a = softmax(score(s_i, H)); c = a H;
 //              h~_i = tanh(W_c [c; s_i]); logits = W_o h~_i + b
 //   none:      c = the encoder's final state; otherwise as bahdanau
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,6 +150,28 @@ struct Snapshot {
   std::vector<RowVector> c;  // [layer] [1, H]; LSTM only
   RowVector feed;            // h~ [1, H] of the last step (Luong input feeding; zeros at start)
 };
+
+// What one decoder step computed, kept when asked for its backward (families/rnn/backward.cpp).
+struct StepRecord {
+  std::vector<RowVector> in;       // [layer]: its input; layer 0: [e; c] (Bahdanau, none), [e; h~_{t-1}] or e (Luong)
+  std::vector<CellRecord> cells;   // [layer]
+  AttendRecord attend;
+  RowVector combine_in;            // Luong: [c; s_t]
+};
+
+// The context c = a H of attention weights `a` [1, S] (null: no attention, the encoder's final
+// state), or what the caller puts in its place (decoding's interventions, which may replace `a`).
+using ContextOf = std::function<RowVector(RowVector* a)>;
+
+// One decoder step's forward, the one composition that decoding (Rnn::step) and the training
+// pass (backward.cpp) both run: target embedding `e` [1, E] and the state before the step, which
+// it updates in place (h, c; feed, Luong's h~), to the output layer's input: [s_t; c], or h~_t.
+// The output layer is the caller's: decoding's kernel, the pass's product for its weights'
+// form. The attention weights the context read go into `attention` (empty without attention);
+// `vectors` gets the step's named vectors, `record` what the backward reads.
+RowVector decoder_step(const Config& config, const Weights& weights, const Memory& memory, const RowVector& e,
+                       Snapshot& state, const ContextOf& context, NamedVectors* vectors, RowVector* attention,
+                       StepRecord* record = nullptr);
 
 class State : public DecoderState {
  public:
