@@ -98,6 +98,7 @@ val training_presets() {
       preset.set("widthLabel", std::string(p.width_label));
       preset.set("proposedLr", p.proposed_lr);
       preset.set("options", std::string(p.options));
+      preset.set("task", std::string(p.task));
       out.set(i, preset);
     }
     return out;

@@ -606,6 +606,8 @@ export interface TrainingPreset {
   proposedLr: number;
   /** The fixed createTrainer options; a recipe adds layers, heads (where it has heads), [width], seed and lr. */
   options: Readonly<TrainOptions>;
+  /** What it trains on: 'pairs' (sentence pairs: the Training panel) or 'induction' (successor walks, its size fixed in `options`). */
+  task: 'pairs' | 'induction';
 }
 
 /** Every family's Training panel presets, the default family's first first. */

@@ -50,6 +50,9 @@ struct TrainingPreset {
   const char* width_label;  // the knob's name: "d_model"
   double proposed_lr;       // the learning rate the panel proposes (the toy models' recipes, models/README.md)
   const char* options;      // the fixed training options, a JSON object, "family" named unless the default
+  // What it trains on: "pairs", sentence pairs (the Training panel's picker), or "induction",
+  // successor walks (the induction-heads preset: its size is fixed in `options`).
+  const char* task = "pairs";
 };
 
 // A family's training half.

@@ -86,10 +86,10 @@ it('describes a BERT and a decoder-only model from the engine too: the page name
   try {
     expect(bert.info.architectureDescription).toEqual({
       family: 'BERT encoder-only',
-      words: 'BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (GELU), post-LayerNorm, learned positions (24) and 2 segments, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.',
+      words: 'BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (gelu), post-LayerNorm, learned positions (24) and 2 segments, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.',
       blocks: [
         { id: 'src', column: 'Encoder', label: 'Token + position + segment', detail: 'd_model 8, 24 positions, LayerNorm' },
-        { id: 'enc', column: 'Encoder', label: 'Encoder layer × 2', detail: 'self-attention (2 heads) · FFN 16 (GELU)' },
+        { id: 'enc', column: 'Encoder', label: 'Encoder layer × 2', detail: 'self-attention (2 heads) · FFN 16 (gelu)' },
         { id: 'mlm', column: 'Encoder', label: 'MLM head', detail: 'transform + LayerNorm, tied decoder: 27 pieces' },
       ],
       links: [],

@@ -74,17 +74,24 @@ describe('the Training panel\'s check of the pairs', () => {
 // The architectures the Training panel offers are the presets each model family registers in the
 // engine (src/model/registry.h TrainingPreset), handed to JS by web/attnscope.js trainingPresets.
 describe('the engine\'s training presets', () => {
-  let presets;
-  beforeAll(async () => { presets = await trainingPresets(); });
+  let all; // every preset
+  let presets; // the Training panel's: those that train on pairs
+  beforeAll(async () => {
+    all = await trainingPresets();
+    presets = all.filter((p) => p.task === 'pairs');
+  });
   afterEach(() => noteTrainingPresets(null));
 
   it('come from the engine, each family\'s, the default family\'s first first', () => {
-    expect(presets.map(({ id, label, family, heads, width, widthLabel, proposedLr }) => ({ id, label, family, heads, width, widthLabel, proposedLr }))).toEqual([
-      { id: 'transformer', label: 'Transformer', family: 'transformer', heads: true, width: 'dModel', widthLabel: 'd_model', proposedLr: 0.001 },
-      { id: 'rnn-bahdanau', label: 'RNN, Bahdanau attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003 },
-      { id: 'rnn-luong', label: 'RNN, Luong attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003 },
-      { id: 'rnn-none', label: 'RNN, no attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003 },
+    expect(all.map(({ id, label, family, heads, width, widthLabel, proposedLr, task }) => ({ id, label, family, heads, width, widthLabel, proposedLr, task }))).toEqual([
+      { id: 'transformer', label: 'Transformer', family: 'transformer', heads: true, width: 'dModel', widthLabel: 'd_model', proposedLr: 0.001, task: 'pairs' },
+      { id: 'rnn-bahdanau', label: 'RNN, Bahdanau attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003, task: 'pairs' },
+      { id: 'rnn-luong', label: 'RNN, Luong attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003, task: 'pairs' },
+      { id: 'rnn-none', label: 'RNN, no attention', family: 'rnn', heads: false, width: 'dHidden', widthLabel: 'hidden size', proposedLr: 0.003, task: 'pairs' },
+      { id: 'attention-only', label: 'Attention-only transformer, 2 layers', family: 'decoder_only', heads: true, width: 'dModel', widthLabel: 'd_model', proposedLr: 0.003, task: 'induction' },
     ]);
+    // The induction preset's size is its own: the 2-layer attention-only model of Olsson et al.
+    expect(all[4].options).toEqual({ family: 'decoder_only', layers: 2, heads: 4, dModel: 64, dFf: 0 });
     expect(Object.isFrozen(presets[1].options)).toBe(true);
   });
 

@@ -189,18 +189,18 @@ TEST(ArchitectureDescription, Bert) {
   const ArchitectureDescription pooler = described(testing::golden_path("bert/tiny_pooler.safetensors"));
   EXPECT_EQ(pooler.family, "BERT encoder-only");
   EXPECT_EQ(pooler.words,
-            "BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (GELU), post-LayerNorm, learned positions "
+            "BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (gelu), post-LayerNorm, learned positions "
             "(24) and 2 segments, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.");
   EXPECT_EQ(blocks_of(pooler), (std::vector<std::string>{
                                    "src | Encoder | Token + position + segment | d_model 8, 24 positions, LayerNorm",
-                                   "enc | Encoder | Encoder layer × 2 | self-attention (2 heads) · FFN 16 (GELU)",
+                                   "enc | Encoder | Encoder layer × 2 | self-attention (2 heads) · FFN 16 (gelu)",
                                    "mlm | Encoder | MLM head | transform + LayerNorm, tied decoder: 27 pieces",
                                }));
   EXPECT_TRUE(pooler.links.empty());
 
   const ArchitectureDescription mlm = described(testing::golden_path("bert/small_mlm.safetensors"));
   EXPECT_EQ(mlm.words,
-            "BERT encoder-only: 3 layers, 3 heads each, d_model 12, FFN 20 (GELU), post-LayerNorm, learned positions "
+            "BERT encoder-only: 3 layers, 3 heads each, d_model 12, FFN 20 (gelu), post-LayerNorm, learned positions "
             "(32) and 2 segments, a masked-language-model head; vocabulary 27 WordPiece pieces.");
 
   // The segments are the config's token types: tiny_pooler with the second segment row dropped.
@@ -219,7 +219,7 @@ TEST(ArchitectureDescription, Bert) {
         data.erase(at(begin + row), at(end));
       });
   EXPECT_EQ(one_segment.words,
-            "BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (GELU), post-LayerNorm, learned positions "
+            "BERT encoder-only: 2 layers, 2 heads each, d_model 8, FFN 16 (gelu), post-LayerNorm, learned positions "
             "(24) and 1 segment, a pooler, a masked-language-model head; vocabulary 27 WordPiece pieces.");
 }
 

@@ -18,7 +18,7 @@ Matrix BertPass::forward(const Matrix& inputs, const std::vector<int>& segments)
   hidden_ = layers_forward(w.layers, rows_, std::move(x), 0.0f, nullptr, layers_);
   transform_ = linear_forward(w.mlm_transform, hidden_);
   Matrix activated = transform_;
-  ops::activate(activated, Activation::GELU);
+  ops::activate(activated, bert::kActivation);
   normed_ = layer_norm_forward(w.mlm_norm, activated, mlm_norm_);
   return projection_forward(w.token_embed, w.mlm_bias, normed_);  // [S, V]
 }
@@ -27,7 +27,7 @@ Matrix BertPass::backward(const Matrix& d_logits) const {
   const bert::Weights& w = weights_;
   const Matrix d_normed = projection_backward(w.token_embed, nullptr, nullptr, normed_, d_logits);
   Matrix slope = transform_;
-  ops::activation_derivative(slope, Activation::GELU);
+  ops::activation_derivative(slope, bert::kActivation);
   const Matrix d_transform = layer_norm_backward(w.mlm_norm, nullptr, mlm_norm_, d_normed).cwiseProduct(slope);
   Matrix dy = linear_backward(w.mlm_transform, nullptr, hidden_, d_transform);
   dy = layers_backward(w.layers, static_cast<std::vector<EncoderLayer>*>(nullptr), rows_, layers_, std::move(dy),

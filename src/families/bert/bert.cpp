@@ -31,7 +31,7 @@ std::vector<int> Bert::segments_of(const std::vector<int>& ids) const {
 Matrix Bert::mlm_logits(const Matrix& hidden) const {
   const Weights& w = weights_;
   Matrix h = w.mlm_transform(hidden);
-  ops::activate(h, Activation::GELU);
+  ops::activate(h, kActivation);
   return ops::linear(w.mlm_norm(h), w.token_embed, w.mlm_bias);
 }
 

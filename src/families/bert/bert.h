@@ -20,6 +20,9 @@
 
 namespace attnscope::bert {
 
+// BERT's one activation, in its FFNs and the masked-language-model transform: the exact GELU.
+constexpr Activation kActivation = Activation::GELU;
+
 // The family's own config fields (models/FORMAT.md), parsed from ModelConfig::family_json.
 struct Config {
   int d_model = 0, n_heads = 0, d_ff = 0, n_layers = 0;

@@ -1,5 +1,5 @@
 // BERT (Devlin et al. 2019) as the page draws it: token + position + segment embeddings, N post-LN
-// encoder layers (GELU), the masked-language-model head tied to the token embeddings; no decoder.
+// encoder layers (gelu), the masked-language-model head tied to the token embeddings; no decoder.
 #include "families/bert/bert.h"
 
 namespace attnscope::bert {
@@ -14,13 +14,13 @@ ArchitectureDescription Bert::describe(const Model& model) const {
   ArchitectureDescription d;
   d.family = "BERT encoder-only";
   d.words = "BERT encoder-only: " + plural(c.n_layers, "layer") + ", " + heads + " each, d_model " + d_model + ", FFN " +
-            d_ff + " (GELU), post-LayerNorm, learned positions (" + positions + ") and " + segments +
+            d_ff + " (" + std::string(activation_name(kActivation)) + "), post-LayerNorm, learned positions (" + positions + ") and " + segments +
             (c.pooler ? ", a pooler" : "") + ", a masked-language-model head; vocabulary " + vocabulary +
             " WordPiece pieces.";
   d.blocks = {
       {"src", "Encoder", "Token + position + segment", "d_model " + d_model + ", " + positions + " positions, LayerNorm"},
       {"enc", "Encoder", "Encoder layer × " + std::to_string(c.n_layers),
-       "self-attention (" + heads + ") · FFN " + d_ff + " (GELU)"},
+       "self-attention (" + heads + ") · FFN " + d_ff + " (" + activation_name(kActivation) + ")"},
       {"mlm", "Encoder", "MLM head", "transform + LayerNorm, tied decoder: " + vocabulary + " pieces"},
   };
   return d;

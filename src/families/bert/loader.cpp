@@ -19,7 +19,7 @@ std::unique_ptr<ModelFamily> load(const Model& m, WeightReader& w, const Model::
     const std::string p = "layers." + std::to_string(i) + ".";
     t.layers.push_back(EncoderLayer{w.attention(p + "self_attn", d, c.n_heads),
                                     w.layer_norm(p + "self_attn_norm", d, c.layer_norm_eps),
-                                    w.ffn(p + "ffn", d, c.d_ff, Activation::GELU),
+                                    w.ffn(p + "ffn", d, c.d_ff, kActivation),
                                     w.layer_norm(p + "ffn_norm", d, c.layer_norm_eps), NormPosition::Post});
   }
   if (c.pooler) t.pooler = w.linear("pooler", d, d);

@@ -100,6 +100,12 @@ const ArchitectureOption kOptions[] = {
 
 }  // namespace
 
+// Olsson et al. 2022's two-layer attention-only model (docs/training.md, the induction-heads preset).
+const TrainingPreset kPresets[] = {
+    {"attention-only", "Attention-only transformer, 2 layers", /*has_heads=*/true, "dModel", "d_model", /*proposed_lr=*/0.003,
+     R"({"family": "decoder_only", "layers": 2, "heads": 4, "dModel": 64, "dFf": 0})", "induction"},
+};
+
 const FamilyTraining kTraining = {
     [](const std::uint8_t* data, std::size_t size) { return train::make_trainable(train::decoder_only_from_bytes(data, size)); },
     [](const nlohmann::json& options, const train::WordTextOf& words, std::uint64_t seed) {
@@ -113,6 +119,8 @@ const FamilyTraining kTraining = {
     "      decoder_only (learns '<s> source target </s>'): --layers N (1)  --heads N (1)  --d-model N (64)\n"
     "           --d-ff N (2 d_model; 0 for attention-only layers)  --activation relu|gelu|gelu_tanh (gelu_tanh)\n"
     "           --norm pre|post (pre)  --positions learned|sinusoidal (learned)  --untied\n",
+    kPresets,
+    std::size(kPresets),
 };
 
 }  // namespace attnscope::decoder_only

@@ -12,22 +12,28 @@
 //   inductionStop {forget} -> {training}: stops after the running epoch (Train continues the run);
 //       forget: drops the run (the next Train starts from random weights).
 // No numbers are computed here beyond adding up the epochs' seconds.
-import { createTrainer, loadModel, successorWalks } from '../../attnscope.js';
+import { createTrainer, loadModel, successorWalks, trainingPresets } from '../../attnscope.js';
 
 /**
- * The preset: the data (successorWalks options) and the model and training options
- * (createTrainer). Only an induction head predicts these walks (src/train/successor_walks.h);
- * docs/training.md ("The induction-heads preset") has what was measured, and why not repeated
- * halves.
+ * The preset: the data (successorWalks options) and the training options (createTrainer). The
+ * model is the engine's induction preset (a family's TrainingPreset with task "induction", the
+ * 2-layer attention-only model). Only an induction head predicts these walks
+ * (src/train/successor_walks.h); docs/training.md ("The induction-heads preset") has what was
+ * measured, and why not repeated halves.
  */
-export const INDUCTION_PRESET = Object.freeze({
-  data: Object.freeze({ symbols: 24, length: 96, jump: 0.2, sequences: 256, seed: 1, probeLength: 12, probes: 4 }),
-  // countExact false: a random walk has no exact continuation, and counting costs ~30% of an epoch.
-  model: Object.freeze({ family: 'decoder_only', layers: 2, heads: 4, dModel: 64, dFf: 0, seed: 1, lr: 0.003, batchTokens: 768, countExact: false }),
-});
+export const INDUCTION_DATA = Object.freeze({ symbols: 24, length: 96, jump: 0.2, sequences: 256, seed: 1, probeLength: 12, probes: 4 });
+// countExact false: a random walk has no exact continuation, and counting costs ~30% of an epoch.
+const TRAINING = Object.freeze({ seed: 1, batchTokens: 768, countExact: false });
+
+/** {data, model}: the data and the createTrainer options of the engine's induction preset. */
+async function inductionPreset() {
+  const preset = (await trainingPresets()).find((p) => p.task === 'induction');
+  if (!preset) throw new Error('this engine has no induction-heads preset');
+  return Object.freeze({ data: INDUCTION_DATA, model: Object.freeze({ ...preset.options, lr: preset.proposedLr, ...TRAINING }) });
+}
 
 export function inductionHandlers() {
-  let current = null; // {trainer, data, seconds}
+  let current = null; // {trainer, data, recipe, seconds}
 
   function scoresOf(model, data) {
     try {
@@ -39,12 +45,13 @@ export function inductionHandlers() {
 
   async function start(progress) {
     if (current) return;
-    const data = await successorWalks(INDUCTION_PRESET.data);
-    const trainer = await createTrainer(data.pairs, INDUCTION_PRESET.model);
-    current = { trainer, data, seconds: 0 };
+    const recipe = await inductionPreset();
+    const data = await successorWalks(recipe.data);
+    const trainer = await createTrainer(data.pairs, recipe.model);
+    current = { trainer, data, recipe, seconds: 0 };
     const initial = await loadModel(trainer.exportBytes());
     try {
-      progress({ epoch: 0, loss: null, updates: 0, seconds: 0, recipe: INDUCTION_PRESET, scores: scoresOf(initial, data) });
+      progress({ epoch: 0, loss: null, updates: 0, seconds: 0, recipe: current.recipe, scores: scoresOf(initial, data) });
     } finally {
       initial.dispose();
     }
@@ -60,8 +67,8 @@ export function inductionHandlers() {
         epochs: Math.max(0, epochs - run.trainer.epochs),
         onEpoch: async ({ model, epoch, loss, seconds, updates }) => {
           run.seconds += seconds;
-          progress({ epoch, loss, updates, seconds: run.seconds, recipe: INDUCTION_PRESET, scores: scoresOf(model, run.data) });
-          const next = await successorWalks({ ...INDUCTION_PRESET.data, seed: INDUCTION_PRESET.data.seed + epoch });
+          progress({ epoch, loss, updates, seconds: run.seconds, recipe: run.recipe, scores: scoresOf(model, run.data) });
+          const next = await successorWalks({ ...run.recipe.data, seed: run.recipe.data.seed + epoch });
           run.trainer.setPairs(next.pairs);
         },
       });

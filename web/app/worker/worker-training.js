@@ -26,8 +26,9 @@ export function trainingHandlers(register) {
   let current = null; // {key, trainer, recipe, pairs (normalized), custom}
   let presets = null;  // promise of the engine's training presets
 
+  // The panel's: those that train on sentence pairs.
   function knownPresets() {
-    presets ??= trainingPresets();
+    presets ??= trainingPresets().then((all) => all.filter((p) => p.task === 'pairs'));
     presets.catch(() => { presets = null; }); // asked again next time
     return presets;
   }
