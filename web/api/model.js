@@ -132,7 +132,7 @@ export class Model {
   }
 
   /**
-   * Encoder-only models (architecture 'bert'): encodes `text`, a sentence or a pair written
+   * Encoder-only models (info.hasDecoder false): encodes `text`, a sentence or a pair written
    * 'text A [SEP] text B', as "[CLS] pieces [SEP]". Returns {tokens, ids, segments, unknown,
    * attention: {<site>: {shape: [layers, heads, T, T], data}}, hidden: {shape: [T, d], data}} and,
    * with `vectors: true`, `vectors`: {name: {shape, data}} ('layers.<l>.q', ...k, ...v,
