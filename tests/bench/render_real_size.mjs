@@ -213,7 +213,7 @@ function gpt2Targets(rs) {
       yes(c.attnscope.wasmMemoryBytes <= limit)],
     [`load to first token ≤ ${t.firstTokenMs / 1000} s`, `${f(c.attnscope.loadToFirstTokenMs, 0)} ms (with its memory already touched: ` +
       `${f(c.attnscope.again.loadToFirstTokenMs, 0)} ms)`, yes(c.attnscope.loadToFirstTokenMs <= t.firstTokenMs)],
-    ['the page takes the file (web/model-header.js: held tensors + activations + the engine within the 2 GiB heap)',
+    ['the page takes the file (web/model-header.js: held tensors + the largest tensor as it loads + activations + the engine within the 2 GiB heap)',
       fit.accepted ? `${mib(fit.needBytes)} MiB of ${mib(fit.limitBytes)} MiB` : fit.message, fit.accepted ? 'yes' : 'no'],
   ]);
 }
