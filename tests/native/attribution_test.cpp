@@ -329,15 +329,6 @@ TEST(Attribution, SuggestedStepsFollowTheMidpointRulesErrorUpToTheCap) {
   EXPECT_EQ(suggested_ig_steps(NAN, 32, 500), 0);
 }
 
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no InputError";
-}
-
 // Integrated gradients may take (3·m + 2) forwards' work of P·T multiply-adds each within the
 // budget: the most steps that fit run, one more is refused before anything runs, naming the cap.
 TEST(AttributionCost, IntegratedGradientsOverBudgetAreRefusedNamingTheMostSteps) {
@@ -355,7 +346,7 @@ TEST(AttributionCost, IntegratedGradientsOverBudgetAreRefusedNamingTheMostSteps)
   EXPECT_NO_THROW(attribute(model, {kTranslation, 2, 8}, options, 0));
   EXPECT_EQ(attribution_cost(model.claimed_parameters, tokens, options).passes, most + 2);
   options.steps = most + 1;
-  const std::string message = input_error([&] { attribute(model, {kTranslation, 2, 8}, options, 0); });
+  const std::string message = testing::thrown_message<InputError>([&] { attribute(model, {kTranslation, 2, 8}, options, 0); });
   EXPECT_NE(message.find("integrated gradients with " + std::to_string(most + 1) + " steps over 7 tokens"),
             std::string::npos) << message;
   EXPECT_NE(message.find("use at most " + std::to_string(most) + " steps"), std::string::npos) << message;
@@ -536,7 +527,7 @@ TEST(AttributionSession, CostsCountEveryStepAndRefuseBeforeRunning) {
   ASSERT_GE(max_ig_steps(pass.claimed_parameters, source + 1), 64);
   EXPECT_EQ(sentence_attribution_cost(session, pass, options).max_steps, max_ig_steps(pass.claimed_parameters, longest));
   pass.forwards = 0;
-  const std::string message = input_error([&] { sentence_attribution(session, pass, options); });
+  const std::string message = testing::thrown_message<InputError>([&] { sentence_attribution(session, pass, options); });
   EXPECT_NE(message.find("over " + std::to_string(longest) + " tokens"), std::string::npos) << message;
   EXPECT_NE(message.find("use at most " + std::to_string(max_ig_steps(pass.claimed_parameters, longest)) + " steps"),
             std::string::npos) << message;

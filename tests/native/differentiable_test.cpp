@@ -25,15 +25,6 @@ std::unique_ptr<Differentiable> open(const std::string& model) {
   return differentiable_from_bytes(bytes.data(), bytes.size());
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no InputError";
-}
-
 // A sentence pair's logits [S, V] and the gradient of Σ d_logits ∘ logits at its input
 // embeddings [S, d], within 1e-4 of the largest expected magnitude (or 1e-4 where that is below 1).
 TEST(Differentiable, BertMatchesPyTorchAutograd) {
@@ -100,21 +91,21 @@ TEST(Differentiable, BackwardIsOfTheLastForward) {
 
 TEST(Differentiable, RefusesBadInputWithAnInputError) {
   const auto pass = open("tiny_post_sin.safetensors");
-  EXPECT_EQ(error_of([&] { pass->backward(Matrix::Zero(1, pass->vocab_size())); }), "backward needs a forward first");
+  EXPECT_EQ(testing::thrown_message<InputError>([&] { pass->backward(Matrix::Zero(1, pass->vocab_size())); }), "backward needs a forward first");
   const Tokens tokens{{4, 5, 3}, {2, 6}};
   const InputEmbeddings inputs = pass->embed(tokens);
-  EXPECT_NE(error_of([&] { pass->embed({{4, 100000}, {2}}); }).find("source id 100000 is outside the vocabulary"),
+  EXPECT_NE(testing::thrown_message<InputError>([&] { pass->embed({{4, 100000}, {2}}); }).find("source id 100000 is outside the vocabulary"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { pass->forward({{4, 5}, {2, 6}}, inputs); }).find("source input embeddings are [3, "),
+  EXPECT_NE(testing::thrown_message<InputError>([&] { pass->forward({{4, 5}, {2, 6}}, inputs); }).find("source input embeddings are [3, "),
             std::string::npos);
-  EXPECT_EQ(error_of([&] { pass->forward({{}, {2}}, inputs); }), "the source needs at least one token");
+  EXPECT_EQ(testing::thrown_message<InputError>([&] { pass->forward({{}, {2}}, inputs); }), "the source needs at least one token");
   const Matrix logits = pass->forward(tokens, inputs);
-  EXPECT_NE(error_of([&] { pass->backward(Matrix::Zero(3, logits.cols())); }).find("d_logits is [3, "),
+  EXPECT_NE(testing::thrown_message<InputError>([&] { pass->backward(Matrix::Zero(3, logits.cols())); }).find("d_logits is [3, "),
             std::string::npos);
   const auto lm = open("decoder_only/attention_only_gelu.safetensors");
-  EXPECT_EQ(error_of([&] { lm->embed({{4}, {2, 4}}); }), "this model reads no source tokens, got 1");
+  EXPECT_EQ(testing::thrown_message<InputError>([&] { lm->embed({{4}, {2, 4}}); }), "this model reads no source tokens, got 1");
   std::vector<int> long_context(13, 4);
-  EXPECT_EQ(error_of([&] { lm->forward({{}, long_context}, lm->embed({{}, long_context})); }),
+  EXPECT_EQ(testing::thrown_message<InputError>([&] { lm->forward({{}, long_context}, lm->embed({{}, long_context})); }),
             "the target has 13 tokens, more than the model's 12 positions");
 }
 

@@ -16,21 +16,11 @@ std::shared_ptr<const Model> load(const std::string& name) {
   return Model::load_file(testing::golden_path(name + ".safetensors"));
 }
 
-template <class Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(Engine, EmptyAndWhitespaceSentencesAreInputErrors) {
   const auto model = load("tiny_post_sin");
   for (const char* text : {"", "   ", "\t\n"}) {
     EXPECT_THROW(prepare_source(*model, text), InputError) << "'" << text << "'";
-    EXPECT_NE(error_of([&] { prepare_source(*model, text); }).find("empty"), std::string::npos);
+    EXPECT_NE(testing::thrown_message<Error>([&] { prepare_source(*model, text); }).find("empty"), std::string::npos);
   }
 }
 
@@ -40,10 +30,10 @@ TEST(Engine, SentenceLongerThanPositionsIsRefusedWithLengths) {
   for (int i = 0; i < 15; ++i) text += "i ";
   EXPECT_NO_THROW(prepare_source(*model, text));  // 15 + </s> = 16 fits
   text += "i";
-  const std::string message = error_of([&] { prepare_source(*model, text); });
+  const std::string message = testing::thrown_message<Error>([&] { prepare_source(*model, text); });
   EXPECT_NE(message.find("more than 16 tokens"), std::string::npos) << message;
   EXPECT_NE(message.find("at most 16"), std::string::npos) << message;
-  EXPECT_NE(error_of([&] { DecodeSession(model, text, {}); }), "(no error)");
+  EXPECT_NE(testing::thrown_message<Error>([&] { DecodeSession(model, text, {}); }), "(nothing thrown)");
 }
 
 TEST(Engine, UnknownWordsAreReportedNotFatal) {

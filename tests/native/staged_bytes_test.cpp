@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 
 #include "core/error.h"
 #include "io/half.h"
@@ -95,15 +96,10 @@ TEST(StagedBytes, AnUnreadF16TensorIsHandedOverWithoutACopy) {
   EXPECT_EQ(source->staged_tensor_bytes(), 0u);
 }
 
-// The error `f` throws, as text ("" when none).
+// The message of the Error `f` throws ("" when none).
 template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+std::string thrown(F&& f) {
+  return testing::thrown_message<Error>(std::forward<F>(f), "");
 }
 
 TEST(StagedBytes, ABrokenStreamIsRefusedAsTheSameFileIs) {
@@ -113,39 +109,39 @@ TEST(StagedBytes, ABrokenStreamIsRefusedAsTheSameFileIs) {
   // A stream that ends before the file does: the words a file cut there gets.
   for (const std::size_t cut_at : {std::size_t{5}, std::size_t{100}, good.size() - 4}) {
     const Bytes cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut_at));
-    const std::string file_says = error_of([&] { Model::load_bytes(cut.data(), cut.size()); });
+    const std::string file_says = thrown([&] { Model::load_bytes(cut.data(), cut.size()); });
     ASSERT_FALSE(file_says.empty());
     StagedBytes stream(good.size());
     stream.append(cut.data(), cut.size());
-    EXPECT_EQ(error_of([&] { stream.check_complete(); }), file_says) << "cut at " << cut_at;
+    EXPECT_EQ(thrown([&] { stream.check_complete(); }), file_says) << "cut at " << cut_at;
   }
 
   // Not a model at all: refused from its first 8 bytes, in the file's words.
   const Bytes png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
-  const std::string png_says = error_of([&] { Model::load_bytes(png.data(), png.size()); });
+  const std::string png_says = thrown([&] { Model::load_bytes(png.data(), png.size()); });
   EXPECT_NE(png_says.find("PNG"), std::string::npos) << png_says;
   StagedBytes png_stream(png.size());
-  EXPECT_EQ(error_of([&] { png_stream.append(png.data(), 8); }), png_says);
+  EXPECT_EQ(thrown([&] { png_stream.append(png.data(), 8); }), png_says);
 
   // A file too short for a header's length.
   StagedBytes tiny(3);
-  EXPECT_NE(error_of([&] { tiny.append(good.data(), 3); }).find("too short for a safetensors header"), std::string::npos);
+  EXPECT_NE(thrown([&] { tiny.append(good.data(), 3); }).find("too short for a safetensors header"), std::string::npos);
 
   // More bytes than the header promises.
   StagedBytes whole(good.size());
   whole.append(good.data(), good.size());
-  EXPECT_NE(error_of([&] { whole.append(good.data(), 1); }).find("trailing data"), std::string::npos);
+  EXPECT_NE(thrown([&] { whole.append(good.data(), 1); }).find("trailing data"), std::string::npos);
 
   // Read before every byte arrived, or read twice: an internal error, never stale bytes.
   StagedBytes half(good.size());
   half.append(good.data(), static_cast<std::size_t>(data_begin) + 1);
   std::uint8_t byte = 0;
-  EXPECT_NE(error_of([&] { half.read(0, 1, &byte); }).find("before all of them had arrived"), std::string::npos);
+  EXPECT_NE(thrown([&] { half.read(0, 1, &byte); }).find("before all of them had arrived"), std::string::npos);
   const auto read_twice = staged(good, 3);
   const SafetensorsFile file(read_twice);
   const std::string first = file.tensors().begin()->first;
   file.read_f32(first);
-  EXPECT_NE(error_of([&] { file.read_f32(first); }).find("read twice"), std::string::npos);
+  EXPECT_NE(thrown([&] { file.read_f32(first); }).find("read twice"), std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,18 @@ namespace attnscope::testing {
 
 using json = nlohmann::json;
 
+// What `f` throws as an E, as its message; `none` when it throws nothing (another exception
+// escapes, and the test fails on it).
+template <class E, class F>
+std::string thrown_message(F&& f, const std::string& none = "(nothing thrown)") {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return none;
+}
+
 inline std::string golden_path(const std::string& name) { return std::string(ATTNSCOPE_GOLDEN_DIR) + "/" + name; }
 
 // The toy model as it was when the goldens and expected translations were made. Tests that
