@@ -69,6 +69,12 @@ void StagedBytes::append(const std::uint8_t* data, std::size_t n) {
   }
 }
 
+const StagedBytes::Tensor& StagedBytes::tensor_at(std::uint64_t offset) const {
+  auto it = std::upper_bound(tensors_.begin(), tensors_.end(), offset,
+                             [](std::uint64_t at, const Tensor& t) { return at < t.begin; });
+  return *std::prev(it);  // the data section's first tensor begins at header_end_
+}
+
 std::size_t StagedBytes::staged_tensor_bytes() const {
   std::size_t total = 0;
   for (const Tensor& t : tensors_) total += t.words.empty() ? 0 : static_cast<std::size_t>(t.end - t.begin);
@@ -84,9 +90,7 @@ void StagedBytes::read(std::uint64_t offset, std::size_t n, std::uint8_t* out) c
       count = static_cast<std::size_t>(std::min<std::uint64_t>(n, header_end_ - offset));
       std::memcpy(out, header_.data() + offset, count);
     } else {
-      auto it = std::upper_bound(tensors_.begin(), tensors_.end(), offset,
-                                 [](std::uint64_t at, const Tensor& t) { return at < t.begin; });
-      const Tensor& t = *std::prev(it);  // the data section's first tensor begins at header_end_
+      const Tensor& t = tensor_at(offset);
       const std::uint64_t length = t.end - t.begin;
       count = static_cast<std::size_t>(std::min<std::uint64_t>(n, t.end - offset));
       if (t.words.empty() || t.read + count > length)
@@ -104,9 +108,7 @@ void StagedBytes::read(std::uint64_t offset, std::size_t n, std::uint8_t* out) c
 
 std::vector<std::uint16_t> StagedBytes::take_words(std::uint64_t offset, std::size_t n) const {
   if (!complete() || offset < header_end_) return {};
-  auto it = std::upper_bound(tensors_.begin(), tensors_.end(), offset,
-                             [](std::uint64_t at, const Tensor& t) { return at < t.begin; });
-  const Tensor& t = *std::prev(it);
+  const Tensor& t = tensor_at(offset);
   if (t.begin != offset || t.end - t.begin != n || n % 2 != 0 || t.read != 0 || t.words.empty()) return {};
   t.read = n;
   return std::move(t.words);

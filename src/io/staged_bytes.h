@@ -59,6 +59,8 @@ class StagedBytes : public ByteSource {
     mutable std::uint64_t read = 0;           // bytes a loader has read of it
   };
   void header_arrived();
+  // The tensor whose bytes hold file offset `offset` (at or after the header's end).
+  const Tensor& tensor_at(std::uint64_t offset) const;
 
   std::uint64_t size_;
   std::uint64_t received_ = 0;
