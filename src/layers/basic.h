@@ -35,16 +35,16 @@ struct SublayerEdit {
 //   pre-norm  (Xiong et al. 2020):    x = x + f(LN(x))
 // `ln` is the norm as a function of its input: inference passes the layer's LayerNorm, training
 // (layers/layer_stack.h) one that also keeps what its backward needs, and a dropout inside f.
-template <class Norm, class Sublayer>
-Matrix residual_with(const Matrix& x, Norm ln, NormPosition where, Sublayer f) {
+template <class Norm, class F>
+Matrix residual_with(const Matrix& x, Norm ln, NormPosition where, F f) {
   if (where == NormPosition::Pre) return x + f(ln(x));
   return ln(x + f(x));
 }
 
 // The same for inference, with an intervention: a skipped sub-layer still runs (its attention
 // is shown, its cache stays complete) but adds nothing; a skipped norm is the identity.
-template <class Sublayer>
-Matrix residual(const Matrix& x, const LayerNorm& norm, NormPosition where, Sublayer f, SublayerEdit edit = {}) {
+template <class F>
+Matrix residual(const Matrix& x, const LayerNorm& norm, NormPosition where, F f, SublayerEdit edit = {}) {
   auto ln = [&](const Matrix& m) { return edit.skip_norm ? m : norm(m); };
   if (!edit.skip) return residual_with(x, ln, where, f);
   if (where == NormPosition::Pre) {

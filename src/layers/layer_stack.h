@@ -1,18 +1,17 @@
 #pragma once
 // A stack of residual layers, forward and backward, shared by every transformer-style family's
-// pass: the transformer's encoder (self-attention, FFN) and decoder (causal self-attention,
-// cross-attention, FFN), the decoder-only stack (causal, its FFN optional) and BERT's encoder.
-// Each sub-layer is post-norm LN(x + drop(f(x))) or pre-norm x + drop(f(LN(x))), as
-// layers/basic.h `residual` runs it for inference, on the same layer structs: a Layer is any
-// struct with the fields of EncoderLayer (self_attn, self_attn_norm, ffn, ffn_norm,
-// norm_position), and with DecoderLayer's cross_attn and cross_attn_norm it attends to a memory
-// too. Each layer's own fields give its heads, activation, epsilon and norm position.
-#include <type_traits>
+// training and attribution pass: the transformer's encoder (self-attention, FFN) and decoder
+// (causal self-attention, cross-attention, FFN), the decoder-only stack (causal, its FFN
+// optional) and BERT's encoder. The forward is the inference layers' own (layer_forward of
+// layers/transformer_layer.h, on the same layer structs) run by a BatchPass, which keeps what the
+// backward needs; the backward runs the same arrangement in reverse. Each layer's own fields give
+// its heads, activation, epsilon and norm position.
 #include <utility>
 #include <vector>
 
 #include "layers/blocks.h"
 #include "layers/params.h"
+#include "layers/transformer_layer.h"
 
 namespace attnscope::train {
 
@@ -35,6 +34,44 @@ struct LayerCache {
   NormCache ffn_norm;
   FeedForwardCache ffn;
   Matrix ffn_drop;
+
+  NormCache& norm(Sublayer which) {
+    return which == Sublayer::SelfAttention ? self_attn_norm
+           : which == Sublayer::CrossAttention ? cross_attn_norm
+                                                : ffn_norm;
+  }
+  Matrix& dropout_mask(Sublayer which) {
+    return which == Sublayer::SelfAttention ? self_attn_drop
+           : which == Sublayer::CrossAttention ? cross_attn_drop
+                                                : ffn_drop;
+  }
+};
+
+// One layer over a packed batch (StackRows), keeping what its backward needs in `cache`, with a
+// dropout on each sub-layer's output: post LN(x + drop(f(x))), pre x + drop(f(LN(x))).
+struct BatchPass {
+  const StackRows& rows;
+  LayerCache& cache;
+  float dropout;
+  Random* random;
+
+  template <class F>
+  Matrix sublayer(const Matrix& x, const LayerNorm& norm, NormPosition where, Sublayer which, F f) {
+    NormCache& norm_cache = cache.norm(which);
+    Matrix& mask = cache.dropout_mask(which);
+    return residual_with(
+        x, [&](const Matrix& m) { return layer_norm_forward(norm, m, norm_cache); }, where,
+        [&](const Matrix& h) { return dropout_forward(f(h), dropout, random, mask); });
+  }
+  Matrix self_attention(const MultiHeadAttention& attn, const Matrix& h) {
+    return attention_forward(attn, h, h, rows.segments, rows.segments, rows.causal, cache.self_attn);
+  }
+  Matrix cross_attention(const MultiHeadAttention& attn, const Matrix& h) {
+    return attention_forward(attn, h, *rows.memory, rows.segments, rows.memory_segments, /*causal=*/false,
+                             cache.cross_attn);
+  }
+  Matrix feed_forward(const FeedForward& ffn, const Matrix& h) { return ffn_forward(ffn, h, cache.ffn); }
+  void output(const Matrix&) {}
 };
 
 // A whole stack: x = drop(inputs + positions), the layers, then `final_norm` where there is one
@@ -69,23 +106,7 @@ std::vector<Segment> segments_of_lengths(const std::vector<int>& lengths);
 
 namespace stack_detail {
 
-template <class Layer, class = void>
-struct HasCrossAttention : std::false_type {};
-template <class Layer>
-struct HasCrossAttention<Layer, std::void_t<decltype(std::declval<Layer>().cross_attn)>> : std::true_type {};
-
-// A residual sub-layer, forward, as inference runs it (layers/basic.h residual_with), with a
-// dropout on f's output and the norm keeping what its backward needs:
-// post: LN(x + drop(f(x)));  pre: x + drop(f(LN(x))).
-template <class F>
-Matrix sublayer_forward(const Matrix& x, const LayerNorm& norm, NormPosition where, NormCache& norm_cache,
-                        Matrix& drop_mask, float dropout, Random* random, F f) {
-  return residual_with(
-      x, [&](const Matrix& m) { return layer_norm_forward(norm, m, norm_cache); }, where,
-      [&](const Matrix& h) { return dropout_forward(f(h), dropout, random, drop_mask); });
-}
-
-// Backward of the above; `f_back(d_out_of_f)` returns the gradient at f's input.
+// Backward of a BatchPass sub-layer; `f_back(d_out_of_f)` returns the gradient at f's input.
 template <class FBack>
 Matrix sublayer_backward(const Matrix& dy, const LayerNorm& norm, LayerNorm* norm_grad, NormPosition where,
                          const NormCache& norm_cache, const Matrix& drop_mask, FBack f_back) {
@@ -102,25 +123,10 @@ Matrix sublayer_backward(const Matrix& dy, const LayerNorm& norm, LayerNorm* nor
 template <class Layer>
 Matrix layers_forward(const std::vector<Layer>& layers, const StackRows& rows, Matrix x, float dropout,
                       Random* random, std::vector<LayerCache>& caches) {
-  using namespace stack_detail;
   caches.resize(layers.size());
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    const Layer& p = layers[l];
-    LayerCache& lc = caches[l];
-    x = sublayer_forward(x, p.self_attn_norm, p.norm_position, lc.self_attn_norm, lc.self_attn_drop, dropout, random,
-                         [&](const Matrix& h) {
-                           return attention_forward(p.self_attn, h, h, rows.segments, rows.segments, rows.causal,
-                                                    lc.self_attn);
-                         });
-    if constexpr (HasCrossAttention<Layer>::value)
-      x = sublayer_forward(x, p.cross_attn_norm, p.norm_position, lc.cross_attn_norm, lc.cross_attn_drop, dropout,
-                           random, [&](const Matrix& h) {
-                             return attention_forward(p.cross_attn, h, *rows.memory, rows.segments,
-                                                      rows.memory_segments, /*causal=*/false, lc.cross_attn);
-                           });
-    if (has_ffn(p.ffn))
-      x = sublayer_forward(x, p.ffn_norm, p.norm_position, lc.ffn_norm, lc.ffn_drop, dropout, random,
-                           [&](const Matrix& h) { return ffn_forward(p.ffn, h, lc.ffn); });
+    BatchPass pass{rows, caches[l], dropout, random};
+    x = layer_forward(layers[l], std::move(x), pass);
   }
   return x;
 }

@@ -60,11 +60,6 @@ struct Layer {
   // x: the new positions of every feed, stacked in order; their keys and values are appended to
   // the feeds' caches. Named vectors go to `probe` (one hypothesis only).
   Matrix forward(const Matrix& x, const std::vector<Feed>& feeds, const Probe& probe, const LayerEdits& edits) const;
-
- private:
-  // Causal self-attention: position t of a feed attends to its cache up to t.
-  Matrix causal_self_attention(const Matrix& in, const std::vector<Feed>& feeds, const Probe& probe,
-                               const AttentionEdits& edits) const;
 };
 
 struct Weights {
