@@ -134,6 +134,7 @@ val ModelHandle::info() const {
     out.set("tgtVocabSize", m.tgt_vocab.size());
     out.set("int8", m.int8);
     out.set("binary16", m.binary16);
+    out.set("bfloat16", m.bfloat16);
     out.set("architecture", m.config.architecture);
     // The architecture in words and as a diagram, as the family describes itself.
     out.set("architectureDescription", architecture_description(m.family->describe(m)));

@@ -86,7 +86,7 @@ export function loadModel(
     /** Decoder-step products on int8 weights: faster, approximate (the encoder stays exact). */
     int8?: boolean;
     /**
-     * Keep the weights of a file stored as F16 in binary16, as the file holds them (default true);
+     * Keep the weights of a file stored as F16 or BF16 in 16 bits, as the file holds them (default true);
      * false expands them to binary32: twice their memory, the same results bit for bit.
      */
     binary16?: boolean;
@@ -130,6 +130,8 @@ export interface ModelInfo {
   int8: boolean;
   /** Weights kept in binary16: loaded with `binary16: true` (the default) from a file that stores them as F16. */
   binary16: boolean;
+  /** Weights kept in bfloat16: loaded with `binary16: true` (the default) from a file that stores them as BF16. */
+  bfloat16: boolean;
   /** The model family, as config.architecture. */
   architecture: string;
   /** The architecture in words and as a diagram, as the model's family describes itself (show it without knowing the family). */

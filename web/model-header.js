@@ -16,15 +16,15 @@
 //   engine bytes       held tensors + the largest tensor + the header + activations +
 //                      ENGINE_OVERHEAD, below. A download (or a file, a Blob) is staged in the
 //                      engine as it arrives, each tensor in the file's bytes
-//                      (src/io/staged_bytes.h); the load then keeps an F16 weight in the buffer it
+//                      (src/io/staged_bytes.h); the load then keeps an F16 or BF16 weight in the buffer it
 //                      arrived in and reads every other tensor into its held form, freeing its
 //                      staged bytes. A tensor is held in at least its bytes in the file, so at any
 //                      moment the engine holds at most every tensor as held plus the one being
 //                      converted: its bytes in the file, at most the largest tensor's. (Bytes
 //                      in hand, a Uint8Array, are read from where they are: no staging.)
-//   held tensors       every element of every tensor at the bytes it is held in: 2 for an F16
-//                      tensor with the load option binary16 (the default: as the file holds it),
-//                      4 for any other (F32; BF16, expanded; F16 with binary16: false).
+//   held tensors       every element of every tensor at the bytes it is held in: 2 for an F16 or
+//                      BF16 tensor with the load option binary16 (the default: as the file holds
+//                      it), 4 for any other (F32; F16 or BF16 with binary16: false).
 //   the header         its N bytes: the engine reads them (its vocabularies, merges and
 //                      tokenizer tables are made from them).
 //   activations        a generous bound on what a session adds, from the header's config
@@ -118,12 +118,12 @@ function activationBytes(metadata, widest) {
  * (elements of every tensor), fileBytes (the whole file's size), needBytes (what the engine needs
  * for it: the comment above)}, or null when it cannot be read. Refuses a file that cannot fit in
  * the engine's memory, with the size and the limit (`what` names the file). `binary16`: the load
- * option (web/api/model.js loadModel), which holds an F16 file's tensors in 2 bytes an element.
+ * option (web/api/model.js loadModel), which holds an F16 or BF16 file's tensors in 2 bytes an element.
  */
 export function checkModelFile(bytes, what, { binary16 = true } = {}) {
   const end = headerEnd(bytes);
   let parameters = 0;
-  let half = 0; // elements held in binary16
+  let half = 0; // elements held in 16 bits
   let widest = 0;
   let largest = 0; // the largest tensor's bytes in the file
   let fileBytes = end;
@@ -134,7 +134,7 @@ export function checkModelFile(bytes, what, { binary16 = true } = {}) {
       const { dtype, shape, data_offsets: offsets } = tensor;
       const elements = shape.reduce((a, d) => a * d, 1);
       parameters += elements;
-      if (binary16 && dtype === 'F16') half += elements;
+      if (binary16 && (dtype === 'F16' || dtype === 'BF16')) half += elements;
       widest = shape.reduce((a, d) => Math.max(a, d), widest);
       if (!Number.isSafeInteger(offsets[1]) || !Number.isSafeInteger(offsets[0]) || offsets[0] < 0 || offsets[0] > offsets[1]) return null;
       fileBytes = Math.max(fileBytes, end + offsets[1]);

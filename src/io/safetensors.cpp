@@ -209,7 +209,7 @@ const TensorInfo& SafetensorsFile::info(const std::string& name) const {
 
 std::vector<std::uint16_t> SafetensorsFile::take_halves(const std::string& name) const {
   const TensorInfo& t = info(name);
-  if (t.dtype != DType::F16) return {};
+  if (t.dtype != DType::F16 && t.dtype != DType::BF16) return {};
   return source_->take_words(data_begin_ + t.begin, t.end - t.begin);
 }
 

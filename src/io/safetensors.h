@@ -56,8 +56,8 @@ class SafetensorsFile {
   // Elements [first, first + count) of the tensor, in row-major order (a block of a matrix's rows).
   void read_f32(const std::string& name, std::size_t first, std::size_t count, float* out) const;
 
-  // An F16 tensor's values as its binary16 words, row-major, taken from a source that can hand
-  // them over without a copy (ByteSource::take_words); empty otherwise, or for another dtype.
+  // An F16 or BF16 tensor's values as its 16-bit words, row-major, taken from a source that can
+  // hand them over without a copy (ByteSource::take_words); empty otherwise, or for F32.
   std::vector<std::uint16_t> take_halves(const std::string& name) const;
 
   const std::shared_ptr<const ByteSource>& source() const { return source_; }

@@ -81,8 +81,11 @@ std::shared_ptr<const Model> build(const SafetensorsFile& file, const Model::Loa
   m.family = family_loader(c.architecture)(m, weights, options);
   weights.check_all_used();
   m.int8 = options.int8;
-  m.binary16 = false;
-  for (const auto& [name, info] : file.tensors()) m.binary16 = m.binary16 || weights.keeps_binary16(name);
+  m.binary16 = m.bfloat16 = false;
+  for (const auto& [name, info] : file.tensors()) {
+    m.binary16 = m.binary16 || weights.held_format(name) == ops::simd::HalfFormat::Binary16;
+    m.bfloat16 = m.bfloat16 || weights.held_format(name) == ops::simd::HalfFormat::Bfloat16;
+  }
   return model;
 }
 

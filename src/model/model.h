@@ -27,9 +27,10 @@ struct Model {
   Vocabulary src_vocab, tgt_vocab;
   // Loaded with LoadOptions::int8: the decoder-step products run on int8 weights.
   bool int8 = false;
-  // Some of its weights are kept in binary16: loaded with LoadOptions::binary16 from a file that
-  // stores them as F16 (a binary32 file, or a model trained in memory, has none).
+  // Some of its weights are kept in binary16 (bfloat16): loaded with LoadOptions::binary16 from a
+  // file that stores them as F16 (BF16). A binary32 file, or a model trained in memory, has none.
   bool binary16 = false;
+  bool bfloat16 = false;
   std::unique_ptr<const ModelFamily> family;  // chosen by config.architecture
 
   const SiteTable& sites() const { return family->sites(); }
@@ -42,10 +43,11 @@ struct Model {
     // output projection) on int8 weights (ops/gemm_int8.h): about twice as fast per token in
     // WASM, no longer the file's exact numbers. The encoder stays exact.
     bool int8 = false;
-    // Keep the weights of a file stored as F16 in binary16, as the file holds them (the products
-    // read it directly, with the same results bit for bit): half the memory of binary32. Off
-    // (CLI --f32): expanded to binary32, for timing the two against each other; binary32 was
-    // 10-20 % faster per token natively on a model whose weights fit the caches.
+    // Keep the weights of a file stored as F16 in binary16, and of one stored as BF16 in
+    // bfloat16, as the file holds them (the products read them directly, with the same results
+    // bit for bit): half the memory of binary32. Off (CLI --f32): expanded to binary32, for
+    // timing the two against each other; binary32 was 10-20 % faster per token natively on a
+    // model whose weights fit the caches.
     bool binary16 = true;
   };
 

@@ -32,18 +32,29 @@ RowVector WeightReader::vector(const std::string& name, int size) {
   return v;
 }
 
-// With the binary16 load option, a file stored as F16 keeps its weights in binary16, packed (half
-// the bytes of binary32, the same products bit for bit); otherwise they are binary32.
-// The binary16 form is packed from the file a block of rows at a time, never held whole in binary32.
+ops::simd::HalfFormat WeightReader::held_format(const std::string& name) const {
+  if (!binary16_) return ops::simd::HalfFormat::None;
+  switch (file_.info(name).dtype) {
+    case DType::F16: return ops::simd::HalfFormat::Binary16;
+    case DType::BF16: return ops::simd::HalfFormat::Bfloat16;
+    case DType::F32: break;
+  }
+  return ops::simd::HalfFormat::None;
+}
+
+// With the binary16 load option, a file stored as F16 or BF16 keeps its weights in that format,
+// packed (half the bytes of binary32, the same products bit for bit); otherwise they are binary32.
+// The 16-bit form is packed from the file a block of rows at a time, never held whole in binary32.
 ops::WeightMatrix WeightReader::weight_matrix(const std::string& name, int rows, int cols) {
-  if (!keeps_binary16(name)) return ops::WeightMatrix::plain(matrix(name, rows, cols));
+  const ops::simd::HalfFormat format = held_format(name);
+  if (format == ops::simd::HalfFormat::None) return ops::WeightMatrix::plain(matrix(name, rows, cols));
   check_shape(name, {rows, cols});
   // A staged download's tensor is kept in the buffer it arrived in, packed there.
   std::vector<std::uint16_t> halves = file_.take_halves(name);
   if (!halves.empty()) {
-    check_finite_halves(name, halves);
+    check_finite_halves(name, halves, format);
     used_.insert(name);
-    return ops::WeightMatrix::packed_halves(std::move(halves), rows, cols);
+    return ops::WeightMatrix::packed_halves(std::move(halves), rows, cols, format);
   }
   const auto width = static_cast<std::size_t>(cols);
   ops::WeightMatrix held = ops::WeightMatrix::packed(
@@ -51,7 +62,7 @@ ops::WeightMatrix WeightReader::weight_matrix(const std::string& name, int rows,
         file_.read_f32(name, first * width, n * width, out);
         check_finite(name, out, n * width, first * width);
       },
-      rows, cols, true);
+      rows, cols, format);
   used_.insert(name);
   return held;
 }
@@ -119,10 +130,13 @@ void WeightReader::check_finite(const std::string& name, const float* values, st
                            " at flat index " + std::to_string(first + i));
 }
 
-void WeightReader::check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves) {
+void WeightReader::check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves,
+                                       ops::simd::HalfFormat format) {
+  const bool bfloat16 = format == ops::simd::HalfFormat::Bfloat16;
+  const std::uint16_t exponent = bfloat16 ? 0x7f80u : 0x7c00u;
   for (std::size_t i = 0; i < halves.size(); ++i)
-    if ((halves[i] & 0x7c00u) == 0x7c00u) {  // the exponent all ones: Inf or NaN
-      const float value = half_to_float(halves[i]);
+    if ((halves[i] & exponent) == exponent) {  // the exponent all ones: Inf or NaN
+      const float value = bfloat16 ? bfloat16_to_float(halves[i]) : half_to_float(halves[i]);
       check_finite(name, &value, 1, i);
     }
 }

@@ -15,13 +15,14 @@ namespace attnscope {
 
 class WeightReader {
  public:
-  // `binary16`: keep the weights of tensors the file stores as F16 in binary16 (the load option).
+  // `binary16`: keep the weights of tensors the file stores in 16 bits in their format, F16 as
+  // binary16 and BF16 as bfloat16 (the load option).
   WeightReader(const SafetensorsFile& file, bool binary16) : file_(file), binary16_(binary16) {}
 
   Matrix matrix(const std::string& name, int rows, int cols);
   RowVector vector(const std::string& name, int size);
-  // A layer's weight [rows, cols], held once in the form the load keeps: binary16 (packed) where
-  // keeps_binary16(name), else the plain binary32 matrix.
+  // A layer's weight [rows, cols], held once in the form the load keeps: packed in the 16-bit
+  // format held_format(name) gives, else the plain binary32 matrix.
   ops::WeightMatrix weight_matrix(const std::string& name, int rows, int cols);
   // A token embedding table [vocabulary, d], as weight_matrix(); packed where `step_output`: the
   // table is also the tied output projection a decoder step multiplies by, and the step kernel
@@ -32,9 +33,9 @@ class WeightReader {
   MultiHeadAttention attention(const std::string& name, int d, int n_heads);
   FeedForward ffn(const std::string& name, int d, int d_ff, Activation activation);
 
-  // Whether this tensor is kept in binary16: the load option asks for it and the file stores it
-  // as F16 (its values then fit binary16 exactly).
-  bool keeps_binary16(const std::string& name) const { return binary16_ && file_.info(name).dtype == DType::F16; }
+  // The 16-bit format this tensor's weights are kept in: the file's own (F16: binary16, BF16:
+  // bfloat16, whose values the format holds exactly) when the load option asks for it, else None.
+  ops::simd::HalfFormat held_format(const std::string& name) const;
 
   // Every tensor in the file must have been asked for: a stray one means the file was made
   // for a different architecture than its config describes.
@@ -54,8 +55,9 @@ class WeightReader {
   void load(const std::string& name, float* out);
   // Refuses a NaN or Inf among `n` values of tensor `name` read from its flat index `first`.
   static void check_finite(const std::string& name, const float* values, std::size_t n, std::size_t first);
-  // The same for a tensor's binary16 values.
-  static void check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves);
+  // The same for a tensor's 16-bit values.
+  static void check_finite_halves(const std::string& name, const std::vector<std::uint16_t>& halves,
+                                  ops::simd::HalfFormat format);
 
   const SafetensorsFile& file_;
   std::set<std::string> used_;

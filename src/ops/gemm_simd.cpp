@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "io/half.h"
@@ -38,6 +39,10 @@ inline f32x4 half_lo(h16x8 h) {
 inline f32x4 half_hi(h16x8 h) {
   return wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), wasm_i32x4_splat(0x8FFFFFFF));
 }
+// The same for eight bfloat16 weights: each is binary32's upper half, so shifting it into place
+// is the whole conversion (exact, no scale).
+inline f32x4 bfloat16_lo(h16x8 h) { return wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 16); }
+inline f32x4 bfloat16_hi(h16x8 h) { return wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 16); }
 constexpr const char* kImplementation = "wasm_simd128";
 #else
 typedef float f32x4 __attribute__((vector_size(16)));
@@ -67,11 +72,31 @@ inline f32x4 half_bits(h16x4 h) {
 }
 inline f32x4 half_lo(h16x8 h) { return half_bits(__builtin_shufflevector(h, h, 0, 1, 2, 3)); }
 inline f32x4 half_hi(h16x8 h) { return half_bits(__builtin_shufflevector(h, h, 4, 5, 6, 7)); }
+inline f32x4 bfloat16_bits(h16x4 h) {
+  return reinterpret_cast<f32x4>(reinterpret_cast<u32x4>(__builtin_convertvector(h, i32x4)) << 16);
+}
+inline f32x4 bfloat16_lo(h16x8 h) { return bfloat16_bits(__builtin_shufflevector(h, h, 0, 1, 2, 3)); }
+inline f32x4 bfloat16_hi(h16x8 h) { return bfloat16_bits(__builtin_shufflevector(h, h, 4, 5, 6, 7)); }
 constexpr const char* kImplementation = "generic vector";
 #endif
-constexpr float kHalfScale = 0x1p112f;  // what half_lo/half_hi leave off the weights
-constexpr float kHalfInputLimit = 65536.0f;  // |x| below it keeps x·2^112 finite
-// From this many input rows on, binary16 weights are converted once per block of four outputs
+// How each 16-bit format's weights become binary32 in the kernel: eight at a time (lo, hi), one
+// at a time (value), and what the inputs are scaled by so that w·x is exact before rounding
+// (input_scale: what lo/hi leave off the weights), for |x| < input_limit.
+struct Binary16 {
+  static f32x4 lo(h16x8 h) { return half_lo(h); }
+  static f32x4 hi(h16x8 h) { return half_hi(h); }
+  static float value(std::uint16_t h) { return half_to_float(h); }
+  static constexpr float input_scale = 0x1p112f;
+  static constexpr float input_limit = 65536.0f;  // |x| below it keeps x·2^112 finite
+};
+struct Bfloat16 {
+  static f32x4 lo(h16x8 h) { return bfloat16_lo(h); }
+  static f32x4 hi(h16x8 h) { return bfloat16_hi(h); }
+  static float value(std::uint16_t h) { return bfloat16_to_float(h); }
+  static constexpr float input_scale = 1.0f;
+  static constexpr float input_limit = std::numeric_limits<float>::infinity();  // only a NaN or Inf x is refused
+};
+// From this many input rows on, 16-bit weights are converted once per block of four outputs
 // (linear, below): measured on GPT-2 small's 127-token prompt, converting them again for every
 // four rows made the prompt's products slower than binary32's.
 constexpr int kRowsForConvertedSlabs = 8;
@@ -155,13 +180,13 @@ void all_outputs(const float* x, int rows, int x_stride, const float* w, int out
     outputs<1, RowMajor>(x, rows, x_stride, w + static_cast<long>(o) * in, o, in, bias, y, y_stride);
 }
 
-// The binary16 layout: as Interleaved, eight columns at a time, `in` a multiple of 8 (no tail).
-// The same additions in the same order as block<W, R, ...>, on the same products: a binary16
-// weight times x·2^112 is exactly w·x before rounding, so the result has the same bits.
-// Output o's weights for columns [i, i + 8) are at w + w_stride·i + 8·o: w_stride is the
-// layout's block width (4, or 1 for the last out % 4 rows), W how many of its outputs this
-// block computes.
-template <int W, int R>
+// The 16-bit layout: as Interleaved, eight columns at a time, `in` a multiple of 8 (no tail).
+// The same additions in the same order as block<W, R, ...>, on the same products: a 16-bit
+// weight as Format converts it times x·input_scale is exactly w·x before rounding, so the
+// result has the same bits. Output o's weights for columns [i, i + 8) are at w + w_stride·i +
+// 8·o: w_stride is the layout's block width (4, or 1 for the last out % 4 rows), W how many of
+// its outputs this block computes.
+template <int W, int R, class Format>
 inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, int w_stride, int in, const float* bias,
                        float* y, int y_stride) {
   f32x4 acc[W][R];
@@ -175,7 +200,7 @@ inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, in
     }
     for (int o = 0; o < W; ++o) {
       const h16x8 h = load8h(w + static_cast<long>(w_stride) * i + 8 * o);
-      const f32x4 w_lo = half_lo(h), w_hi = half_hi(h);
+      const f32x4 w_lo = Format::lo(h), w_hi = Format::hi(h);
       for (int r = 0; r < R; ++r) acc[o][r] = mul_add4(mul_add4(acc[o][r], w_lo, x_lo[r]), w_hi, x_hi[r]);
     }
   }
@@ -189,7 +214,7 @@ inline void block_half(const float* xs, int x_stride, const std::uint16_t* w, in
 // Outputs [o, o + W) of a layout block W wide, for every input row. Four rows at a time (a
 // beam of four: each weight converted once for all of them), two outputs per pass so that the
 // accumulators and operands still fit the vector registers; then pairs of rows, then the odd one.
-template <int W>
+template <int W, class Format>
 void outputs_half(const float* xs, int rows, int x_stride, const std::uint16_t* w_o, int o, int in, const float* bias,
                   float* y, int y_stride) {
   const float* b_o = bias ? bias + o : nullptr;
@@ -197,13 +222,13 @@ void outputs_half(const float* xs, int rows, int x_stride, const std::uint16_t* 
   int r = 0;
   for (; r + 4 <= rows; r += 4)
     for (int part = 0; part < W; part += kHalfW)
-      block_half<kHalfW, 4>(xs + static_cast<long>(r) * x_stride, x_stride, w_o + 8 * part, W, in,
+      block_half<kHalfW, 4, Format>(xs + static_cast<long>(r) * x_stride, x_stride, w_o + 8 * part, W, in,
                             b_o ? b_o + part : nullptr, y + static_cast<long>(r) * y_stride + o + part, y_stride);
   for (; r + 2 <= rows; r += 2)
-    block_half<W, 2>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
+    block_half<W, 2, Format>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
                      y + static_cast<long>(r) * y_stride + o, y_stride);
   if (r < rows)
-    block_half<W, 1>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
+    block_half<W, 1, Format>(xs + static_cast<long>(r) * x_stride, x_stride, w_o, W, in, b_o,
                      y + static_cast<long>(r) * y_stride + o, y_stride);
 }
 
@@ -222,8 +247,25 @@ bool exact_half(float f, std::uint16_t& h) {
   return std::memcmp(&back, &f, sizeof f) == 0;
 }
 
+// The bfloat16 value equal to f, if there is one: f's upper half, when its lower half is zero.
+bool exact_bfloat16(float f, std::uint16_t& h) {
+  if (!std::isfinite(f)) return false;
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  h = static_cast<std::uint16_t>(bits >> 16);
+  return (bits & 0xffffu) == 0;
+}
+
+bool exact_in(HalfFormat format, float f, std::uint16_t& h) {
+  return format == HalfFormat::Binary16 ? exact_half(f, h) : exact_bfloat16(f, h);
+}
+
+template <class Format>
 bool linear_half_outputs(const float* x, int rows, int x_stride, const PackedWeights& w, int first, const float* bias,
                          float* y, int y_stride);
+template <class Format>
+bool linear_halves(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y,
+                   int y_stride);
 
 }  // namespace
 
@@ -233,70 +275,81 @@ void linear(const float* x, int rows, int x_stride, const float* w, int out, int
 }
 
 bool linear(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y, int y_stride) {
-  const int out = w.out(), in = w.in();
-  if (!w.half()) {
-    all_outputs<Interleaved>(x, rows, x_stride, w.data(), out, in, bias, y, y_stride);
-    return true;
+  switch (w.half_format()) {
+    case HalfFormat::Binary16: return linear_halves<Binary16>(x, rows, x_stride, w, bias, y, y_stride);
+    case HalfFormat::Bfloat16: return linear_halves<Bfloat16>(x, rows, x_stride, w, bias, y, y_stride);
+    case HalfFormat::None: break;
   }
-  if (rows >= kRowsForConvertedSlabs) {
-    // (Inputs the binary16 path refuses are refused here too: one contract whatever the rows.)
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < in; ++i)
-        if (!(std::fabs(x[static_cast<long>(r) * x_stride + i]) < kHalfInputLimit)) return false;
-    // Many rows (a prompt, an encoder's sentence): each block of four outputs converted once to
-    // the Interleaved binary32 layout and multiplied by the binary32 kernel, rather than every
-    // weight converted again for every four rows. The same sums in the same order (block_half's
-    // comment), so the same bits; the last out % 4 outputs stay on the binary16 path below.
-    const std::uint16_t* h = w.half_data();
-    std::vector<float> slab(static_cast<std::size_t>(4) * in);
-    int o = 0;
-    for (; o + 4 <= out; o += 4) {
-      const std::uint16_t* h_o = h + static_cast<long>(o) * in;
-      for (int i8 = 0; i8 < in; i8 += 8)
-        for (int r = 0; r < 4; ++r)
-          for (int l = 0; l < 8; ++l)
-            slab[static_cast<std::size_t>((i8 + l) / 4) * 16 + r * 4 + l % 4] = half_to_float(h_o[static_cast<long>(i8) * 4 + r * 8 + l]);
-      outputs<4, Interleaved>(x, rows, x_stride, slab.data(), o, in, bias, y, y_stride);
-    }
-    if (o == out) return true;
-    return linear_half_outputs(x, rows, x_stride, w, o, bias, y, y_stride);
-  }
-  return linear_half_outputs(x, rows, x_stride, w, 0, bias, y, y_stride);
+  all_outputs<Interleaved>(x, rows, x_stride, w.data(), w.out(), w.in(), bias, y, y_stride);
+  return true;
 }
 
 namespace {
 
-// Outputs [first, out) of binary16 weights on the binary16 kernel (first a multiple of 4).
+template <class Format>
+bool linear_halves(const float* x, int rows, int x_stride, const PackedWeights& w, const float* bias, float* y,
+                   int y_stride) {
+  const int out = w.out(), in = w.in();
+  if (rows < kRowsForConvertedSlabs) return linear_half_outputs<Format>(x, rows, x_stride, w, 0, bias, y, y_stride);
+  // (Inputs the 16-bit path refuses are refused here too: one contract whatever the rows.)
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < in; ++i)
+      if (!(std::fabs(x[static_cast<long>(r) * x_stride + i]) < Format::input_limit)) return false;
+  // Many rows (a prompt, an encoder's sentence): each block of four outputs converted once to
+  // the Interleaved binary32 layout and multiplied by the binary32 kernel, rather than every
+  // weight converted again for every four rows. The same sums in the same order (block_half's
+  // comment), so the same bits; the last out % 4 outputs stay on the 16-bit path below.
+  const std::uint16_t* h = w.half_data();
+  std::vector<float> slab(static_cast<std::size_t>(4) * in);
+  int o = 0;
+  for (; o + 4 <= out; o += 4) {
+    const std::uint16_t* h_o = h + static_cast<long>(o) * in;
+    for (int i8 = 0; i8 < in; i8 += 8)
+      for (int r = 0; r < 4; ++r)
+        for (int l = 0; l < 8; ++l)
+          slab[static_cast<std::size_t>((i8 + l) / 4) * 16 + r * 4 + l % 4] =
+              Format::value(h_o[static_cast<long>(i8) * 4 + r * 8 + l]);
+    outputs<4, Interleaved>(x, rows, x_stride, slab.data(), o, in, bias, y, y_stride);
+  }
+  if (o == out) return true;
+  return linear_half_outputs<Format>(x, rows, x_stride, w, o, bias, y, y_stride);
+}
+
+// Outputs [first, out) of 16-bit weights on the 16-bit kernel (first a multiple of 4).
+template <class Format>
 bool linear_half_outputs(const float* x, int rows, int x_stride, const PackedWeights& w, int first, const float* bias,
                          float* y, int y_stride) {
   const int out = w.out(), in = w.in();
-  std::vector<float> xs(static_cast<std::size_t>(rows) * in);  // x·2^112
+  std::vector<float> xs(static_cast<std::size_t>(rows) * in);  // x·input_scale
   for (int r = 0; r < rows; ++r)
     for (int i = 0; i < in; ++i) {
       const float v = x[static_cast<long>(r) * x_stride + i];
-      if (!(std::fabs(v) < kHalfInputLimit)) return false;
-      xs[static_cast<std::size_t>(r) * in + i] = v * kHalfScale;
+      if (!(std::fabs(v) < Format::input_limit)) return false;
+      xs[static_cast<std::size_t>(r) * in + i] = v * Format::input_scale;
     }
   const std::uint16_t* h = w.half_data();
   int o = first;
-  for (; o + 4 <= out; o += 4) outputs_half<4>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
-  for (; o < out; ++o) outputs_half<1>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
+  for (; o + 4 <= out; o += 4)
+    outputs_half<4, Format>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
+  for (; o < out; ++o)
+    outputs_half<1, Format>(xs.data(), rows, in, h + static_cast<long>(o) * in, o, in, bias, y, y_stride);
   return true;
 }
 
 }  // namespace
 
-PackedWeights::PackedWeights(const float* w, int out, int in, bool binary16)
+PackedWeights::PackedWeights(const float* w, int out, int in, HalfFormat half)
     : PackedWeights(
           [w, in](int first, int n, float* rows) {
             std::memcpy(rows, w + static_cast<std::size_t>(first) * in, static_cast<std::size_t>(n) * in * sizeof(float));
           },
-          out, in, binary16) {}
+          out, in, half) {}
 
-PackedWeights PackedWeights::from_halves(std::vector<std::uint16_t> rows, int out, int in) {
+PackedWeights PackedWeights::from_halves(std::vector<std::uint16_t> rows, int out, int in, HalfFormat format) {
   const std::size_t width = static_cast<std::size_t>(in);
   if (in % 8 != 0 || out < 0 || rows.size() != static_cast<std::size_t>(out) * width)
     throw std::invalid_argument("PackedWeights::from_halves: the rows are not an [out, in] matrix with in % 8 == 0");
+  if (format == HalfFormat::None) throw std::invalid_argument("PackedWeights::from_halves: no 16-bit format");
   constexpr int kBlockRows = 64;
   std::vector<std::uint16_t> block(static_cast<std::size_t>(std::min(out, kBlockRows)) * width);
   for (int o0 = 0; o0 < out; o0 += kBlockRows) {
@@ -304,7 +357,7 @@ PackedWeights PackedWeights::from_halves(std::vector<std::uint16_t> rows, int ou
     std::uint16_t* p = rows.data() + static_cast<std::size_t>(o0) * width;
     std::copy(p, p + static_cast<std::size_t>(n) * width, block.begin());
     const auto at = [&](int o, int i) { return block[static_cast<std::size_t>(o - o0) * width + static_cast<std::size_t>(i)]; };
-    // The order of the constructor's binary16 layout, below.
+    // The order of the constructor's 16-bit layout, below.
     int o = o0;
     for (; o + 4 <= o0 + n; o += 4)
       for (int i = 0; i < in; i += 8)
@@ -317,13 +370,14 @@ PackedWeights PackedWeights::from_halves(std::vector<std::uint16_t> rows, int ou
   w.out_ = out;
   w.in_ = in;
   w.half_ = std::move(rows);
+  w.half_format_ = format;
   return w;
 }
 
 // Rows are read kBlockRows at a time (a multiple of 4, the layouts' block of rows), each block
 // packed before the next is read: the layouts place a block's rows together, so the packed
 // stream is written in order.
-PackedWeights::PackedWeights(const RowSource& source, int out, int in, bool binary16) : out_(out), in_(in) {
+PackedWeights::PackedWeights(const RowSource& source, int out, int in, HalfFormat half) : out_(out), in_(in) {
   constexpr int kBlockRows = 64;
   std::vector<float> block(static_cast<std::size_t>(std::min(out, kBlockRows)) * static_cast<std::size_t>(in));
   // Each block of rows [o0, o0 + n) through `pack(o0, n, at)`, `at(o, i)` reading the block.
@@ -336,24 +390,28 @@ PackedWeights::PackedWeights(const RowSource& source, int out, int in, bool bina
     }
     return true;
   };
-  // binary16 when asked for, every weight is a binary16 value (as in every model stored as F16)
-  // and the rows split into whole 8-column chunks: half the bytes, the same results.
-  // Converted straight into the packed layout, given up at the first value binary16 does not hold.
-  if (binary16 && in % 8 == 0 && out > 0) {
+  // A 16-bit format when asked for, every weight is a value of it (as in every model stored as
+  // F16 or BF16) and the rows split into whole 8-column chunks: half the bytes, the same
+  // results. Converted straight into the packed layout, given up at the first value the format
+  // does not hold.
+  if (half != HalfFormat::None && in % 8 == 0 && out > 0) {
     half_.resize(static_cast<std::size_t>(out) * in);
     std::uint16_t* p = half_.data();
-    const bool half = each_block([&](int o0, int n, auto at) {
+    const bool held = each_block([&](int o0, int n, auto at) {
       bool ok = true;
       int o = o0;
       for (; ok && o + 4 <= o0 + n; o += 4)
         for (int i = 0; ok && i < in; i += 8)
           for (int r = 0; r < 4; ++r)
-            for (int l = 0; l < 8; ++l) ok = exact_half(at(o + r, i + l), *p++) && ok;
+            for (int l = 0; l < 8; ++l) ok = exact_in(half, at(o + r, i + l), *p++) && ok;
       for (; ok && o < o0 + n; ++o)
-        for (int i = 0; ok && i < in; ++i) ok = exact_half(at(o, i), *p++);
+        for (int i = 0; ok && i < in; ++i) ok = exact_in(half, at(o, i), *p++);
       return ok;
     });
-    if (half) return;
+    if (held) {
+      half_format_ = half;
+      return;
+    }
     std::vector<std::uint16_t>().swap(half_);
   }
   data_.resize(static_cast<std::size_t>(out) * in);

@@ -19,6 +19,11 @@ Matrix block(At at, int row, int rows, int col, int cols) {
   return out;
 }
 
+// One stored 16-bit value as binary32.
+float value_of(simd::HalfFormat format, std::uint16_t h) {
+  return format == simd::HalfFormat::Bfloat16 ? bfloat16_to_float(h) : half_to_float(h);
+}
+
 }  // namespace
 
 WeightMatrix WeightMatrix::plain(Matrix weight) {
@@ -29,45 +34,45 @@ WeightMatrix WeightMatrix::plain(Matrix weight) {
   return w;
 }
 
-WeightMatrix WeightMatrix::packed(const Matrix& weight, bool binary16) {
+WeightMatrix WeightMatrix::packed(const Matrix& weight, simd::HalfFormat half) {
   WeightMatrix w;
   w.form_ = Form::Packed;
   w.rows_ = static_cast<int>(weight.rows());
   w.cols_ = static_cast<int>(weight.cols());
-  w.packed_ = simd::PackedWeights(weight.data(), w.rows_, w.cols_, binary16);
+  w.packed_ = simd::PackedWeights(weight.data(), w.rows_, w.cols_, half);
   return w;
 }
 
-WeightMatrix WeightMatrix::packed(const simd::PackedWeights::RowSource& rows, int out, int in, bool binary16) {
+WeightMatrix WeightMatrix::packed(const simd::PackedWeights::RowSource& rows, int out, int in, simd::HalfFormat half) {
   WeightMatrix w;
   w.form_ = Form::Packed;
   w.rows_ = out;
   w.cols_ = in;
-  w.packed_ = simd::PackedWeights(rows, out, in, binary16);
+  w.packed_ = simd::PackedWeights(rows, out, in, half);
   return w;
 }
 
-WeightMatrix WeightMatrix::packed_halves(std::vector<std::uint16_t> rows, int out, int in) {
-  if (in % 8 != 0) {  // no binary16 layout for this width: the kernel's binary32 one
+WeightMatrix WeightMatrix::packed_halves(std::vector<std::uint16_t> rows, int out, int in, simd::HalfFormat format) {
+  if (in % 8 != 0) {  // no 16-bit layout for this width: the kernel's binary32 one
     const std::size_t width = static_cast<std::size_t>(in);
     return packed(
         [&](int first, int n, float* out_rows) {
           const std::uint16_t* h = rows.data() + static_cast<std::size_t>(first) * width;
-          for (std::size_t k = 0; k < static_cast<std::size_t>(n) * width; ++k) out_rows[k] = half_to_float(h[k]);
+          for (std::size_t k = 0; k < static_cast<std::size_t>(n) * width; ++k) out_rows[k] = value_of(format, h[k]);
         },
-        out, in, true);
+        out, in, format);
   }
   WeightMatrix w;
   w.form_ = Form::Packed;
   w.rows_ = out;
   w.cols_ = in;
-  w.packed_ = simd::PackedWeights::from_halves(std::move(rows), out, in);
+  w.packed_ = simd::PackedWeights::from_halves(std::move(rows), out, in, format);
   return w;
 }
 
-WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, bool binary16) {
+WeightMatrix WeightMatrix::int8_or_packed(const Matrix& weight, simd::HalfFormat half) {
   WeightMatrix w = int8(weight);
-  return w.empty() ? packed(weight, binary16) : w;
+  return w.empty() ? packed(weight, half) : w;
 }
 
 WeightMatrix WeightMatrix::int8(const Matrix& weight) {
@@ -83,8 +88,8 @@ WeightMatrix WeightMatrix::int8(const Matrix& weight) {
 }
 
 void WeightMatrix::prepare_for_steps(bool int8) {
-  if (int8) *this = int8_or_packed(to_matrix(), half());
-  else if (form_ == Form::Plain) *this = packed(plain_, false);
+  if (int8) *this = int8_or_packed(to_matrix(), half_format());
+  else if (form_ == Form::Plain) *this = packed(plain_, simd::HalfFormat::None);
 }
 
 std::size_t WeightMatrix::bytes() const {
@@ -96,7 +101,7 @@ std::size_t WeightMatrix::bytes() const {
 
 // Where the packed layouts keep W[o][i] (simd::PackedWeights): blocks of four rows, binary32
 // interleaved four columns at a time with the block's last in % 4 columns row by row after
-// them, binary16 eight columns at a time (in % 8 == 0); the last out % 4 rows row by row.
+// them, 16-bit eight columns at a time (in % 8 == 0); the last out % 4 rows row by row.
 float WeightMatrix::at(int o, int i) const {
   const std::size_t in = static_cast<std::size_t>(cols_);
   if (form_ == Form::Plain) return plain_(o, i);
@@ -104,11 +109,12 @@ float WeightMatrix::at(int o, int i) const {
   const int out4 = rows_ & ~3;
   if (o >= out4) {
     const std::size_t k = static_cast<std::size_t>(o) * in + static_cast<std::size_t>(i);
-    return packed_.half() ? half_to_float(packed_.half_data()[k]) : packed_.data()[k];
+    return packed_.half() ? value_of(packed_.half_format(), packed_.half_data()[k]) : packed_.data()[k];
   }
   const std::size_t block = static_cast<std::size_t>(o & ~3) * in, r = static_cast<std::size_t>(o & 3);
   const auto col = static_cast<std::size_t>(i);
-  if (packed_.half()) return half_to_float(packed_.half_data()[block + 4 * (col & ~std::size_t{7}) + 8 * r + (col & 7)]);
+  if (packed_.half())
+    return value_of(packed_.half_format(), packed_.half_data()[block + 4 * (col & ~std::size_t{7}) + 8 * r + (col & 7)]);
   const std::size_t in4 = in & ~std::size_t{3};
   if (col < in4) return packed_.data()[block + 4 * (col & ~std::size_t{3}) + 4 * r + (col & 3)];
   return packed_.data()[block + 4 * in4 + r * (in - in4) + (col - in4)];
@@ -168,7 +174,7 @@ Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& b
     return y;
   }
   if (!simd::linear(x.data(), rows, stride, weight.packed_weights(), bias.data(), y.data(), out))
-    return linear(x, weight.to_matrix(), bias);  // inputs too large for binary16 weights: the plain kernel's bits
+    return linear(x, weight.to_matrix(), bias);  // inputs the 16-bit kernel refuses: the plain kernel's bits
   return y;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // One [out, in] weight matrix of an inference layer, held once, in the form its products read:
-// the plain binary32 layout, the kernel's packed layout (binary32, or binary16 for a matrix
-// whose every value is one, as in a file stored as F16), or int8 when the int8 load option asks
+// the plain binary32 layout, the kernel's packed layout (binary32, or a 16-bit format for a
+// matrix whose every value is one of it: binary16 as in a file stored as F16, bfloat16 as in
+// one stored as BF16), or int8 when the int8 load option asks
 // for it. A layer keeps exactly one of these; whoever reads a part of the matrix (an analysis'
 // rows or columns, a head's slice) gets that part converted to binary32 and nothing more.
 #include <cstddef>
@@ -21,29 +22,31 @@ class WeightMatrix {
   WeightMatrix() = default;
   // The plain row-major layout, the weight kept as it is (Eigen's path reads it directly).
   static WeightMatrix plain(Matrix weight);
-  // The kernel's packed layout (simd::PackedWeights): binary16 when `binary16` is asked for and
-  // the weights allow it, else binary32. Either gives the plain layout's results bit for bit.
-  static WeightMatrix packed(const Matrix& weight, bool binary16);
+  // The kernel's packed layout (simd::PackedWeights): in the 16-bit format `half` when it is
+  // asked for and the weights allow it, else binary32. Either gives the plain layout's results
+  // bit for bit.
+  static WeightMatrix packed(const Matrix& weight, simd::HalfFormat half);
   // The same from a source of rows, a block at a time (simd::PackedWeights): a load that packs a
-  // file's F16 tensor into binary16 never holds it whole in binary32.
-  static WeightMatrix packed(const simd::PackedWeights::RowSource& rows, int out, int in, bool binary16);
-  // The packed binary16 form of a row-major [out, in] matrix of finite binary16 values, kept in
-  // the buffer given (packed in place) where the kernel's binary16 layout fits the width.
-  static WeightMatrix packed_halves(std::vector<std::uint16_t> rows, int out, int in);
+  // file's F16 or BF16 tensor into 16 bits never holds it whole in binary32.
+  static WeightMatrix packed(const simd::PackedWeights::RowSource& rows, int out, int in, simd::HalfFormat half);
+  // The packed 16-bit form of a row-major [out, in] matrix of finite `format` values, kept in the
+  // buffer given (packed in place) where the kernel's 16-bit layout fits the width.
+  static WeightMatrix packed_halves(std::vector<std::uint16_t> rows, int out, int in, simd::HalfFormat format);
   // int8 (approximate: only for the int8 load option) where the width has an int8 form, else
-  // packed(weight, binary16).
-  static WeightMatrix int8_or_packed(const Matrix& weight, bool binary16);
+  // packed(weight, half).
+  static WeightMatrix int8_or_packed(const Matrix& weight, simd::HalfFormat half);
   // int8 where the width has an int8 form, else empty: a second form of a matrix that must also
   // stay exact (a tied output projection, whose table the embedding lookups read).
   static WeightMatrix int8(const Matrix& weight);
 
   // For a matrix a decoder step multiplies by: the kernel's one-row products read the packed
   // layout fastest, and int8 when the load option asks (`int8`). Replaces the held form: still
-  // one copy. A binary16 matrix stays binary16 (or becomes int8).
+  // one copy. A 16-bit matrix stays in its format (or becomes int8).
   void prepare_for_steps(bool int8);
 
   Form form() const { return form_; }
-  bool half() const { return form_ == Form::Packed && packed_.half(); }  // binary16 storage
+  bool half() const { return form_ == Form::Packed && packed_.half(); }  // 16-bit storage
+  simd::HalfFormat half_format() const { return form_ == Form::Packed ? packed_.half_format() : simd::HalfFormat::None; }
   int rows() const { return rows_; }                                     // out
   int cols() const { return cols_; }                                     // in
   bool empty() const { return rows_ == 0 || cols_ == 0; }
@@ -73,8 +76,8 @@ class WeightMatrix {
 };
 
 // y = x Wᵀ + b with W in any form: the kernel reads it where it is, Eigen's path (MatmulPath::
-// Eigen) multiplies the plain matrix (converted first for another form). A binary16 matrix with
-// an input too large for its kernel gives the plain kernel's bits from the converted weights.
+// Eigen) multiplies the plain matrix (converted first for another form). A 16-bit matrix with
+// an input its kernel refuses gives the plain kernel's bits from the converted weights.
 Matrix linear(const MatrixRef& x, const WeightMatrix& weight, const RowVector& bias);
 
 // dx = dy W, the gradient at a linear map's input (its backward): the plain matrix multiplied

@@ -86,6 +86,15 @@ describe('the size rule', () => {
     expect(fit.needBytes).toBeLessThan(WASM_MEMORY_LIMIT);
   });
 
+  it('holds a BF16 file as it holds an F16 one: 2 bytes a weight', () => {
+    const f16 = checkModelFile(gpt2('F16', GPT2_MEDIUM), 'gpt2-medium');
+    const bf16 = checkModelFile(gpt2('BF16', GPT2_MEDIUM), 'gpt2-medium');
+    // Only the header differs: one more byte for each tensor's dtype name.
+    expect(bf16.needBytes - f16.needBytes).toBe(bf16.fileBytes - f16.fileBytes);
+    expect(bf16.fileBytes - f16.fileBytes).toBeLessThan(1024);
+    expect(() => checkModelFile(gpt2('BF16', GPT2_MEDIUM), 'gpt2-medium', { binary16: false })).toThrow(/as f32/);
+  });
+
   it('refuses the same file expanded to binary32, and says why', () => {
     const file = gpt2('F16', GPT2_MEDIUM);
     const { parameters } = checkModelFile(file, 'gpt2-medium');

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -128,7 +129,7 @@ inline std::vector<std::string> run(long* checked = nullptr) {
     Matrix x = values(s.rows, s.in, seed++);
     x(0, 0) = 65535.0f;
     const RowVector b = values(1, s.out, seed++);
-    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, /*binary16=*/true);
+    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, ops::simd::HalfFormat::Binary16);
     if (!packed.half()) fail(s, "binary16 weights were not packed as binary16");
     if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "packed as binary16 without being asked");
     Matrix plain(s.rows, s.out), half(s.rows, s.out);
@@ -143,7 +144,42 @@ inline std::vector<std::string> run(long* checked = nullptr) {
     if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path took 65536");
     // A weight that is not a binary16 value keeps the binary32 layout.
     w(0, 0) = 0.1f;
-    if (ops::simd::PackedWeights(w.data(), s.out, s.in, true).half()) fail(s, "0.1 packed as binary16");
+    if (ops::simd::PackedWeights(w.data(), s.out, s.in, ops::simd::HalfFormat::Binary16).half())
+      fail(s, "0.1 packed as binary16");
+  }
+  // Weights that are all bfloat16 values (as loaded from a BF16 model file) are packed as
+  // bfloat16 and must give the plain layout's bits: every exponent, subnormals, zeros, both
+  // signs, and any finite input (bfloat16 needs no scaled input); a NaN input is refused.
+  for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
+                  Shape{5, 13, 512}, Shape{4, 8105, 256}, Shape{4, 7, 16}, Shape{6, 9, 64}, Shape{7, 5, 8},
+                  Shape{8, 256, 512}, Shape{9, 13, 8}}) {
+    std::uint32_t state = seed++;
+    Matrix w(s.out, s.in);
+    for (Eigen::Index i = 0; i < w.size(); ++i) {
+      state = state * 1664525u + 1013904223u;
+      auto h = static_cast<std::uint16_t>(state >> 16);
+      if (((h >> 7) & 0xff) >= 0xc0) h &= 0xbfff;  // no inf/NaN, and no product that overflows
+      w.data()[i] = bfloat16_to_float(h);
+    }
+    Matrix x = values(s.rows, s.in, seed++);
+    x(0, 0) = 1e6f;
+    const RowVector b = values(1, s.out, seed++);
+    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, ops::simd::HalfFormat::Bfloat16);
+    if (packed.half_format() != ops::simd::HalfFormat::Bfloat16) fail(s, "bfloat16 weights were not packed as bfloat16");
+    Matrix plain(s.rows, s.out), half(s.rows, s.out);
+    ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
+    if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "bfloat16 path refused");
+    for (Eigen::Index i = 0; i < plain.size(); ++i)
+      if (!same_bits(plain.data()[i], half.data()[i])) {
+        fail(s, "bfloat16 weights differ at flat index " + std::to_string(i));
+        break;
+      }
+    x(0, 1) = std::numeric_limits<float>::quiet_NaN();
+    if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "bfloat16 path took NaN");
+    // A weight that is not a bfloat16 value keeps the binary32 layout.
+    w(0, 0) = 0.1f;
+    if (ops::simd::PackedWeights(w.data(), s.out, s.in, ops::simd::HalfFormat::Bfloat16).half())
+      fail(s, "0.1 packed as bfloat16");
   }
 
   // No bias: the sum alone.

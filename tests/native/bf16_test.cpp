@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "decoding/session.h"
 #include "io/half.h"
 #include "io/safetensors.h"
+#include "io/staged_bytes.h"
 #include "model/model.h"
 #include "test_support.h"
 
@@ -99,6 +101,61 @@ TEST(BFloat16, AModelStoredAsBF16TranslatesAsItsF32) {
   ASSERT_EQ(sa.history().size(), sb.history().size());
   for (std::size_t i = 0; i < sa.history().size(); ++i)
     EXPECT_EQ(sa.history()[i].expansions[0].logits, sb.history()[i].expansions[0].logits) << "step " << i;
+}
+
+// Its weights stay in bfloat16, as the file holds them (half the bytes of binary32), read
+// from the file or streamed in; binary16: false expands them.
+TEST(BFloat16, AModelStoredAsBF16KeepsItsWeightsInBfloat16) {
+  const TwoFiles files = truncated_model("tiny_post_sin.safetensors");
+  const auto f32 = Model::load_bytes(files.f32.data(), files.f32.size());
+  const auto held = Model::load_bytes(files.bf16.data(), files.bf16.size());
+  Model::LoadOptions expand;
+  expand.binary16 = false;
+  const auto expanded = Model::load_bytes(files.bf16.data(), files.bf16.size(), expand);
+  auto staged = std::make_shared<StagedBytes>(files.bf16.size());
+  for (std::size_t at = 0; at < files.bf16.size(); at += 777)
+    staged->append(files.bf16.data() + at, std::min<std::size_t>(777, files.bf16.size() - at));
+  const auto streamed = Model::load(staged, Model::LoadOptions());
+  EXPECT_EQ(staged->staged_tensor_bytes(), 0u);
+
+  EXPECT_TRUE(held->bfloat16 && streamed->bfloat16);
+  EXPECT_FALSE(held->binary16 || f32->bfloat16 || expanded->bfloat16);
+  for (const Side side : {Side::Source, Side::Target}) {
+    const ops::WeightMatrix& table = held->family->token_embeddings(side);
+    EXPECT_EQ(table.half_format(), ops::simd::HalfFormat::Bfloat16);
+    EXPECT_EQ(table.bytes(), static_cast<std::size_t>(table.rows()) * table.cols() * 2);
+    EXPECT_EQ(streamed->family->token_embeddings(side).half_format(), ops::simd::HalfFormat::Bfloat16);
+    EXPECT_EQ(expanded->family->token_embeddings(side).half_format(), ops::simd::HalfFormat::None);
+    EXPECT_TRUE(table.to_matrix() == f32->family->token_embeddings(side).to_matrix());
+  }
+  DecodeOptions options;
+  options.capture.logits = true;
+  DecodeSession a(f32, "the cat", options), b(streamed, "the cat", options);
+  a.run();
+  b.run();
+  ASSERT_EQ(a.history().size(), b.history().size());
+  for (std::size_t i = 0; i < a.history().size(); ++i)
+    EXPECT_EQ(a.history()[i].expansions[0].logits, b.history()[i].expansions[0].logits) << "step " << i;
+}
+
+// A NaN or Inf in a BF16 weight is refused, naming the tensor, whichever way it arrives.
+TEST(BFloat16, ANonFiniteBF16WeightIsRefused) {
+  TwoFiles files = truncated_model("tiny_post_sin.safetensors");
+  Bytes& b = files.bf16;
+  const std::size_t data = 8 + header_length(b);
+  const json h = json::parse(b.begin() + 8, b.begin() + static_cast<std::ptrdiff_t>(data));
+  const std::string name = "encoder.layers.0.self_attn.q_proj.weight";
+  ASSERT_TRUE(h.contains(name));
+  const std::size_t at = data + static_cast<std::size_t>(h[name]["data_offsets"][0]) + 6;
+  b[at] = 0xc0;  // 0x7fc0: a NaN
+  b[at + 1] = 0x7f;
+  const std::string bytes_message =
+      testing::thrown_message<ModelFileError>([&] { Model::load_bytes(b.data(), b.size()); });
+  EXPECT_NE(bytes_message.find(name), std::string::npos) << bytes_message;
+  EXPECT_NE(bytes_message.find("NaN"), std::string::npos) << bytes_message;
+  auto staged = std::make_shared<StagedBytes>(b.size());
+  staged->append(b.data(), b.size());
+  EXPECT_EQ(testing::thrown_message<ModelFileError>([&] { Model::load(staged, Model::LoadOptions()); }), bytes_message);
 }
 
 }  // namespace

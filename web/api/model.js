@@ -16,7 +16,7 @@ import { Session } from './session.js';
  * cancels a download or a file's read (the error's message is the abort reason's). `int8: true` runs the decoder's per-step products on int8 weights: about
  * twice as fast per token, but no longer the file's exact numbers (the encoder stays exact;
  * docs/benchmarks.md, int8 weights). `binary16` (default true) keeps the weights of a file stored
- * as F16 in binary16, as the file holds them; `binary16: false` expands them to binary32: twice
+ * as F16 or BF16 in 16 bits, as the file holds them; `binary16: false` expands them to binary32: twice
  * their memory, the same results bit for bit (for timing the two against each other). A file
  * whose safetensors header says it cannot fit in the engine's memory, held as these options
  * hold it, is refused before any of it enters the engine, and a download as soon as its header
@@ -80,8 +80,10 @@ export class Model {
       srcVocabSize: info.srcVocabSize,
       tgtVocabSize: info.tgtVocabSize,
       int8: info.int8,
-      // Weights kept in binary16: loaded with binary16 (the default) from a file that stores them as F16.
+      // Weights kept in binary16 (bfloat16): loaded with binary16 (the default) from a file that
+      // stores them as F16 (BF16).
       binary16: info.binary16,
+      bfloat16: info.bfloat16,
       architecture: info.architecture,
       // The architecture in words and as a diagram, as its family describes itself (no reader
       // needs to know the family): {family, words, blocks: [{id, column, label, detail}], links: [{from, to, label}]}.
