@@ -15,9 +15,14 @@ const BpeMergeTable::Merge* BpeMergeTable::find(int left, int right) const {
   return it == merges_.end() ? nullptr : &it->second;
 }
 
-std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table) {
+std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table, MergeOrder order,
+                           std::vector<int>* sizes) {
   const int n = static_cast<int>(symbols.size());
-  if (n < 2) return symbols;
+  std::vector<int> size(n, 1);
+  if (n < 2) {
+    if (sizes) *sizes = size;
+    return symbols;
+  }
   // The symbols form a list linked through next/prev (-1: none); a merge keeps its left symbol's
   // slot and unlinks the right one, so slots keep the text's order.
   std::vector<int> next(n), prev(n);
@@ -51,7 +56,7 @@ std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table)
   for (int r = 0; !queue.empty(); ++r) {
     const int rank = queue.top().rank;
     round.clear();
-    while (!queue.empty() && queue.top().rank == rank) {
+    while (!queue.empty() && queue.top().rank == rank && (round.empty() || order == MergeOrder::ByRank)) {
       round.push_back(queue.top());
       queue.pop();
     }
@@ -61,6 +66,7 @@ std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table)
           made_in[right] == r)
         continue;
       symbols[c.pos] = c.result;
+      size[c.pos] += size[right];
       made_in[c.pos] = r;
       symbols[right] = kGone;
       next[c.pos] = next[right];
@@ -70,7 +76,11 @@ std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table)
     }
   }
   std::vector<int> out;
-  for (int i = 0; i >= 0; i = next[i]) out.push_back(symbols[i]);
+  if (sizes) sizes->clear();
+  for (int i = 0; i >= 0; i = next[i]) {
+    out.push_back(symbols[i]);
+    if (sizes) sizes->push_back(size[i]);
+  }
   return out;
 }
 

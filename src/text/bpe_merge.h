@@ -35,8 +35,16 @@ class BpeMergeTable {
   std::unordered_map<std::uint64_t, Merge> merges_;
 };
 
-// The symbols after every merge `table` allows.
-std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table);
+// In what order merges are applied when a merge makes a pair of a lower rank than others waiting:
+// encoder.py's (every occurrence of the lowest rank first, then the pairs they made), or Hugging
+// Face tokenizers' Word::merge_all (one merge at a time, always the lowest rank, then the leftmost).
+// The two differ only for merge lists where a merged symbol has a merge ranked before its own.
+enum class MergeOrder { ByRank, OneAtATime };
+
+// The symbols after every merge `table` allows. With `sizes`, also how many of the given symbols
+// each resulting one is made of.
+std::vector<int> bpe_merge(std::vector<int> symbols, const BpeMergeTable& table, MergeOrder order = MergeOrder::ByRank,
+                           std::vector<int>* sizes = nullptr);
 // The same, by the plain quadratic loop.
 std::vector<int> bpe_merge_reference(std::vector<int> symbols, const BpeMergeTable& table);
 
