@@ -32,7 +32,8 @@ void second_byte_range(unsigned char lead, unsigned char& lo, unsigned char& hi)
   if (lead == 0xF4) hi = 0x8F;
 }
 
-// How many bytes from text[i] form the longest prefix of a well-formed sequence (at least 1).
+}  // namespace
+
 std::size_t maximal_subpart(std::string_view text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
@@ -52,8 +53,6 @@ std::size_t maximal_subpart(std::string_view text, std::size_t i) {
   }
   return k;
 }
-
-}  // namespace
 
 std::string utf8_with_replacements(std::string_view bytes) {
   std::string out;

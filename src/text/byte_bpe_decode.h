@@ -15,6 +15,10 @@ namespace attnscope {
 // written as it is.
 std::string decode_byte_level(const std::vector<std::string>& pieces);
 
+// How many bytes from text[i] form the longest prefix of a well-formed sequence (at least 1): the
+// bytes one U+FFFD replaces when the sequence at i is ill-formed.
+std::size_t maximal_subpart(std::string_view text, std::size_t i);
+
 // `bytes` with every ill-formed part replaced as above.
 std::string utf8_with_replacements(std::string_view bytes);
 

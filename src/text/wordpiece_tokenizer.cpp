@@ -15,12 +15,15 @@ bool is_whitespace(char32_t c) {
 
 bool is_control(char32_t c) { return c != U'\t' && c != U'\n' && c != U'\r' && unicode::is_control(c); }
 
-// The CJK Unified Ideographs blocks (not Hangul, Hiragana or Katakana: those are spaced like Latin).
-bool is_cjk(char32_t c) {
+}  // namespace
+
+bool bert_is_chinese_char(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
          (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
+
+namespace {
 
 // What Python's str.split() splits on once the text is cleaned (every other white space is gone).
 bool splits_words(char32_t c) { return c == U' ' || c == 0x2028 || c == 0x2029; }
@@ -48,7 +51,7 @@ std::vector<std::u32string> WordPieceTokenizer::basic_words(const std::u32string
   clean.reserve(text.size());
   for (char32_t c : text) {
     if (c == 0 || c == 0xFFFD || is_control(c)) continue;
-    if (options_.tokenize_chinese_chars && is_cjk(c)) {
+    if (options_.tokenize_chinese_chars && bert_is_chinese_char(c)) {
       clean += U' ';
       clean += c;
       clean += U' ';

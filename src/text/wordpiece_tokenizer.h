@@ -13,6 +13,9 @@ namespace attnscope {
 // What BERT's basic tokenizer splits off as punctuation: Unicode category P* and every ASCII
 // non-letter, non-digit symbol ($ + < = > ^ ` | ~ ...).
 bool bert_is_punctuation(char32_t c);
+// What it spaces apart as Chinese: the CJK Unified Ideographs blocks (not Hangul, Hiragana or
+// Katakana: those are spaced like Latin).
+bool bert_is_chinese_char(char32_t c);
 
 class WordPieceTokenizer : public Tokenizer {
  public:
