@@ -27,9 +27,10 @@ Matrix MultiHeadAttention::attend(const ops::MatrixRef& q, const ops::MatrixRef&
   if (attn) attn->assign(n_heads, Matrix());
 
   for (int h = 0; h < n_heads; ++h) {
+    const Eigen::Index g = kv_head(h);
     const auto q_h = q.middleCols(h * d_head, d_head);
-    const auto k_h = k.middleCols(h * d_head, d_head);
-    const auto v_h = v.middleCols(h * d_head, d_head);
+    const auto k_h = k.middleCols(g * d_head, d_head);
+    const auto v_h = v.middleCols(g * d_head, d_head);
 
     Matrix scores = attention_weights(q_h, k_h, causal);
     const HeadEdit* edit = edits.any_head() ? &edits.heads[h] : nullptr;

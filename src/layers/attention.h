@@ -19,9 +19,18 @@ Matrix attention_weights(const ops::MatrixRef& q_h, const ops::MatrixRef& k_h, b
 struct MultiHeadAttention {
   Linear q_proj, k_proj, v_proj, out_proj;
   int n_heads = 1;
+  // Grouped-query attention (Ainslie et al. 2023; multi-query, Shazeer 2019, at 1): the key and
+  // value heads, each shared by n_heads / n_kv_heads consecutive query heads (HF's repeat_kv).
+  // 0: one per query head.
+  int n_kv_heads = 0;
 
-  // For every head h: attn_h = softmax(q_h k_hᵀ / sqrt(d_head)), out_h = attn_h v_h.
-  // q: [Tq, d]; k, v: [Tk, d]. Returns the heads concatenated, [Tq, d], before out_proj.
+  int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
+  // The key/value head that query head h reads.
+  int kv_head(int h) const { return h / (n_heads / kv_heads()); }
+
+  // For every head h: attn_h = softmax(q_h k_gᵀ / sqrt(d_head)), out_h = attn_h v_g, g = kv_head(h).
+  // q: [Tq, n_heads · d_head]; k, v: [Tk, kv_heads() · d_head]. Returns the heads concatenated,
+  // [Tq, n_heads · d_head], before out_proj.
   // If `attn` is given, it receives each head's weights [Tq, Tk] (after any replacement).
   // `edits` may replace a head's weights or zero its output; `first_query` is the position of
   // q's first row (a decoder step's single query sits at its target position). `causal`: query

@@ -19,6 +19,9 @@
 #include "core/random.h"
 #include "layers/attention.h"
 #include "layers/feed_forward.h"
+#include "layers/gated_feed_forward.h"
+#include "layers/rms_norm.h"
+#include "layers/rotary.h"
 #include "layers/loss.h"
 #include "ops/ops.h"
 
@@ -44,6 +47,15 @@ using NormCache = ops::LayerNormStatistics;  // x̂ [N, d] and rstd [N]
 Matrix layer_norm_forward(const LayerNorm& p, const Matrix& x, NormCache& cache);
 Matrix layer_norm_backward(const LayerNorm& p, LayerNorm* grad, const NormCache& cache, const Matrix& dy);
 
+// x̂ and rstd kept as layer norm keeps them (x̂ = x · rstd, rstd = 1 / sqrt(mean(x²) + eps)).
+Matrix rms_norm_forward(const RMSNorm& p, const Matrix& x, NormCache& cache);
+// dx = rstd · (dx̂ - x̂ · mean(dx̂ ∘ x̂)), dx̂ = dy ∘ w; grad->weight += Σ_rows dy ∘ x̂.
+Matrix rms_norm_backward(const RMSNorm& p, RMSNorm* grad, const NormCache& cache, const Matrix& dy);
+
+// Rotary positions (layers/rotary.h) are a rotation: the backward turns the gradient back.
+// positions[r]: row r's position.
+Matrix rotary_backward(const Rotary& rotary, int n_heads, const std::vector<int>& positions, Matrix dy);
+
 // Inverted dropout on a sub-layer output or the embeddings: keep with probability 1 - rate and
 // scale by 1 / (1 - rate) (as torch.nn.Dropout). mask [N, d] is empty when rate == 0.
 Matrix dropout_forward(const Matrix& x, float rate, Random* random, Matrix& mask);
@@ -56,6 +68,16 @@ struct FeedForwardCache {
 };
 Matrix ffn_forward(const FeedForward& p, const Matrix& x, FeedForwardCache& cache);
 Matrix ffn_backward(const FeedForward& p, FeedForward* grad, const FeedForwardCache& cache, const Matrix& dy);
+
+struct GatedFeedForwardCache {
+  Matrix x;       // [N, d]    input of gate and up
+  Matrix gate;    // [N, d_ff] gate(x), before the activation
+  Matrix up;      // [N, d_ff] up(x)
+  Matrix hidden;  // [N, d_ff] act(gate) ∘ up, input of down
+};
+Matrix gated_ffn_forward(const GatedFeedForward& p, const Matrix& x, GatedFeedForwardCache& cache);
+Matrix gated_ffn_backward(const GatedFeedForward& p, GatedFeedForward* grad, const GatedFeedForwardCache& cache,
+                          const Matrix& dy);
 
 // Rows [begin, begin + length) of a packed matrix: one sentence.
 struct Segment {

@@ -32,6 +32,20 @@ Matrix layer_norm_forward(const LayerNorm& p, const Matrix& x, NormCache& cache)
   return ops::layer_norm(x, p.gamma, p.beta, p.eps, &cache);
 }
 
+Matrix rms_norm_forward(const RMSNorm& p, const Matrix& x, NormCache& cache) {
+  return ops::rms_norm(x, p.weight, p.eps, &cache);
+}
+
+Matrix gated_ffn_forward(const GatedFeedForward& p, const Matrix& x, GatedFeedForwardCache& cache) {
+  cache.x = x;
+  cache.gate = linear_forward(p.gate, x);
+  cache.up = linear_forward(p.up, x);
+  cache.hidden = cache.gate;
+  ops::activate(cache.hidden, p.activation);
+  cache.hidden.array() *= cache.up.array();
+  return linear_forward(p.down, cache.hidden);
+}
+
 Matrix ffn_forward(const FeedForward& p, const Matrix& x, FeedForwardCache& cache) {
   cache.x = x;
   cache.pre = linear_forward(p.fc1, x);
@@ -49,7 +63,7 @@ Matrix attention_forward(const MultiHeadAttention& p, const Matrix& x_q, const M
   cache.k = linear_forward(p.k_proj, x_kv);
   cache.v = linear_forward(p.v_proj, x_kv);
   const int n_heads = p.n_heads;
-  cache.context.resize(x_q.rows(), x_q.cols());
+  cache.context.resize(x_q.rows(), cache.q.cols());
   cache.attn.clear();
   cache.attn.reserve(q_segments.size() * n_heads);
   std::vector<Matrix> heads;

@@ -52,6 +52,25 @@ Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& b
   return y;
 }
 
+Matrix rms_norm(const MatrixRef& x, const RowVector& weight, float eps, LayerNormStatistics* statistics) {
+  Matrix y(x.rows(), x.cols());
+  if (statistics) {
+    statistics->x_hat.resize(x.rows(), x.cols());
+    statistics->rstd.resize(x.rows());
+  }
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const float mean_square = x.row(r).squaredNorm() / static_cast<float>(x.cols());
+    const float rstd = 1.0f / std::sqrt(mean_square + eps);
+    const RowVector x_hat = x.row(r) * rstd;
+    y.row(r) = x_hat.cwiseProduct(weight);
+    if (statistics) {
+      statistics->x_hat.row(r) = x_hat;
+      statistics->rstd(r) = rstd;
+    }
+  }
+  return y;
+}
+
 void softmax_rows(Matrix& x) {
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     auto row = x.row(r);

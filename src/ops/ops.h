@@ -35,6 +35,10 @@ struct LayerNormStatistics {
 Matrix layer_norm(const MatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps,
                   LayerNormStatistics* statistics = nullptr);
 
+// Per row: x / sqrt(mean(x²) + eps) * weight (Zhang & Sennrich 2019; HF's LlamaRMSNorm, in
+// binary32). `statistics` keeps x̂ = x / sqrt(mean(x²) + eps) and rstd for a backward pass.
+Matrix rms_norm(const MatrixRef& x, const RowVector& weight, float eps, LayerNormStatistics* statistics = nullptr);
+
 // In place, per row: exp(x - max) / sum.
 void softmax_rows(Matrix& x);
 
