@@ -336,11 +336,13 @@ class PromptAsDecoderStart:
 
 class GenerationConfig:
     """The fields hf_marian's loops read, for the prompt `input_ids`: generate()'s max_length counts
-    the whole prompt, the loops count their one start token."""
+    the whole prompt, the loops count their one start token. `eos` is an id or a list of ids; without
+    a pad_token_id generate() pads with the (first) eos id, which changes no result."""
 
     def __init__(self, eos, input_ids, max_new_tokens, num_beams=1, length_penalty=1.0, early_stopping=False):
         self.decoder_start_token_id = input_ids[-1]  # PromptAsDecoderStart
-        self.eos_token_id = self.pad_token_id = eos
+        self.eos_token_id = eos
+        self.pad_token_id = hf_marian.eos_token_ids(self)[0]
         self.bad_words_ids = self.forced_eos_token_id = None
         self.renormalize_logits = False
         self.num_beams, self.length_penalty, self.early_stopping = num_beams, length_penalty, early_stopping

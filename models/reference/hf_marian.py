@@ -326,10 +326,17 @@ def logits_processor(gen, input_length, scores):
     return scores
 
 
+def eos_token_ids(gen):
+    """generation_config's eos_token_id as the list generate() makes of it (an int or a list in the file)."""
+    eos = gen.eos_token_id
+    return list(eos) if isinstance(eos, (list, tuple)) else [eos]
+
+
 def stopping_criteria(gen, sequences):
-    """MaxLengthCriteria | EosTokenCriteria over sequences [n, length]: bool [n]."""
+    """MaxLengthCriteria | EosTokenCriteria (the last token is any of the eos ids) over sequences
+    [n, length]: bool [n]."""
     is_done = torch.full((sequences.shape[0],), sequences.shape[-1] >= gen.max_length)
-    return is_done | (sequences[:, -1] == gen.eos_token_id)
+    return is_done | torch.isin(sequences[:, -1], torch.tensor(eos_token_ids(gen)))
 
 
 def next_logits(model, encoder_hidden_states, sequences):
@@ -359,11 +366,11 @@ def beam_search(model, gen, input_ids, num_return_sequences):
     num_beams, max_length = gen.num_beams, gen.max_length
     length_penalty, early_stopping = gen.length_penalty, gen.early_stopping
     vocab_size = model.lm_head.shape[0]
-    beams_to_keep = max(2, 1 + 1) * num_beams  # one eos token
+    beams_to_keep = max(2, 1 + len(eos_token_ids(gen))) * num_beams
     top_num_beam_mask = torch.cat((torch.ones(num_beams, dtype=torch.bool),
                                    torch.zeros(beams_to_keep - num_beams, dtype=torch.bool)))
     cur_len = decoder_prompt_len = 1
-    fill = gen.pad_token_id
+    fill = gen.pad_token_id if gen.pad_token_id is not None else eos_token_ids(gen)[0]
     running_sequences = torch.full((num_beams, max_length), fill, dtype=torch.int64)
     running_sequences[:, 0] = gen.decoder_start_token_id
     sequences = running_sequences.clone()

@@ -4,6 +4,8 @@ Layout: 8-byte little-endian u64 N, then N bytes of UTF-8 JSON header (padded wi
 multiple of 8), then the data section. The header maps tensor name ->
 {"dtype", "shape", "data_offsets": [begin, end]} (offsets relative to the data section start)
 plus "__metadata__": {str: str}.
+
+BF16 has no numpy type: its 16-bit patterns travel as int16 and are viewed as torch.bfloat16.
 """
 
 import json
@@ -12,12 +14,22 @@ import struct
 import numpy as np
 import torch
 
-_NP_DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2")}
-_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16}
+_NP_DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<i2")}
+_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+
+def _to_numpy(t):
+    """The tensor's stored bits as a numpy array of _NP_DTYPES' type (bfloat16 as its int16 patterns)."""
+    return t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()
+
+
+def _from_numpy(arr, dtype):
+    t = torch.from_numpy(arr)
+    return t.view(torch.bfloat16) if dtype == "BF16" else t
 
 
 def save(path, tensors, metadata=None, dtype="F32"):
-    """Write `tensors` (name -> torch.Tensor) converted to `dtype` ("F32" or "F16")."""
+    """Write `tensors` (name -> torch.Tensor) converted to `dtype` ("F32", "F16" or "BF16")."""
     if dtype not in _NP_DTYPES:
         raise ValueError(f"unsupported dtype {dtype!r}")
     metadata = dict(metadata or {})
@@ -29,7 +41,7 @@ def save(path, tensors, metadata=None, dtype="F32"):
     offset = 0
     for name in sorted(tensors):
         t = tensors[name].detach().cpu().to(_TORCH_DTYPES[dtype]).contiguous()
-        data = t.numpy().astype(_NP_DTYPES[dtype], copy=False).tobytes()
+        data = _to_numpy(t).astype(_NP_DTYPES[dtype], copy=False).tobytes()
         header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -43,7 +55,7 @@ def save(path, tensors, metadata=None, dtype="F32"):
 
 
 def load(path):
-    """Return (tensors, metadata); tensors keep their stored dtype (float32 or float16)."""
+    """Return (tensors, metadata); tensors keep their stored dtype (float32, float16 or bfloat16)."""
     with open(path, "rb") as f:
         buf = f.read()
     if len(buf) < 8:
@@ -65,5 +77,5 @@ def load(path):
         if end - begin != count * _NP_DTYPES[dt].itemsize or end > len(data):
             raise ValueError(f"tensor {name}: data_offsets do not match shape/dtype")
         arr = np.frombuffer(data[begin:end], dtype=_NP_DTYPES[dt]).reshape(shape).copy()
-        tensors[name] = torch.from_numpy(arr)
+        tensors[name] = _from_numpy(arr, dt)
     return tensors, metadata
