@@ -34,7 +34,7 @@ echo "== PyTorch reference self-checks, twice: as this machine's OpenBLAS runs t
 # Each comparison with a committed golden allows for float32 on another CPU
 # (models/reference/golden_compare.py). The second pass runs every check under OpenBLAS's
 # Prescott kernel, whose sums round differently from this machine's, so that a tolerance too tight
-# for a user's machine fails here first. About 40 CPU-seconds a pass.
+# for a user's machine fails here first. About 50 CPU-seconds a pass (the Llama family's goldens 10).
 torch_python=/usr/bin/python3
 torch_checks=(
   models/reference/check_reference.py
@@ -44,6 +44,7 @@ torch_checks=(
   models/convert/check_hf_bert.py
   models/convert/check_hf_marian.py
   "models/goldens/make_hf_goldens.py --check"
+  "models/goldens/make_hf_llama_goldens.py --check"
   "models/goldens/make_decoder_only_goldens.py --check"
   "models/goldens/make_logit_lens_goldens.py --check"
   "models/goldens/make_attribution_goldens.py --check"
