@@ -111,76 +111,58 @@ inline std::vector<std::string> run(long* checked = nullptr) {
         if (!same_bits(one(r, 0), y(r, o))) fail(s, "output " + std::to_string(o) + " alone differs at row " + std::to_string(r));
     }
   }
-  // Weights that are all binary16 values (as loaded from an F16 model file) are packed as
-  // binary16, and must still give the plain layout's bits: every exponent, subnormals, zeros
-  // and both signs, and inputs up to the 65536 the binary16 path accepts.
-  // Rows 4 to 9: the four-row blocks of a beam, and what is left after them.
-  for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
-                  Shape{5, 13, 512}, Shape{4, 8105, 256}, Shape{4, 7, 16}, Shape{6, 9, 64}, Shape{7, 5, 8},
-                  Shape{8, 256, 512}, Shape{9, 13, 8}}) {
-    std::uint32_t state = seed++;
-    Matrix w(s.out, s.in);
-    for (Eigen::Index i = 0; i < w.size(); ++i) {
-      state = state * 1664525u + 1013904223u;
-      auto h = static_cast<std::uint16_t>(state >> 16);
-      if (((h >> 10) & 0x1f) == 0x1f) h &= 0xbfff;  // no inf/NaN
-      w.data()[i] = half_to_float(h);
-    }
-    Matrix x = values(s.rows, s.in, seed++);
-    x(0, 0) = 65535.0f;
-    const RowVector b = values(1, s.out, seed++);
-    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, ops::simd::HalfFormat::Binary16);
-    if (!packed.half()) fail(s, "binary16 weights were not packed as binary16");
-    if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "packed as binary16 without being asked");
-    Matrix plain(s.rows, s.out), half(s.rows, s.out);
-    ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
-    if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path refused");
-    for (Eigen::Index i = 0; i < plain.size(); ++i)
-      if (!same_bits(plain.data()[i], half.data()[i])) {
-        fail(s, "binary16 weights differ at flat index " + std::to_string(i));
-        break;
+  // Weights that are all values of a 16-bit format (as loaded from an F16 or BF16 model file)
+  // are packed in that format, and must still give the plain layout's bits: every exponent,
+  // subnormals, zeros and both signs, and the largest input the format's path accepts
+  // (binary16: |x| < 65536, so that x·2^112 stays finite; bfloat16 any finite x, as it needs no
+  // scaled input). The next input is refused, leaving y alone, and a weight the format lacks
+  // keeps the binary32 layout. Rows 4 to 9: the four-row blocks of a beam, and what is left.
+  struct Format16 {
+    ops::simd::HalfFormat format;
+    const char* name;
+    float (*value)(std::uint16_t);
+    std::uint16_t (*finite)(std::uint16_t);  // a pattern made finite (bfloat16: no product overflows)
+    float accepted, refused;                  // inputs
+  };
+  const Format16 formats[] = {
+      {ops::simd::HalfFormat::Binary16, "binary16", half_to_float,
+       [](std::uint16_t h) { return static_cast<std::uint16_t>(((h >> 10) & 0x1f) == 0x1f ? h & 0xbfff : h); },
+       65535.0f, 65536.0f},
+      {ops::simd::HalfFormat::Bfloat16, "bfloat16", bfloat16_to_float,
+       [](std::uint16_t h) { return static_cast<std::uint16_t>(((h >> 7) & 0xff) >= 0xc0 ? h & 0xbfff : h); },
+       1e6f, std::numeric_limits<float>::quiet_NaN()},
+  };
+  for (const Format16& f : formats)
+    for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
+                    Shape{5, 13, 512}, Shape{4, 8105, 256}, Shape{4, 7, 16}, Shape{6, 9, 64}, Shape{7, 5, 8},
+                    Shape{8, 256, 512}, Shape{9, 13, 8}}) {
+      const std::string name = f.name;
+      std::uint32_t state = seed++;
+      Matrix w(s.out, s.in);
+      for (Eigen::Index i = 0; i < w.size(); ++i) {
+        state = state * 1664525u + 1013904223u;
+        w.data()[i] = f.value(f.finite(static_cast<std::uint16_t>(state >> 16)));
       }
-    x(0, 1) = 65536.0f;  // too large for x·2^112: refused, y untouched
-    if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "binary16 path took 65536");
-    // A weight that is not a binary16 value keeps the binary32 layout.
-    w(0, 0) = 0.1f;
-    if (ops::simd::PackedWeights(w.data(), s.out, s.in, ops::simd::HalfFormat::Binary16).half())
-      fail(s, "0.1 packed as binary16");
-  }
-  // Weights that are all bfloat16 values (as loaded from a BF16 model file) are packed as
-  // bfloat16 and must give the plain layout's bits: every exponent, subnormals, zeros, both
-  // signs, and any finite input (bfloat16 needs no scaled input); a NaN input is refused.
-  for (Shape s : {Shape{1, 4, 8}, Shape{1, 7, 16}, Shape{2, 9, 64}, Shape{3, 256, 256}, Shape{1, 8105, 256},
-                  Shape{5, 13, 512}, Shape{4, 8105, 256}, Shape{4, 7, 16}, Shape{6, 9, 64}, Shape{7, 5, 8},
-                  Shape{8, 256, 512}, Shape{9, 13, 8}}) {
-    std::uint32_t state = seed++;
-    Matrix w(s.out, s.in);
-    for (Eigen::Index i = 0; i < w.size(); ++i) {
-      state = state * 1664525u + 1013904223u;
-      auto h = static_cast<std::uint16_t>(state >> 16);
-      if (((h >> 7) & 0xff) >= 0xc0) h &= 0xbfff;  // no inf/NaN, and no product that overflows
-      w.data()[i] = bfloat16_to_float(h);
+      Matrix x = values(s.rows, s.in, seed++);
+      x(0, 0) = f.accepted;
+      const RowVector b = values(1, s.out, seed++);
+      const ops::simd::PackedWeights packed(w.data(), s.out, s.in, f.format);
+      if (packed.half_format() != f.format) fail(s, name + " weights were not packed as " + name);
+      if (ops::simd::PackedWeights(w.data(), s.out, s.in).half()) fail(s, "packed as " + name + " without being asked");
+      Matrix plain(s.rows, s.out), half(s.rows, s.out);
+      ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
+      if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, name + " path refused");
+      for (Eigen::Index i = 0; i < plain.size(); ++i)
+        if (!same_bits(plain.data()[i], half.data()[i])) {
+          fail(s, name + " weights differ at flat index " + std::to_string(i));
+          break;
+        }
+      x(0, 1) = f.refused;
+      if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out))
+        fail(s, name + " path took " + std::to_string(f.refused));
+      w(0, 0) = 0.1f;
+      if (ops::simd::PackedWeights(w.data(), s.out, s.in, f.format).half()) fail(s, "0.1 packed as " + name);
     }
-    Matrix x = values(s.rows, s.in, seed++);
-    x(0, 0) = 1e6f;
-    const RowVector b = values(1, s.out, seed++);
-    const ops::simd::PackedWeights packed(w.data(), s.out, s.in, ops::simd::HalfFormat::Bfloat16);
-    if (packed.half_format() != ops::simd::HalfFormat::Bfloat16) fail(s, "bfloat16 weights were not packed as bfloat16");
-    Matrix plain(s.rows, s.out), half(s.rows, s.out);
-    ops::simd::linear(x.data(), s.rows, s.in, w.data(), s.out, s.in, b.data(), plain.data(), s.out);
-    if (!ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "bfloat16 path refused");
-    for (Eigen::Index i = 0; i < plain.size(); ++i)
-      if (!same_bits(plain.data()[i], half.data()[i])) {
-        fail(s, "bfloat16 weights differ at flat index " + std::to_string(i));
-        break;
-      }
-    x(0, 1) = std::numeric_limits<float>::quiet_NaN();
-    if (ops::simd::linear(x.data(), s.rows, s.in, packed, b.data(), half.data(), s.out)) fail(s, "bfloat16 path took NaN");
-    // A weight that is not a bfloat16 value keeps the binary32 layout.
-    w(0, 0) = 0.1f;
-    if (ops::simd::PackedWeights(w.data(), s.out, s.in, ops::simd::HalfFormat::Bfloat16).half())
-      fail(s, "0.1 packed as bfloat16");
-  }
 
   // No bias: the sum alone.
   const Matrix x = values(3, 10, 99), w = values(5, 10, 98);
