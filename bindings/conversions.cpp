@@ -70,6 +70,11 @@ std::vector<int> length_edges(const val& edges) {
   return edges.isNull() || edges.isUndefined() ? default_length_edges() : emscripten::vecFromJSArray<int>(edges);
 }
 
+std::optional<bool> optional_flag(const val& flag) {
+  if (flag.isNull() || flag.isUndefined()) return std::nullopt;
+  return flag.as<bool>();
+}
+
 namespace {
 
 void set_bleu(val& out, const Bleu& b) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,9 @@ val cost_val(const AttributionCost& c);
 
 // The length-bin edges a JS caller gave (null or undefined: the engine's default bins).
 std::vector<int> length_edges(const val& edges);
+
+// An optional JS flag (web/api/ has checked it is a boolean): null or undefined -> unset.
+std::optional<bool> optional_flag(const val& flag);
 // The shape of `attnscope-cli bleu-by-length --json` (src/cli/bleu_by_length_command.cpp).
 val bleu_by_length_val(const BleuByLength& r);
 

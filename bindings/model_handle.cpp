@@ -148,6 +148,8 @@ val ModelHandle::info() const {
     out.set("hasEncoder", input != ModelFamily::Input::Prompt);
     out.set("input", std::string(input == ModelFamily::Input::Prompt ? "prompt"
                                  : input == ModelFamily::Input::Source ? "source" : "text"));
+    // A prompt's rule (decoding/source.h): <bos> first unless the session's prependBos says otherwise.
+    out.set("prependBos", input == ModelFamily::Input::Prompt && m.config.prepend_bos);
     val sites = val::array();
     for (std::size_t i = 0; i < m.sites().size(); ++i) {
       const AttentionSiteInfo& site = m.sites()[i];
@@ -303,11 +305,13 @@ val ModelHandle::head_ablation(const val& sentences, const val& progress) const 
   });
 }
 
-val ModelHandle::score(const std::string& source, const std::string& target, const std::string& interventions) const {
+val ModelHandle::score(const std::string& source, const std::string& target, const std::string& interventions,
+                       const val& prepend_bos) const {
   return guarded([&] {
     const Model& m = model();
     const Encoded t = encode(*m.tgt_tokenizer, m.tgt_vocab, target, m.config.special.unk);
-    const TargetScore s = score_target(m, prepare_source(m, source), t.ids, interventions_from_json(interventions));
+    const TargetScore s = score_target(m, prepare_source(m, source, optional_flag(prepend_bos)), t.ids,
+                                       interventions_from_json(interventions));
     val out = val::object();
     out.set("logProb", s.log_prob);
     out.set("tokens", tokens_of(m.tgt_vocab, t.ids));
@@ -317,7 +321,7 @@ val ModelHandle::score(const std::string& source, const std::string& target, con
 }
 
 val ModelHandle::head_sweep(const val& sources, const val& references, bool bleu, int first, int count,
-                            const val& progress) const {
+                            const val& progress, const val& prepend_bos) const {
   return guarded([&] {
     const Model& m = model();
     const auto src = emscripten::vecFromJSArray<std::string>(sources);
@@ -325,7 +329,8 @@ val ModelHandle::head_sweep(const val& sources, const val& references, bool bleu
     if (src.size() != ref.size()) throw InputError("sources and references must have the same length");
     std::vector<DevPair> dev;
     for (std::size_t i = 0; i < src.size(); ++i)
-      dev.push_back({prepare_source(m, src[i]), encode(*m.tgt_tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
+      dev.push_back({prepare_source(m, src[i], optional_flag(prepend_bos)),
+                     encode(*m.tgt_tokenizer, m.tgt_vocab, ref[i], m.config.special.unk).ids, ref[i]});
     HeadSweepOptions options;
     options.bleu = bleu;
     options.first_head = first;

@@ -54,12 +54,16 @@ class ModelHandle {
   // Encoder-only models: masked-token accuracy on `sentences` with each head switched off.
   val head_ablation(const val& sentences, const val& progress) const;
 
-  // Teacher-forced log-probability of `target` (text) as the translation of `source` (text).
-  val score(const std::string& source, const std::string& target, const std::string& interventions) const;
+  // Teacher-forced log-probability of `target` (text) as the translation of `source` (text), or
+  // as the continuation of a prompt; prepend_bos (null: the model's rule) as decoding/source.h reads it.
+  val score(const std::string& source, const std::string& target, const std::string& interventions,
+            const val& prepend_bos) const;
 
   // Head-importance sweep over parallel arrays of sentences, of the heads [first, first + count)
-  // (count < 0: all from first); progress(done, total) is called after each head.
-  val head_sweep(const val& sources, const val& references, bool bleu, int first, int count, const val& progress) const;
+  // (count < 0: all from first); progress(done, total) is called after each head; prepend_bos as
+  // in score().
+  val head_sweep(const val& sources, const val& references, bool bleu, int first, int count, const val& progress,
+                 const val& prepend_bos) const;
 
   // Translates every source with the decoding options (JSON) and scores the translations per bin
   // of source length; progress(done, total) after each sentence.

@@ -16,7 +16,7 @@ val SessionHandle::start(const ModelHandle& model, const std::string& text, cons
   return guarded([&] {
     const Model& m = model.model();  // throws if not loaded
     DecodeOptions decoding = decode_options_from_json(options, model.model_defaults());
-    Source source = prepare_source(m, text);
+    Source source = prepare_source(m, text, decoding.prepend_bos);
     session_ = std::make_unique<DecodeSession>(model.shared(), std::move(source), decoding);
     return status();
   });

@@ -54,7 +54,8 @@ class SessionHandle {
   val logit_lens(int top_k, const val& ids) const;
 
   // A decoder-only session's prompt, as its first step read it: the causal self-attention over
-  // <bos> and the prompt, [layers, heads, 1 + P, 1 + P], through the analyses an encoder's
+  // the prompt's P tokens (<bos> first where the model reads one, source().pieces),
+  // [layers, heads, P, P], through the analyses an encoder's
   // self-attention gets (analysis/attention_maps.h): the rollout, and each head's pattern class.
   val prompt_rollout() const;
 

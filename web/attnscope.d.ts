@@ -144,10 +144,17 @@ export interface ModelInfo {
   logitLensLayers: number;
   /**
    * What translate() starts from: 'source' (an encoder-decoder translates it), 'prompt' (a
-   * decoder-only model continues it: <bos> and the prompt open its own context, one attention
-   * site 'self' over that context), 'text' (encoder-only: encode() and fillMask() read it).
+   * decoder-only model continues it: the prompt, <bos> first where it reads one, opens its own
+   * context, one attention site 'self' over that context), 'text' (encoder-only: encode() and
+   * fillMask() read it).
    */
   input: 'source' | 'prompt' | 'text';
+  /**
+   * input 'prompt': true where the model reads <bos> before every prompt, as the tokenizer it
+   * comes from adds one (the file's config.prepend_bos; GPT-2 from Hugging Face: false).
+   * DecodeOptions.prependBos overrides it. false for the other inputs.
+   */
+  prependBos: boolean;
   /** The model's attention sites, from its family's table, in table order. */
   sites: readonly AttentionSiteInfo[];
   /**
@@ -229,6 +236,12 @@ export interface DecodeOptions {
   capture?: { attention?: boolean; logits?: boolean; vectors?: boolean };
   /** Break the model on purpose (rules in src/model/interventions.h). */
   interventions?: Interventions;
+  /**
+   * Decoder-only models: read the prompt after <bos> (true) or without it (false), whatever
+   * info.prependBos says (TransformerLens's prepend_bos). An empty prompt is <bos> alone either
+   * way. Other models refuse it.
+   */
+  prependBos?: boolean;
 }
 
 /** A site name from `model.info.sites`. */
@@ -341,11 +354,13 @@ export class Model {
   headAblation(sentences: string[], options?: { onProgress?: (done: number, total: number) => void }): HeadAblation;
   translate(text: string, options?: DecodeOptions): Session;
   /**
-   * Decoder-only models (info.input 'prompt'): continues `prompt`, as translate() does. The first
-   * step's attention has a row per position of <bos> and the prompt: [layers, heads, 1 + P, 1 + P].
+   * Decoder-only models (info.input 'prompt'): continues `prompt`, as translate() does. The
+   * prompt's P tokens are session.source.pieces (<bos> first only where the model reads one); the
+   * first step's attention has a row per position of them: [layers, heads, P, P].
    */
   generate(prompt: string, options?: DecodeOptions): Session;
-  score(source: string, target: string, options?: { interventions?: Interventions }):
+  /** Teacher-forced log-probability of `target` after `source` (a decoder-only model: after the prompt, read as prependBos says). */
+  score(source: string, target: string, options?: { interventions?: Interventions; prependBos?: boolean }):
     { logProb: number; tokens: string[]; tokenLogProbs: Float32Array };
   embeddingPca(side?: 'source' | 'target'): AttentionTensor;
   positionalEncoding(): AttentionTensor;
@@ -358,6 +373,8 @@ export class Model {
     onProgress?: (done: number, total: number) => void; bleu?: boolean;
     /** Only the heads [first, first + count) of the sweep's order (count -1: to the last). */
     heads?: { first?: number; count?: number };
+    /** Decoder-only models: the prompts read after <bos> or not, as DecodeOptions.prependBos. */
+    prependBos?: boolean;
   }): {
     baseLogLikelihood: number; tokens: number; baseBleu?: number;
     heads: { site: AttentionSite; layer: number; head: number; deltaLogLikelihood: number; deltaBleu?: number }[];
@@ -419,6 +436,7 @@ export class Session {
   readonly steps: number;
   readonly maxLength: number;
   readonly translation: string;
+  /** What the model reads: a source with </s> where it appends one; a prompt with <bos> first only where it reads one. */
   readonly source: Tokenized;
   hypotheses(): Hypothesis[];
   finished(): Hypothesis[];
@@ -442,7 +460,7 @@ export class Session {
   attentionLogits(kind: AttentionSite, select?: { layer?: number; head?: number; query?: number; step?: number; hypothesis?: number }): Float32Array;
   valueWeightedAttention(kind: AttentionSite, step?: number, select?: HeadSelector & { hypothesis?: number }): AttentionTensor;
   encoderPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
-  /** Decoder-only models, after the first step: the rollout through the prompt's causal self-attention, [1 + P, 1 + P]. */
+  /** Decoder-only models, after the first step: the rollout through the prompt's causal self-attention, [P, P] (P: session.source.pieces). */
   promptRollout(): AttentionTensor;
   /** Decoder-only models, after the first step: the pattern class of every head on the prompt's map, [layer * heads + head]. */
   promptPatterns(): ('diagonal' | 'vertical' | 'vertical+diagonal' | 'block' | 'heterogeneous')[];
@@ -501,13 +519,13 @@ export interface TokenAttribution {
   contrast?: string;
   sourceTokens: string[];
   sourceScores: Float32Array;
-  /** <bos> first, then the prefix (decoder-only: the prompt and the prefix). */
+  /** <bos> first, then the prefix (decoder-only: the prompt as the model read it, <bos> first only where it reads one, and the prefix). */
   targetTokens: string[];
   targetScores: Float32Array;
   /** The score explained: log p(token), or log p(token) − log p(contrast). */
   f: number;
   sum: number;
-  /** Integrated gradients: the score at the baseline (the target's <bos> kept as it is), and |sum − (f − fBaseline)|. */
+  /** Integrated gradients: the score at the baseline (the target's leading <bos>, where it has one, kept as it is), and |sum − (f − fBaseline)|. */
   fBaseline?: number;
   completenessError?: number;
   /** Integrated gradients: completenessError / |f − fBaseline| (Infinity when only the change is 0). */

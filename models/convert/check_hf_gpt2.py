@@ -180,8 +180,8 @@ def engine_worst(converted, model, cases):
     texts = [case["text"] for case in cases]
     for case, greedy, beam in zip(cases, engine_generate(converted, texts, "greedy"),
                                   engine_generate(converted, texts, "beam")):
-        if greedy["source_ids"] != case["ids"][1:]:
-            wrong.append(f"{case['text']!r}: prompt ids {greedy['source_ids']}, HF {case['ids'][1:]}")
+        if greedy["source_ids"] != case["ids"]:
+            wrong.append(f"{case['text']!r}: prompt ids {greedy['source_ids']}, HF {case['ids']}")
         if greedy["output_ids"] != case["greedy"]:
             wrong.append(f"{case['text']!r}: greedy {greedy['output_ids']}, HF {case['greedy']}")
         for step in greedy["steps"]:

@@ -130,16 +130,17 @@ class Scorer {
   int contrast_;
 };
 
-// x' of the header: zeros or pads, the target's leading <bos> as it is.
-InputEmbeddings baseline_of(train::Differentiable& pass, const Tokens& tokens, const InputEmbeddings& x,
+// x' of the header: zeros or pads, the target's leading <bos> (where it has one) as it is.
+InputEmbeddings baseline_of(train::Differentiable& pass, const AttributionTarget& target, const InputEmbeddings& x,
                             AttributionBaseline baseline, int pad) {
+  const Tokens& tokens = target.tokens;
   InputEmbeddings base;
   if (baseline == AttributionBaseline::Pad) {
     base = pass.embed({std::vector<int>(tokens.source.size(), pad), std::vector<int>(tokens.target.size(), pad)});
   } else {
     base = {Matrix::Zero(x.source.rows(), x.source.cols()), Matrix::Zero(x.target.rows(), x.target.cols())};
   }
-  if (base.target.rows() > 0) base.target.row(0) = x.target.row(0);
+  if (base.target.rows() > 0 && target.leading_bos) base.target.row(0) = x.target.row(0);
   return base;
 }
 
@@ -199,7 +200,7 @@ std::vector<float> erase_each(Scorer& scorer, const AttributionTarget& target, c
     const int position = static_cast<int>(i);
     if (ids.size() == 1) break;                                        // nothing would be left to read
     const bool encoder_only = target.tokens.target.empty();
-    if (predicted && !encoder_only && i == 0) continue;                 // <bos> starts every target
+    if (predicted && !encoder_only && i == 0 && target.leading_bos) continue;  // the <bos> every input starts with
     if (predicted && encoder_only && position == target.row) continue;  // the position being predicted
     Tokens shorter = target.tokens;
     (shorter.*side).erase((shorter.*side).begin() + position);
@@ -232,7 +233,7 @@ Attribution attribute(train::Differentiable& pass, const AttributionTarget& targ
     case AttributionMethod::GradientInput: return gradient_input(scorer, x);
     case AttributionMethod::IntegratedGradients: {
       Attribution a =
-          integrated_gradients(scorer, x, baseline_of(pass, target.tokens, x, options.baseline, pad), options.steps);
+          integrated_gradients(scorer, x, baseline_of(pass, target, x, options.baseline, pad), options.steps);
       judge_completeness(a, options.steps, max_ig_steps(pass.parameter_count(), token_count(target.tokens)));
       return a;
     }

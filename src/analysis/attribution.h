@@ -12,14 +12,16 @@
 //                           in both, the target's leading <bos> keeps its own embedding, so it
 //                           gets no score: it starts every target, there is no prediction without
 //                           it to compare with (special tokens stay in the baseline, as Captum's
-//                           and Hugging Face's examples keep them).
+//                           and Hugging Face's examples keep them). A prompt the model reads
+//                           without <bos> has none: its first token is scored like the others.
 //                           Completeness: Σ_i a_i = f(x) − f(x') up to the quadrature's error,
 //                           which shrinks as O(1/m²); reported as a share of |f(x) − f(x')|, with
 //                           the steps that would bring a share over kCompletenessShare within it.
 //   erasure:                a_i = f(x) − f(x without token i): the sentence without the token,
 //                           later positions shifted down by one (Li et al. 2016), forward only.
-//                           Not erased (score 0): the leading <bos> of a target, the position
-//                           being predicted (encoder-only) and a side's only token.
+//                           Not erased (score 0): the leading <bos> of a target (where it has
+//                           one), the position being predicted (encoder-only) and a side's only
+//                           token.
 // x_i is the token's embedding as the first layer receives it, before positions are added.
 #include <string>
 #include <vector>
@@ -62,6 +64,10 @@ struct AttributionTarget {
   train::Tokens tokens;
   int row = 0;
   int token = 0;
+  // tokens.target[0] is the <bos> every input starts with (a translation's decoder start, a
+  // prompt's <bos> where the model reads one): kept in the baseline, never erased. False for a
+  // prompt read without <bos>, whose first token is the text's.
+  bool leading_bos = true;
 };
 
 struct Attribution {

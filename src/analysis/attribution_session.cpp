@@ -75,16 +75,23 @@ AttentionAgreement mean_agreement(const std::vector<TokenAttribution>& steps) {
 }
 
 // What the model read for the prediction after `e`: translation, the source, then <bos> and the
-// prefix; decoder-only, <bos>, the prompt and the prefix.
+// prefix; decoder-only, the prompt as it reads it (<bos> first where it reads one) and the prefix.
 train::Tokens prediction_tokens(const DecodeSession& session, const Expansion& e) {
   const Model& model = session.model();
-  const bool prompt = model.family->input() == ModelFamily::Input::Prompt;
   train::Tokens tokens;
-  tokens.target.push_back(model.config.special.bos);
-  if (prompt) tokens.target.insert(tokens.target.end(), session.source().ids.begin(), session.source().ids.end());
-  else tokens.source = session.source().ids;
+  if (model.family->input() == ModelFamily::Input::Prompt) {
+    tokens.target = session.source().ids;
+  } else {
+    tokens.source = session.source().ids;
+    tokens.target.push_back(model.config.special.bos);
+  }
   tokens.target.insert(tokens.target.end(), e.prefix.begin(), e.prefix.end());
   return tokens;
+}
+
+// Whether the target the model read starts with the <bos> every input has (attribution.h).
+bool leading_bos(const DecodeSession& session) {
+  return session.model().family->input() != ModelFamily::Input::Prompt || session.source().bos;
 }
 
 std::size_t token_count(const train::Tokens& tokens) { return tokens.source.size() + tokens.target.size(); }
@@ -121,7 +128,8 @@ TokenAttribution session_attribution(const DecodeSession& session, train::Differ
   out.contrast = options.contrast;
   out.method = options.method;
   out.tokens = prediction_tokens(session, e);
-  const AttributionTarget target{out.tokens, static_cast<int>(out.tokens.target.size()) - 1, out.token};
+  const AttributionTarget target{out.tokens, static_cast<int>(out.tokens.target.size()) - 1, out.token,
+                                 leading_bos(session)};
   out.scores = attribute(pass, target, options, model.config.special.pad);
   const Side keys = prompt ? Side::Target : Side::Source;
   const int site = agreement_site(model.sites(), true, keys);

@@ -60,15 +60,16 @@ struct ProbeRun {
   int first_count = 0, repeated_count = 0;
 };
 
-// Feeds <bos> and the probe one step at a time (a prompt-reading model's first step runs <bos>
-// and the prompt, here the probe's first token, at once), keeping each step's attention rows
-// and the loss of the token that follows.
+// Feeds <bos> and the probe one step at a time (a prompt-reading model's first step runs its
+// prompt at once: here <bos> and the probe's first token), keeping each step's attention rows
+// and the loss of the token that follows. The context always starts with <bos>, whatever the
+// model's rule for prompts (Olsson et al.'s sequences follow a start token).
 ProbeRun run_probe(const Model& model, int site, const std::vector<int>& context) {
   const AttentionSiteInfo& info = model.sites()[site];
   const int T = static_cast<int>(context.size()), half = (T - 1) / 2;
   ProbeRun run;
   run.attention = Tensor({info.layers, info.heads, T, T});
-  const Matrix memory = encode(model, {context[1]}, Capture{}, nullptr);
+  const Matrix memory = encode(model, {context[0], context[1]}, Capture{}, nullptr);
   const auto state = start_decoder(model, memory);
   Capture capture;
   capture.attention = true;

@@ -13,7 +13,7 @@ std::string output_name(int layer) { return "layers." + std::to_string(layer) + 
 
 // The residual stream after every layer at the position a step predicts from, [layers, d], from
 // what the step captured; empty when it captured no vectors. A step may feed several positions
-// at once (a decoder-only model's first step feeds <bos> and the prompt): the last one predicts.
+// at once (a decoder-only model's first step runs its whole prompt): the last one predicts.
 Matrix captured_residuals(const NamedVectors& vectors, int layers) {
   Matrix rows;
   for (int l = 0; l < layers; ++l) {

@@ -22,7 +22,7 @@ SiteInputs site_inputs(const DecodeSession& s, int site, int layer, int step, in
   const std::string p = "layers." + std::to_string(layer) + "." + info.vectors;
   SiteInputs in;
   // The query of the position the step predicts from: its last (a step may feed several
-  // positions at once, as a decoder-only model's first step feeds <bos> and the prompt).
+  // positions at once, as a decoder-only model's first step runs its whole prompt).
   const Matrix& q = captured_vector(s.expansion(step, hypothesis).trace.vectors, p + "q");
   in.q = q.bottomRows(1);
   if (info.keys == Side::Source) {

@@ -54,6 +54,10 @@ const char* kUsage =
     "  --repetition-penalty X  a token already generated has its logit divided by X if > 0, else\n"
     "                          multiplied by X (1 = off; > 1 discourages repeats)\n"
     "  --prefix TEXT           force the translation to start with TEXT\n"
+    "  --prepend-bos, --no-prepend-bos\n"
+    "                          a decoder-only model's prompt (generate, heads, bleu-by-length): read it after\n"
+    "                          <bos>, or without, whatever the model file's rule says (info: config.prepend_bos;\n"
+    "                          absent: true); an empty prompt is <bos> alone either way\n"
     "  --interventions JSON    break the model on purpose, e.g. '{\"skip\": [\"crossAttention\"]}' or\n"
     "                          '{\"attention\": [{\"site\": \"cross\", \"pattern\": \"uniform\"}]}' (see docs/cli.md)\n"
     "model:\n"
@@ -155,6 +159,8 @@ Args parse_args(int argc, char** argv, const GenerationDefaults& model_defaults 
     else if (arg == "--no-repeat-ngram") d.no_repeat_ngram_size = parse_count(arg, value());
     else if (arg == "--repetition-penalty") d.repetition_penalty = parse_number(arg, value());
     else if (arg == "--prefix") a.prefix = value();
+    else if (arg == "--prepend-bos") d.prepend_bos = true;
+    else if (arg == "--no-prepend-bos") d.prepend_bos = false;
     else if (arg == "--refs") a.refs = value();
     else if (arg == "--hyps") a.hyps = value();
     else if (arg == "--bins") a.bins = value();
@@ -217,7 +223,7 @@ bool translate_one(const std::shared_ptr<const Model>& model, const Args& args, 
       if (!prefix.unknown.empty()) throw InputError("--prefix has words the target vocabulary lacks: " + prefix.unknown[0]);
       options.prefix = prefix.ids;
     }
-    Source source = prepare_source(*model, sentence);
+    Source source = prepare_source(*model, sentence, options.prepend_bos);
     DecodeSession session(model, std::move(source), options);
     session.run();
     if (args.json) {
@@ -265,7 +271,7 @@ void print_head_sweep(const Model& model, const Args& args) {
     throw Error("--input has " + std::to_string(sources.size()) + " lines but --refs has " + std::to_string(refs.size()));
   std::vector<DevPair> dev;
   for (std::size_t i = 0; i < sources.size(); ++i)
-    dev.push_back({prepare_source(model, sources[i]),
+    dev.push_back({prepare_source(model, sources[i], args.decode.prepend_bos),
                    encode(*model.tgt_tokenizer, model.tgt_vocab, refs[i], model.config.special.unk).ids, refs[i]});
   HeadSweepOptions options;
   options.bleu = args.bleu;

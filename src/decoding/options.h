@@ -1,6 +1,7 @@
 #pragma once
 // How a decode session chooses tokens (see README.md in this folder for the exact rules).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct DecodeOptions {
   std::uint64_t seed = 0;
 
   std::vector<int> prefix;  // target ids forced first (no <s>)
+  // A decoder-only model's prompt: <bos> first or not, overriding the model file's rule; unset:
+  // the rule. Read where the prompt is tokenised (prepare_source, decoding/source.h).
+  std::optional<bool> prepend_bos;
   int alternatives = 10;    // top alternatives reported per step and hypothesis
   Capture capture;
   Interventions interventions;  // empty: the model as trained

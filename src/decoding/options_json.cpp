@@ -143,7 +143,8 @@ DecodeOptions decode_options_from_json(const std::string& text, const DecodeOpti
     } else if (key == "prefix") {
       if (!v.is_array()) throw InputError("decoding option 'prefix' must be an array of token ids");
       for (const json& id : v) o.prefix.push_back(integer(id, "prefix"));
-    } else if (key == "alternatives") o.alternatives = integer(v, key);
+    } else if (key == "prependBos") o.prepend_bos = boolean(v, key);
+    else if (key == "alternatives") o.alternatives = integer(v, key);
     else if (key == "capture") {
       if (!v.is_object()) throw InputError("decoding option 'capture' must be an object");
       for (const auto& [what, flag] : v.items()) {

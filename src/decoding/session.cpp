@@ -40,7 +40,8 @@ const char* to_string(NodeStatus s) {
 }
 
 DecodeSession::DecodeSession(std::shared_ptr<const Model> model, const std::string& text, DecodeOptions options)
-    : DecodeSession(model, prepare_source(*model, text), std::move(options)) {}
+    // `options` copied, not moved: the arguments' order of evaluation is unspecified.
+    : DecodeSession(model, prepare_source(*model, text, options.prepend_bos), options) {}
 
 DecodeSession::DecodeSession(std::shared_ptr<const Model> model, Source source, DecodeOptions options)
     : model_(std::move(model)), options_(std::move(options)), source_(std::move(source)) {

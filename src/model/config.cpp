@@ -142,6 +142,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   c.max_positions = int_field(j, "max_positions", 2, kMaxPositions);
   c.shared_embeddings = j.contains("shared_embeddings") && bool_field(j, "shared_embeddings");
   c.src_append_eos = j.contains("src_append_eos") && bool_field(j, "src_append_eos");
+  // Only a family that reads a prompt has a say in it; absent, what files written before the
+  // field meant: <bos> first.
+  c.prepend_bos = !j.contains("prepend_bos") || bool_field(j, "prepend_bos");
   parse_special_tokens(j, c.special);
   c.suppress_tokens = parse_suppress_tokens(j);
   return c;

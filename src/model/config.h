@@ -22,6 +22,11 @@ struct ModelConfig {
   int max_positions = 0;
   bool shared_embeddings = false;  // absent from a file: false
   bool src_append_eos = true;      // absent from a file: false
+  // A prompt-reading family's rule (models/FORMAT.md, the decoder-only family): the prompt's ids
+  // start with <bos>, as the tokenizer the model comes from adds one. Absent from a file: true,
+  // what the engine's own decoder-only models learned (<bos> first). Read by prepare_source
+  // (decoding/source.h), which an override and the empty prompt may overrule.
+  bool prepend_bos = true;
   SpecialTokens special;
   // Target ids the decoder never chooses (a Ban rule of every strategy; src/decoding/README.md).
   // Marian: its pad, which is also its decoder start. Checked against tgt_vocab by the loader.

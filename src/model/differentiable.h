@@ -18,8 +18,9 @@ struct Tokens {
   // Encoder input ids: translation, as encoded (with </s> when the model appends it);
   // encoder-only, the whole input. Empty for a decoder-only model.
   std::vector<int> source;
-  // Decoder input ids: <bos> then the target prefix (translation), or <bos>, the prompt and what
-  // was generated (decoder-only). Empty for an encoder-only model.
+  // Decoder input ids: <bos> then the target prefix (translation), or the prompt as the model
+  // reads it (<bos> first where it reads one) and what was generated (decoder-only). Empty for an
+  // encoder-only model.
   std::vector<int> target;
 };
 

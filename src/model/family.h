@@ -95,7 +95,10 @@ class ModelFamily {
   virtual const EncoderOnly* encoder_only() const { return nullptr; }
 
   // What the text a session starts from is: a source the encoder reads, a prompt whose tokens
-  // open the decoder's own context (no encoder), or a text an encoder-only model encodes.
+  // open the decoder's own context (no encoder), or a text an encoder-only model encodes. A
+  // prompt's ids are the context's first positions as they are (<bos> first where
+  // prepare_source, decoding/source.h, put one): the first step runs them all, and the token fed
+  // with it (the session's <bos>, as for every decoder) is not read.
   enum class Input { Source, Prompt, Text };
   virtual Input input() const { return decoder() ? Input::Source : Input::Text; }
 

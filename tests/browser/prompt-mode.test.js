@@ -2,10 +2,14 @@
 // demo page and the widget. Every number the page shows is compared with the engine's own session
 // run in Node on the same prompt: the logits, the attention over the context (the prompt's rows
 // from the first step, one row per step after it), forcing, beam search with its tree, a masked
-// head that changes the continuation, the state restored from a URL, and <attn-scope prompt=…>.
+// head that changes the continuation, the state restored from a URL, and <attn-scope prompt=…>;
+// and the same model read without <bos> (as GPT-2's tokenizer has it), shown so in every view.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { loadModel } from '../../web/attnscope.js';
 import { formatState, parseState } from '../../web/app/state/state.js';
-import { idle, openPage, screenshot, watchErrors } from './browser.js';
+import { artifacts, idle, openPage, root, screenshot, watchErrors } from './browser.js';
 import { browserWithModel } from './with-model.js';
 
 const MODEL = 'multi30k-en-gpt';
@@ -25,6 +29,21 @@ function headRows(tensor, layer, head) {
   return Array.from({ length: size / keys }, (_, q) => Array.from(block.slice(q * keys, (q + 1) * keys)));
 }
 
+/**
+ * A model file's bytes with its config's prepend_bos set (models/FORMAT.md): false makes the caption
+ * writer read a prompt as GPT-2 does, without <bos>. The header is padded to 8 bytes with spaces.
+ */
+function withPrependBos(bytes, value) {
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  header.__metadata__.config = JSON.stringify({ ...JSON.parse(header.__metadata__.config), prepend_bos: value });
+  const text = JSON.stringify(header);
+  const padded = Buffer.from(text + ' '.repeat((8 - (Buffer.byteLength(text) % 8)) % 8));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  return Buffer.concat([length, padded, bytes.subarray(8 + n)]);
+}
+
 /** The main map's values, row and column labels (the heatmap the page drew). */
 const mapOf = (page) => page.evaluate("import('/web/app/views/heatmap.js').then((m) => { const s = m.heatmapOf(document.querySelector('#heatmap canvas')).spec; return { values: s.values.map((r) => [...r]), rows: s.rowLabels, cols: s.colLabels, highlight: s.highlightRow }; })");
 /** The logits chart's bars: [{id, logit}]. */
@@ -42,7 +61,8 @@ function continuation(prompt, options = {}) {
 
 it('steps a generation: the logits and the attention over the whole context are the engine\'s', async () => {
   const s = t.model.generate(PROMPT, { strategy: 'greedy', alternatives: 10 });
-  const P = s.source.ids.length;
+  const P = s.source.ids.length; // what the model reads: <s> and the prompt (the file has no prepend_bos)
+  expect(s.source.pieces[0]).toBe('<s>');
   const { page, errors } = await openPage(t.env, pageUrl({ step: 1, layer: 1, head: 2 }));
   expect(await page.textContent('#sentence-label')).toBe('Prompt');
   expect(await page.textContent('#translation-label')).toBe('Continuation:');
@@ -52,16 +72,16 @@ it('steps a generation: the logits and the attention over the whole context are 
   // The first step: the full causal map of <s> and the prompt, a row per position.
   let map = await mapOf(page);
   const firstRows = headRows(first.expansions[0].attention.self, 1, 2);
-  expect(firstRows).toHaveLength(P + 1);
+  expect(firstRows).toHaveLength(P);
   expect(map.values).toEqual(firstRows.map(close));
-  expect(map.rows).toHaveLength(P + 1);
+  expect(map.rows).toHaveLength(P);
   expect(map.cols).toEqual(map.rows);
-  expect(map.highlight).toBe(P);
+  expect(map.highlight).toBe(P - 1);
   // The Analyses card rolls out the prompt's map (the engine's rollout of the first step).
   const rollout = s.promptRollout();
   const rolled = await page.evaluate("import('/web/app/views/heatmap.js').then((m) => m.heatmapOf(document.querySelector('#rollout-map canvas')).spec.values.map((r) => [...r]))");
   expect(rolled.flat()).toEqual(close(rollout.data));
-  expect(rolled).toHaveLength(P + 1);
+  expect(rolled).toHaveLength(P);
 
   // Next: one row more, over the whole context; the prompt's rows stay.
   await page.click('#next');
@@ -69,10 +89,10 @@ it('steps a generation: the logits and the attention over the whole context are 
   const second = s.step();
   map = await mapOf(page);
   const [row] = headRows(second.expansions[0].attention.self, 1, 2);
-  expect(row).toHaveLength(P + 2);
+  expect(row).toHaveLength(P + 1);
   expect(map.values).toEqual([...firstRows, row].map(close));
-  expect(map.cols).toHaveLength(P + 2);
-  expect(map.highlight).toBe(P + 1);
+  expect(map.cols).toHaveLength(P + 1);
+  expect(map.highlight).toBe(P);
   expect(await barsOf(page)).toEqual(second.expansions[0].top.map((a) => ({ id: a.id, logit: expect.closeTo(a.logit, 5) })));
   expect((await snapshot(page)).ids).toEqual(s.hypotheses()[0].ids);
 
@@ -186,7 +206,7 @@ it('the widget continues its prompt= attribute, with the engine\'s attention ove
   expect(await w.locator('.sentence b').textContent()).toBe(s.hypotheses()[0].text);
   const values = await page.evaluate("import('/web/app/views/heatmap.js').then((m) => m.heatmapOf(document.querySelector('#w').shadowRoot.querySelector('canvas')).spec.values.map((r) => [...r]))");
   expect(values.at(-1)).toEqual(close(headRows(second.expansions[0].attention.self, 3, 1)[0]));
-  expect(values).toHaveLength(s.source.ids.length + 2);
+  expect(values).toHaveLength(s.source.ids.length + 1);
   s.dispose();
   expect(errors).toEqual([]);
   await page.close();
@@ -205,4 +225,34 @@ it('a decoder-only model file opened by its URL is in prompt mode too', async ()
   expect(await page.textContent('#translation-label')).toBe('Translation:');
   expect(errors).toEqual([]);
   await page.close();
+});
+
+it('a model that reads its prompt without <bos> (as GPT-2): every view shows the prompt as the model reads it', async () => {
+  const name = 'gpt-without-bos.safetensors';
+  const bytes = withPrependBos(readFileSync(join(root, `models/${MODEL}.safetensors`)), false);
+  mkdirSync(artifacts, { recursive: true });
+  writeFileSync(join(artifacts, name), bytes);
+  const model = await loadModel(new Uint8Array(bytes));
+  const s = model.generate(PROMPT, { strategy: 'greedy', alternatives: 10 });
+  try {
+    expect(model.info.prependBos).toBe(false);
+    const pieces = s.source.pieces;
+    expect(pieces).toEqual(t.model.tokenize(PROMPT).pieces); // no <s>: the prompt's tokens alone
+    const first = s.step();
+    const url = `/web/index.html${formatState({ ...parseState(''), model: t.env.url(`/tests/artifacts/${name}`), s: PROMPT, step: 1, layer: 1, head: 2 })}`;
+    const { page, errors } = await openPage(t.env, url);
+    expect(await barsOf(page)).toEqual(first.expansions[0].top.map((a) => ({ id: a.id, logit: expect.closeTo(a.logit, 5) })));
+    const map = await mapOf(page);
+    expect(map.rows).toHaveLength(pieces.length);
+    expect(map.rows).not.toContain('<s>');
+    expect(map.values).toEqual(headRows(first.expansions[0].attention.self, 1, 2).map(close));
+    expect(await page.textContent('#source-tokens')).not.toContain('<s>');
+    expect(await page.textContent('#logits-caption')).toContain(`After “${PROMPT}”`);
+    expect(await page.textContent('#length-hint')).toMatch(/^The prompt and its continuation share/);
+    expect(errors).toEqual([]);
+    await page.close();
+  } finally {
+    s.dispose();
+    model.dispose();
+  }
 });

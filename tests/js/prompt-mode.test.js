@@ -1,8 +1,9 @@
 // Prompt mode in the JS API: a decoder-only model (tests/golden/decoder_only/, random weights whose
 // expected values come from the PyTorch reference models/reference/attnscope_ref/gpt.py) through
 // the WASM engine: what info() says by capability, the first step's full causal map of the prompt,
-// the prompt's rollout, and the engine's errors for an empty prompt and a prompt too long,
-// reaching JS as the native CLI words them.
+// the prompt's rollout, <bos> read as the file says or as prependBos overrides it (the native
+// CLI's --prepend-bos / --no-prepend-bos), the empty prompt (<bos> alone), and the engine's error
+// for a prompt too long, reaching JS as the native CLI words it.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttnscopeError, loadModel } from '../../web/attnscope.js';
@@ -46,10 +47,12 @@ describe('a decoder-only model in the JS API', () => {
   afterAll(() => model?.dispose());
 
   it('says by capability that it continues a prompt: a decoder, no encoder, one self-attention site', async () => {
-    expect(model.info).toMatchObject({ input: 'prompt', hasEncoder: false, hasDecoder: true });
+    // A file without prepend_bos: the engine's own models read <bos> first, as they were trained.
+    expect(model.info).toMatchObject({ input: 'prompt', hasEncoder: false, hasDecoder: true, prependBos: true });
     expect(model.info.sites.map((s) => [s.name, s.queries, s.keys, s.perStep])).toEqual([['self', 'target', 'target', true]]);
     const translator = await loadModel(FROZEN_TOY);
-    expect(translator.info).toMatchObject({ input: 'source', hasEncoder: true, hasDecoder: true });
+    expect(translator.info).toMatchObject({ input: 'source', hasEncoder: true, hasDecoder: true, prependBos: false });
+    expect(() => translator.translate('a dog', { prependBos: true })).toThrow(/prependBos is for a decoder-only model's prompt/);
     translator.dispose();
   });
 
@@ -57,7 +60,9 @@ describe('a decoder-only model in the JS API', () => {
     const [c] = golden.cases;
     const session = model.generate(c.prompt, { strategy: 'greedy', maxLength: c.max_steps });
     try {
-      expect(session.source.ids).toEqual(c.prompt_ids);
+      // What the model reads: <bos>, then the prompt's tokens.
+      expect(session.source.ids).toEqual([golden.config.special_tokens.bos, ...c.prompt_ids]);
+      expect(session.source.pieces[0]).toBe('<s>');
       const first = session.step();
       const P = c.prompt_ids.length;
       const { shape, data } = first.expansions[0].attention.self;
@@ -106,18 +111,52 @@ describe('a decoder-only model in the JS API', () => {
     }
   });
 
-  it('an empty prompt is an AttnscopeError with the engine\'s message', () => {
-    const expected = cliError('');
+  it('prependBos overrides the file: the prompt\'s tokens alone, as attnscope-cli generate --no-prepend-bos reads them', () => {
+    const [c] = golden.cases;
+    const native = JSON.parse(cli(['generate', '--model', MODEL, '--json', '--max-length', '1', '--alternatives', '5',
+      '--no-prepend-bos', c.prompt]));
+    const session = model.generate(c.prompt, { maxLength: 1, alternatives: 5, prependBos: false });
+    try {
+      expect(session.source.ids).toEqual(c.prompt_ids);
+      expect(native.source_ids).toEqual(c.prompt_ids);
+      const first = session.step();
+      const P = c.prompt_ids.length;
+      expect(first.expansions[0].attention.self.shape).toEqual([golden.config.n_layers, golden.config.n_heads, P, P]);
+      expect(first.expansions[0].top.map((a) => [a.id, a.logit]))
+        .toEqual(native.steps[0].expansions[0].top_k.map((a) => [a.id, expect.closeTo(a.logit, 5)]));
+      // ... a different computation from the file's reading, with <bos>.
+      expect(first.expansions[0].top[0].logit).not.toBeCloseTo(c.greedy.steps[0].logits[first.expansions[0].top[0].id], 3);
+    } finally {
+      session.dispose();
+    }
+    const read = model.generate(c.prompt, { maxLength: 1, prependBos: true });
+    expect(read.source.ids).toEqual([golden.config.special_tokens.bos, ...c.prompt_ids]);
+    read.dispose();
+    expect(() => model.generate(c.prompt, { prependBos: 'no' })).toThrow(/prependBos.*true or false/);
+    expect(model.score(c.prompt, 'to', { prependBos: false }).logProb)
+      .not.toBeCloseTo(model.score(c.prompt, 'to').logProb, 3);
+    expect(() => model.score(c.prompt, 'to', { prependBos: 0 })).toThrow(AttnscopeError);
+  });
+
+  it('an empty prompt is <bos> alone, whatever prependBos says, as attnscope-cli generate reads it', () => {
+    const native = JSON.parse(cli(['generate', '--model', MODEL, '--json', '--max-length', '3', '']));
     for (const prompt of ['', '   ']) {
-      let error = null;
-      try { model.generate(prompt); } catch (e) { error = e; }
-      expect(error).toBeInstanceOf(AttnscopeError);
-      expect(error.message).toBe(expected);
+      for (const prependBos of [undefined, true, false]) {
+        const session = model.generate(prompt, { strategy: 'greedy', maxLength: 3, prependBos });
+        try {
+          expect(session.source.ids).toEqual([golden.config.special_tokens.bos]);
+          expect(session.step().expansions[0].attention.self.shape).toEqual([golden.config.n_layers, golden.config.n_heads, 1, 1]);
+          session.run();
+          expect(session.nbest()[0].ids).toEqual(native.output_ids);
+        } finally {
+          session.dispose();
+        }
+      }
     }
   });
 
-  it('a prompt that fills the model\'s context is an AttnscopeError with the engine\'s message', () => {
-    // <bos> and the prompt take max_positions positions: none is left to generate into.
+  it('a prompt longer than the model\'s context is an AttnscopeError with the engine\'s message', () => {
+    // <bos> and max_positions words: one position more than the context.
     const words = golden.cases[0].prompt.split(' ');
     const prompt = Array.from({ length: golden.config.max_positions }, (_, i) => words[i % words.length]).join(' ');
     const expected = cliError(prompt);

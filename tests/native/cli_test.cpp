@@ -241,7 +241,7 @@ TEST(CliGenerate, MatchesReferenceAndRefusesTheWrongFamily) {
   const Result r = run_cli("generate --json --max-length 5 --model " + model + " " + quoted(c["prompt"]));
   ASSERT_EQ(r.status, 0);
   const json j = json::parse(r.out);
-  EXPECT_EQ(j["source_ids"], c["prompt_ids"]);
+  EXPECT_EQ(j["source_ids"].get<std::vector<int>>(), testing::after_bos(2, c["prompt_ids"]));  // what it reads
   EXPECT_EQ(j["output_ids"], c["greedy"]["tokens"]);
   EXPECT_TRUE(j["attention"].empty());  // no site is computed once per prompt
   for (std::size_t step = 0; step < 2; ++step) {
@@ -269,6 +269,20 @@ TEST(CliGenerate, MatchesReferenceAndRefusesTheWrongFamily) {
   EXPECT_EQ(run_cli("translate --model " + model + " 'i want'").status, 2);
   EXPECT_EQ(run_cli("generate --model " + testing::frozen_toy_path() + " 'i want'").status, 2);
   EXPECT_EQ(run_cli("generate --model " + model).status, 2);  // no prompt
+
+  // --no-prepend-bos: the prompt's tokens alone, whatever the file says (<bos> first: no prepend_bos
+  // field); the first step's map is over them. A translation model refuses the flag.
+  const Result bare = run_cli("generate --json --max-length 1 --no-prepend-bos --model " + model + " " + quoted(c["prompt"]));
+  ASSERT_EQ(bare.status, 0);
+  const json first = json::parse(bare.out);
+  EXPECT_EQ(first["source_ids"], c["prompt_ids"]);
+  EXPECT_EQ(first["steps"][0]["expansions"][0]["attention"]["self"][0][0].size(), c["prompt_ids"].size());
+  const Result empty = run_cli("generate --json --max-length 1 --no-prepend-bos --model " + model + " ''");
+  ASSERT_EQ(empty.status, 0);
+  EXPECT_EQ(json::parse(empty.out)["source_ids"], json::array({2}));  // <bos> alone, regardless
+  const Result refused = run_cli("translate --json --prepend-bos --model " + testing::frozen_toy_path() + " 'a dog'");
+  EXPECT_EQ(refused.status, 3);
+  EXPECT_NE(refused.out.find("prependBos"), std::string::npos) << refused.out;
 }
 
 // --attribution against torch.autograd (tests/golden/attribution/, make_attribution_goldens.py):

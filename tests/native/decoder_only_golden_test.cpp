@@ -39,7 +39,8 @@ void expect_greedy_matches(const std::shared_ptr<const Model>& model, const json
   DecodeOptions o = capturing(c["max_steps"].get<int>());
   o.interventions = interventions;
   DecodeSession s(model, c["prompt"].get<std::string>(), o);
-  EXPECT_EQ(s.source().ids, c["prompt_ids"].get<std::vector<int>>()) << what;
+  EXPECT_EQ(s.source().ids, testing::after_bos(model->config.special.bos, c["prompt_ids"])) << what;
+  EXPECT_TRUE(s.source().bos) << what;
   s.run();
   const json& steps = want["steps"];
   ASSERT_EQ(s.steps_taken(), static_cast<int>(steps.size())) << what;
@@ -145,7 +146,7 @@ TEST(DecoderOnlySession, BatchOfHypothesesEqualsBatchesOfOne) {
   for (const char* name : kModels) {
     const auto model = Model::load_file(model_path(name));
     const Decoder& decoder = model->decoder();
-    const Matrix memory = encode(*model, {5, 6, 7}, Capture{}, nullptr);
+    const Matrix memory = encode(*model, {model->config.special.bos, 5, 6, 7}, Capture{}, nullptr);
     const std::unique_ptr<DecoderState> root = decoder.start(memory);
     decode_step(*model, *root, model->config.special.bos, Capture{}, nullptr);
     std::vector<std::unique_ptr<DecoderState>> batch, alone;
@@ -224,21 +225,25 @@ std::string error_of(const std::function<void()>& f) {
 TEST(DecoderOnlyErrors, BadPromptsAndAFullContext) {
   const auto model = Model::load_file(model_path("pre_learned_gelu_tanh"));  // a context of 16
   const int context = model->config.max_positions;
+  const int bos = model->config.special.bos;
   EXPECT_NE(error_of<InputError>([&] { encode(*model, {}, Capture{}, nullptr); }).find("prompt is empty"),
             std::string::npos);
-  EXPECT_THROW(DecodeSession(model, "   ", DecodeOptions{}), InputError);
-  const std::vector<int> long_prompt(context, 5);
-  EXPECT_NE(error_of<InputError>([&] { encode(*model, long_prompt, Capture{}, nullptr); })
-                .find("prompt of 16 tokens exceeds the model's context of 16"),
-            std::string::npos);
+  std::vector<int> long_prompt(context + 1, 5);
+  EXPECT_EQ(error_of<InputError>([&] { encode(*model, long_prompt, Capture{}, nullptr); }),
+            "prompt of 17 tokens exceeds the model's context of 16");
+  long_prompt[0] = bos;
+  EXPECT_EQ(error_of<InputError>([&] { encode(*model, long_prompt, Capture{}, nullptr); }),
+            "prompt of 17 tokens (with <bos>) exceeds the model's context of 16");
   EXPECT_THROW(encode(*model, {5, 99999}, Capture{}, nullptr), IndexError);
 
-  // A prompt of P tokens leaves room for context - P steps: <bos> + prompt, then one a step.
+  // A prompt of P tokens as read (<bos> counted) leaves room for context - P + 1 steps: the
+  // prompt at once, then one a step, the last token never fed.
   const int P = 10;
-  const auto state = model->decoder().start(encode(*model, std::vector<int>(P, 5), Capture{}, nullptr));
-  for (int step = 0; step < context - P; ++step)
-    decode_step(*model, *state, step == 0 ? model->config.special.bos : 6, Capture{}, nullptr);
-  EXPECT_EQ(state->length(), context - P);
+  std::vector<int> prompt(P, 5);
+  prompt[0] = bos;
+  const auto state = model->decoder().start(encode(*model, prompt, Capture{}, nullptr));
+  for (int step = 0; step < context - P + 1; ++step) decode_step(*model, *state, step == 0 ? bos : 6, Capture{}, nullptr);
+  EXPECT_EQ(state->length(), context - P + 1);
   EXPECT_NE(error_of<InputError>([&] { decode_step(*model, *state, 6, Capture{}, nullptr); }).find("context"),
             std::string::npos);
   state->truncate(0);  // the prompt is pending again

@@ -46,6 +46,15 @@ inline std::vector<std::string> golden_json_names(const std::string& folder) {
   return names;
 }
 
+// The ids a decoder-only model of the engine's own reads for a prompt whose golden lists the
+// prompt's tokens alone: <bos> (`bos`) first, as gpt.py's forward reads it and as a file without
+// prepend_bos says.
+inline std::vector<int> after_bos(int bos, const json& prompt_ids) {
+  std::vector<int> ids = {bos};
+  for (const json& id : prompt_ids) ids.push_back(id.get<int>());
+  return ids;
+}
+
 inline json load_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);

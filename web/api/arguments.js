@@ -43,6 +43,14 @@ export function texts(values, what) {
   return values.map(text);
 }
 
+// An optional true/false option for the engine: undefined or null leave the engine's default
+// (Embind would read 'no' or 0 as a boolean without a word).
+export function flag(value, what) {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') throw new AttnscopeError(`${what} must be true or false, got ${String(value)}`);
+  return value;
+}
+
 // Length-bin edges for the engine: undefined or null leave its default (8, 12, 16, 20).
 export function lengthEdges(bins) {
   if (bins === undefined || bins === null) return null;

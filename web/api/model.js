@@ -4,7 +4,7 @@
 
 import { checkModelFile } from '../model-header.js';
 import { AttnscopeError, check, handleOf, init, own, release } from './runtime.js';
-import { attributionArgs, int, ints, json, lengthEdges, siteOf, text, texts } from './arguments.js';
+import { attributionArgs, flag, int, ints, json, lengthEdges, siteOf, text, texts } from './arguments.js';
 import { fileNamed, stageSource } from './download.js';
 import { Session } from './session.js';
 
@@ -96,6 +96,10 @@ export class Model {
       // decoder-only model continues it: the prompt opens its own context), 'text' (encoder-only:
       // encode() / fillMask() read it).
       input: info.input,
+      // A prompt's rule (input 'prompt'; false otherwise): true where the model reads <bos> before
+      // every prompt, as the tokenizer it comes from adds one (the model file's config.prepend_bos;
+      // GPT-2 converted from Hugging Face: false). The prependBos option overrides it.
+      prependBos: info.prependBos,
       // The decoder layers session.logitLens() reads out; 0 where the model has no lens (an RNN, an encoder-only model).
       logitLensLayers: info.logitLensLayers,
       // The model's attention sites, from its family's table: everything that shows attention
@@ -205,9 +209,13 @@ export class Model {
     return check(this.#live().headAblation(sentences.map(text), onProgress ?? null));
   }
 
-  /** Teacher-forced log-probability of `target` as the translation of `source`. */
-  score(source, target, { interventions = {} } = {}) {
-    return check(this.#live().score(text(source), text(target), json(interventions, 'intervention option')));
+  /**
+   * Teacher-forced log-probability of `target` as the translation of `source` (a decoder-only
+   * model: as the continuation of the prompt `source`; `prependBos` as in translate()).
+   */
+  score(source, target, { interventions = {}, prependBos } = {}) {
+    return check(this.#live().score(text(source), text(target), json(interventions, 'intervention option'),
+      flag(prependBos, 'prependBos')));
   }
 
   /**
@@ -218,13 +226,14 @@ export class Model {
    * `heads: {first, count}`: only those heads of the sweep's order (sites in table order × layer ×
    * head), for a pool of workers that shares one sweep (web/app/worker/sweep-pool.js); the baseline is the
    * same in every part, so the parts' heads put end to end are the whole sweep's.
+   * `prependBos`: a decoder-only model's prompts, as in translate().
    * Runs synchronously: call it in a Web Worker for big models.
    */
-  headImportance(pairs, { onProgress, bleu = false, heads: { first = 0, count = -1 } = {} } = {}) {
+  headImportance(pairs, { onProgress, bleu = false, heads: { first = 0, count = -1 } = {}, prependBos } = {}) {
     if (!Array.isArray(pairs)) throw new AttnscopeError('headImportance needs an array of [source, reference] pairs');
     if (typeof bleu !== 'boolean') throw new AttnscopeError(`bleu must be true or false, got ${bleu}`);
     return check(this.#live().headSweep(pairs.map((p) => text(p[0])), pairs.map((p) => text(p[1])), bleu,
-      int(first, 'heads.first'), int(count, 'heads.count'), onProgress ?? null));
+      int(first, 'heads.first'), int(count, 'heads.count'), onProgress ?? null, flag(prependBos, 'prependBos')));
   }
 
   /**
@@ -292,7 +301,9 @@ export class Model {
    * noRepeatNgram (n: no token may complete an n-gram the translation already has; 0 = off),
    * repetitionPenalty (θ: a generated token's logit x becomes x / θ if x > 0, else x · θ; 1 = off),
    * temperature, topK, topP, seed, prefix (ids or text), alternatives,
-   * capture: {attention = true, logits = true, vectors = false}.
+   * capture: {attention = true, logits = true, vectors = false}, and for a decoder-only model
+   * prependBos (true: the prompt is read after <bos>; false: without; unset: as the model file
+   * says, info.prependBos). An empty prompt is <bos> alone whatever prependBos says.
    */
   translate(sentence, options = {}) {
     const { prefix, capture, ...rest } = options ?? {};
@@ -317,9 +328,10 @@ export class Model {
 
   /**
    * A decoder-only model (info.input === 'prompt'): continues `prompt`, the same as translate().
-   * The first step runs the causal stack over <bos> and the prompt at once: its attention holds
-   * a row for each of those positions, [layers, heads, 1 + prompt, 1 + prompt]; each later step
-   * adds one row over the whole context.
+   * The prompt's tokens are session.source.pieces: <bos> first only where the model reads one
+   * (info.prependBos, or the prependBos option), as the tokenizer of a converted model adds it or
+   * not (GPT-2's does not). The first step runs the causal stack over them at once: its attention
+   * holds a row for each, [layers, heads, P, P]; each later step adds one row over the whole context.
    */
   generate(prompt, options = {}) { return this.translate(prompt, options); }
 

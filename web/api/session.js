@@ -97,7 +97,11 @@ export class Session {
   nbest() { return this.#state().nbest; }
   /** The best finished translation's text, or '' while none has finished. */
   get translation() { return this.nbest()[0]?.text ?? ''; }
-  /** The source as the encoder saw it: {pieces, ids, unknown}. */
+  /**
+   * What the model reads, {pieces, ids, unknown}: the source as the encoder saw it (with </s>
+   * where the model appends one), or a decoder-only model's prompt (<bos> first only where it
+   * reads one: info.prependBos, or the session's prependBos option).
+   */
   get source() {
     this.#source ??= check(this.#live().source());
     return this.#source;
@@ -161,8 +165,8 @@ export class Session {
 
   /**
    * Decoder-only models, after the first step: the rollout (Abnar & Zuidema 2020) through the
-   * causal self-attention the first step computed over <bos> and the prompt, {shape: [1 + P,
-   * 1 + P], data}, and the pattern class of every head on that map, [layer * heads + head].
+   * causal self-attention the first step computed over the prompt's P tokens (source.pieces),
+   * {shape: [P, P], data}, and the pattern class of every head on that map, [layer * heads + head].
    */
   promptRollout() { return check(this.#live().promptRollout()); }
   promptPatterns() { return check(this.#live().promptPatterns()); }
@@ -187,7 +191,7 @@ export class Session {
    * (`steps` points of the midpoint rule, default 32; `baseline` 'zero' or 'pad') or 'erasure';
    * `contrast`: a token (text or id) to explain log p(token) − log p(contrast) instead.
    * -> {step, token, tokenId, contrast?, sourceTokens, sourceScores (Float32Array), targetTokens
-   * (<bos> first), targetScores, f, sum, and for integrated gradients fBaseline, completenessError
+   * (<bos> first, where the model reads one), targetScores, f, sum, and for integrated gradients fBaseline, completenessError
    * (|sum − (f − fBaseline)|), completenessShare (that error over |f − fBaseline|) and
    * suggestedSteps (0 when the share is within 5%, else the steps that would bring it within, at
    * most the cap; the steps used when they are the cap already), agreement?: {site, layers, heads,

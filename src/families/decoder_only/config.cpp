@@ -16,7 +16,7 @@ namespace {
 const std::set<std::string> kFields = {
     "architecture", "d_model", "n_heads", "d_ff", "n_layers", "activation", "norm", "positions",
     "max_positions", "embedding_scale", "tied_output", "layer_norm_eps", "special_tokens",
-    "shared_embeddings", "src_append_eos", "suppress_tokens"};
+    "shared_embeddings", "src_append_eos", "suppress_tokens", "prepend_bos"};
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// The prompt as the memory, and the decoder's steps: the first over <bos> and the prompt at
-// once, every later one a token on the KV cache.
+// The prompt as the memory, and the decoder's steps: the first over the prompt (<bos> first
+// where the model reads one) at once, every later one a token on the KV cache.
 #include <algorithm>
 
 #include "families/decoder_only/decoder_only.h"
@@ -8,7 +8,7 @@
 namespace attnscope::decoder_only {
 
 int State::positions(int after_steps) const {
-  return after_steps == 0 ? 0 : static_cast<int>(prompt->rows()) + after_steps;
+  return after_steps == 0 ? 0 : static_cast<int>(prompt->rows()) + after_steps - 1;
 }
 
 void State::truncate(int length) {
@@ -20,10 +20,11 @@ Matrix DecoderOnly::encode(const std::vector<int>& prompt_ids, const Capture& ca
                            const Interventions& interventions) const {
   intervention_support().check(interventions);
   const int n = static_cast<int>(prompt_ids.size()), context = model_config_.max_positions;
-  if (n == 0) throw InputError("the prompt is empty: a decoder-only model continues at least one token");
-  if (n + 1 > context)
-    throw InputError("prompt of " + std::to_string(n) + " tokens exceeds the model's context of " +
-                     std::to_string(context) + " (with <bos>)");
+  if (n == 0) throw InputError("the prompt is empty: a decoder-only model continues at least one token (<bos>)");
+  if (n > context)
+    throw InputError("prompt of " + std::to_string(n) + " tokens" +
+                     (prompt_ids[0] == model_config_.special.bos ? " (with <bos>)" : "") +
+                     " exceeds the model's context of " + std::to_string(context));
   const ops::WeightMatrix& table = weights_.token_embed;
   Matrix memory(n, table.cols());
   for (int i = 0; i < n; ++i) {
@@ -49,24 +50,17 @@ std::unique_ptr<DecoderState> DecoderOnly::start(const Matrix& memory) const {
 Matrix DecoderOnly::new_positions(const State& s, int token, NamedVectors* vectors) const {
   const Weights& w = weights_;
   const int context = model_config_.max_positions;
-  const int first = s.positions(s.steps), rows = s.steps == 0 ? 1 + static_cast<int>(s.prompt->rows()) : 1;
+  const int first = s.positions(s.steps), rows = s.steps == 0 ? static_cast<int>(s.prompt->rows()) : 1;
   if (first + rows > context)
-    throw InputError("the model's context of " + std::to_string(context) + " positions is full (<bos>, a prompt of " +
-                     std::to_string(s.prompt->rows()) + " tokens and " + std::to_string(s.steps) +
-                     " generated): it cannot continue");
-  Matrix x = embed(w.token_embed, w.positions, {token}, first, config_.embedding_scale, vectors);
-  if (s.steps > 0) return x;
-  Matrix all(rows, x.cols());
-  all.row(0) = x.row(0);
-  all.bottomRows(rows - 1) = *s.prompt + w.positions.middleRows(1, rows - 1);
+    throw InputError("the model's context of " + std::to_string(context) + " positions is full (a prompt of " +
+                     std::to_string(s.prompt->rows()) + " tokens, its <bos> counted where it has one, and " +
+                     std::to_string(s.steps) + " generated): it cannot continue");
+  if (s.steps > 0) return embed(w.token_embed, w.positions, {token}, first, config_.embedding_scale, vectors);
   if (vectors) {
-    Matrix embedding(rows, all.cols());
-    embedding.row(0) = (*vectors)["embedding"].row(0);
-    embedding.bottomRows(rows - 1) = *s.prompt;
-    (*vectors)["embedding"] = embedding;
+    (*vectors)["embedding"] = *s.prompt;
     (*vectors)["positional"] = w.positions.topRows(rows);
   }
-  return all;
+  return *s.prompt + w.positions.topRows(rows);
 }
 
 Matrix DecoderOnly::readout(const Matrix& residual, const Interventions& interventions) const {
@@ -127,10 +121,11 @@ Matrix DecoderOnly::step(const std::vector<DecoderState*>& base_states, const st
   Matrix logits = readout(last, interventions);
 
   for (std::size_t i = 0; i < n; ++i) {
-    ++states[i]->steps;
+    // The first step's map keeps its query rows even for a prompt of one token: [L, H, P, P].
+    const bool first_step = states[i]->steps++ == 0;
     if (attn[i].empty()) continue;
     traces[i]->attention.assign(sites_.size(), Tensor());
-    traces[i]->attention[kSelf] = pack_attention(attn[i], inputs[i].rows() == 1);
+    traces[i]->attention[kSelf] = pack_attention(attn[i], !first_step);
   }
   return logits;
 }

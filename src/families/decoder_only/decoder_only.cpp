@@ -3,7 +3,8 @@
 namespace attnscope::decoder_only {
 
 // The one place the family's attention site is named: causal self-attention over the context
-// (<bos>, the prompt, what was generated), every layer, computed at each step.
+// (the prompt, <bos> first where it reads one, and what was generated), every layer, computed at
+// each step.
 static SiteTable site_table(const Config& c) {
   return {{"self", "Self-attention", Side::Target, Side::Target, c.n_layers, c.n_heads, true, "self_", "self_attn",
            "decoderSelfAttention", false}};

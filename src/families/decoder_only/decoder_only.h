@@ -8,11 +8,12 @@
 //        or  x = LN(x + attn(x));  x = LN(x + ffn(x))              post-norm (GPT-1)
 //   logits = final_norm(x) E_outᵀ + b                              (final_norm: pre-norm only)
 //
-// Through the seam: the "source" is the prompt. encode() returns the prompt's scaled token
-// embeddings [P, d] (the memory); start() holds them pending; the first step (fed <bos>) runs
-// the causal stack over [<bos>, prompt...] at once and returns the logits of the last position;
-// every later step feeds one token on the KV cache. A state's length() counts the session's
-// steps, not positions.
+// Through the seam: the "source" is the prompt, its ids as the model reads them (<bos> first
+// where decoding/source.h put one). encode() returns their scaled token embeddings [P, d] (the
+// memory); start() holds them pending; the first step runs the causal stack over them at once
+// (the token it is fed is not read) and returns the logits of the last position; every later
+// step feeds one token on the KV cache. A state's length() counts the session's steps, not
+// positions.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -46,7 +47,7 @@ enum Site : int { kSelf = 0 };
 // The positions one hypothesis feeds in one step, with its cache and where its attention goes.
 struct Feed {
   KVCache* cache;
-  int rows;                              // 1 + prompt length on the first step, else 1
+  int rows;                              // the prompt's length on the first step, else 1
   std::vector<Matrix>* attn = nullptr;   // per head: [rows, keys after the step]
 };
 
@@ -92,7 +93,7 @@ class State : public DecoderState {
   std::unique_ptr<DecoderState> clone() const override { return std::make_unique<State>(*this); }
   int length() const override { return steps; }
   void truncate(int length) override;
-  // Positions in the cache after `steps` steps: none, then <bos> and the prompt, then one a step.
+  // Positions in the cache after `steps` steps: none, then the prompt, then one a step.
   int positions(int after_steps) const;
 };
 
@@ -102,14 +103,15 @@ class DecoderOnly : public ModelFamily, public Decoder {
 
   const SiteTable& sites() const override { return sites_; }
   // The prompt's token embeddings times embedding_scale, [P, d] (positions are added when the
-  // first step runs). No attention is computed here; named vectors: "embedding".
+  // first step runs). No attention is computed here; named vectors: "embedding". InputError for
+  // an empty prompt or one longer than the context.
   Matrix encode(const std::vector<int>& prompt_ids, const Capture& capture, EncoderTrace* trace,
                 const Interventions& interventions) const override;
   const Decoder* decoder() const override { return this; }
   Input input() const override { return Input::Prompt; }
-  // <bos>, the prompt and every generated token but the last share the context.
+  // The prompt (with its <bos>, if any) and every generated token but the last share the context.
   int generation_room(int max_positions, int prompt_length) const override {
-    return std::max(1, max_positions - prompt_length);
+    return std::max(1, max_positions - prompt_length + 1);
   }
   const ops::WeightMatrix& token_embeddings(Side) const override { return weights_.token_embed; }
   const Matrix& positional_encoding() const override { return weights_.positions; }
@@ -132,8 +134,8 @@ class DecoderOnly : public ModelFamily, public Decoder {
 
  private:
   LayerEdits edits(int layer, const Interventions& iv) const;
-  // The positions `token` feeds into `s`: <bos> and the prompt on its first step, else one row.
-  // Throws InputError where the context is full.
+  // The positions a step feeds into `s`: the prompt on its first step (`token` unread), else
+  // `token`'s one row. Throws InputError where the context is full.
   Matrix new_positions(const State& s, int token, NamedVectors* vectors) const;
 
   ModelConfig model_config_;

@@ -13,11 +13,15 @@ ArchitectureDescription DecoderOnly::describe(const Model& model) const {
       c.d_ff ? "FFN " + std::to_string(c.d_ff) + " (" + activation_name(c.activation) + ")" : "no FFN";
   const std::string positions = c.learned_positions ? "learned" : "sinusoidal";
   const std::string vocabulary = std::to_string(model.tgt_vocab.size()) + " " + description::vocabulary_unit(model);
+  // What the context holds, as the model file's rule reads a prompt (decoding/source.h).
+  const std::string context =
+      (model_config_.prepend_bos ? model.tgt_vocab.token(model_config_.special.bos) + ", the prompt" : "the prompt") +
+      std::string(" and the continuation");
   ArchitectureDescription d;
   d.family = "Decoder-only (GPT)";
   d.words = "Decoder-only language model (GPT): " + plural(c.n_layers, "layer") + ", " + heads + " each, d_model " +
             d_model + ", " + ffn + ", " + norm_name(c.norm) + "-LayerNorm, " + positions + " positions (" +
-            max_positions + ": <s>, the prompt and the continuation), no encoder; vocabulary " + vocabulary + ".";
+            max_positions + ": " + context + "), no encoder; vocabulary " + vocabulary + ".";
   d.blocks = {
       {"emb", "Decoder", "Token + position", "d_model " + d_model + ", " + positions + " positions (" + max_positions + ")"},
       {"dec", "Decoder", "Decoder layer × " + std::to_string(c.n_layers), "causal self-attention (" + heads + ") · " + ffn},

@@ -301,7 +301,11 @@ export class AnalysesPanel {
     try {
       const { logits, weights } = await this.#o.engine.request('factor', args);
       if (this.#factorKey !== key) return;
-      const keys = (site.keys === 'target' ? snap.rows.slice(0, row.step + 1).map((r) => r.input) : snap.source.pieces).map(labelOf(snap));
+      // Keys over the target: a prompt's context (its pieces as read, then the tokens generated
+      // before this step), or what a translation's decoder was fed (<s>, then its outputs).
+      const target = snap.input === 'prompt' ? [...snap.source.pieces, ...snap.path.tokens.slice(0, row.step)]
+        : snap.rows.slice(0, row.step + 1).map((r) => r.input);
+      const keys = (site.keys === 'target' ? target : snap.source.pieces).map(labelOf(snap));
       const m = Math.max(...Array.from(logits, Math.abs)) || 1;
       const bars = (values, cls, span) => Array.from(values, (v, i) => {
         const w = (Math.abs(v) / span) * 50;

@@ -134,9 +134,10 @@ export function renderLengthHint(info) {
   const max = info?.hasDecoder ? info.config?.max_positions : null;
   hint.hidden = !max;
   const unit = cutsWords(info?.tokenizer) ? 'pieces' : 'tokens';
-  // A decoder-only model's context holds <s>, the prompt and the continuation (info.input 'prompt').
+  // A decoder-only model's context holds the prompt (after <s> where it reads one: info.prependBos)
+  // and the continuation (info.input 'prompt').
   hint.textContent = !max ? '' : info.input === 'prompt'
-    ? `<s>, the prompt and its continuation share this model's ${max} positions; it refuses a prompt that leaves none.`
+    ? `${info.prependBos ? '<s>, the prompt' : 'The prompt'} and its continuation share this model's ${max} positions; it refuses a prompt that leaves none.`
     : `This model reads at most ${max} ${unit} (</s> included); it refuses a longer sentence.`;
 }
 

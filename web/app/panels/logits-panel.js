@@ -12,8 +12,9 @@ export function renderLogitsPanel(snap, { scale, onForce, onContrast }) {
   if (!row) {
     cap.textContent = 'The scores of the next token appear here once a step has run.';
   } else {
-    // A decoder-only model's context starts with the prompt (snap.input 'prompt').
-    const opening = snap.input === 'prompt' ? [snap.bos, ...snap.source.pieces] : [snap.bos];
+    // A decoder-only model's context starts with the prompt as it reads it (snap.input 'prompt':
+    // source.pieces, <bos> first only where the model reads one); a translation's with <bos>.
+    const opening = snap.input === 'prompt' ? snap.source.pieces : [snap.bos];
     const prefix = shownText([...opening, ...snap.path.tokens.slice(0, row.step)], { subwords: snap.subwords, show: piecesShown() });
     cap.innerHTML = `After “<span class="mono"></span>”, the model's top ${esc(counted(row.top.length, 'candidate'))}. ${row.forced ? '<b>You forced this step.</b> ' : ''}Click another token to force it and continue from there, or “why not?” to see what made the model prefer its choice.`;
     cap.querySelector('.mono').textContent = prefix;

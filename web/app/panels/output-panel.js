@@ -110,8 +110,9 @@ export function renderOutput(snap, { onGoto }) {
     lines.querySelector(':scope > .placeholder')?.remove();
     const kept = lines.children;
     while (kept.length > snap.rows.length) kept[kept.length - 1].remove();
-    // A decoder-only model's first step reads <s> and the whole prompt (snap.input 'prompt').
-    const opening = snap.input === 'prompt' ? shownText([snap.bos, ...source], pieces) : null;
+    // A decoder-only model's first step reads the whole prompt (snap.input 'prompt'), as
+    // source.pieces has it: <s> first only where the model reads one.
+    const opening = snap.input === 'prompt' ? shownText(source, pieces) : null;
     snap.rows.forEach((row, k) => {
       const current = k === snap.rows.length - 1;
       const input = k === 0 && opening !== null ? opening : tokenLabel(row.input, pieces);

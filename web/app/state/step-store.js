@@ -51,7 +51,9 @@ function rowsOf(opened, steps, path) {
     const id = path.ids[k];
     const row = {
       step: k, hypothesis: x.hypothesis, prefixScore: x.score, expansion: e,
-      input: k === 0 ? opened.bos : path.tokens[k - 1], output: path.tokens[k], outputId: id,
+      // What the step read last: a prompt's first step reads all of source.pieces, its last piece predicting.
+      input: k > 0 ? path.tokens[k - 1] : opened.input === 'prompt' ? opened.source.pieces.at(-1) : opened.bos,
+      output: path.tokens[k], outputId: id,
       forced: record.forced && record.forcedToken === id,
       top: x.top,
     };
@@ -98,7 +100,7 @@ function snapshotOf(opened, steps, update) {
         : { labels: tokens, text: (i) => `“${tokens[i]}”` },
     };
     const traces = rows.map((r) => r.trace[field]?.[name]);
-    if (opened.input === 'prompt' && site.perStep) return causalMap(site, [label(opened.bos), ...source], outputs, traces);
+    if (opened.input === 'prompt' && site.perStep) return causalMap(site, source, outputs, traces);
     const queries = site.perStep
       ? { labels: outputs.map((o, k) => `${k + 1}) ${o}`), text: (i) => `step ${i + 1}, producing “${outputs[i]}”,` }
       : side[site.queries];
@@ -111,11 +113,11 @@ function snapshotOf(opened, steps, update) {
 }
 
 /**
- * A decoder-only model's map of its context (<bos>, the prompt, then what it generated): the
- * first step's tensor holds a row per position of <bos> and the prompt, each later step one row
- * more, so the rows stacked are the lower triangle of a context × context map (web/app/views/views.js
- * headRows lays a first step's rows out). `opening`: <bos> and the prompt as shown; `outputs`:
- * the tokens generated along the path; `traces`: each step's tensor.
+ * A decoder-only model's map of its context (the prompt as it reads it, <bos> first only where it
+ * reads one, then what it generated): the first step's tensor holds a row per position of the
+ * prompt, each later step one row more, so the rows stacked are the lower triangle of a context ×
+ * context map (web/app/views/views.js headRows lays a first step's rows out). `opening`: the
+ * prompt's pieces as shown; `outputs`: the tokens generated along the path; `traces`: each step's tensor.
  */
 function causalMap(site, opening, outputs, traces) {
   const context = [...opening, ...outputs.slice(0, -1)];

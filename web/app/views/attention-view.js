@@ -26,7 +26,7 @@ const PANE_CAPTIONS = {
   beam: 'Every candidate the search looked at, by step. Scores are cumulative log-probabilities (closer to 0 is better). Click a node or a hypothesis to follow its path in the other views.',
 };
 /** A decoder-only model's one map: its context is the prompt and what it wrote (snap.input 'prompt'). */
-const CONTEXT_CAPTION = 'Rows and columns: the context, <s>, the prompt, then each token generated. The first step reads the whole prompt at once (its rows); each step after it adds one row. A position can only look back: the grey triangle is the masked future. The orange row is the current step.';
+const CONTEXT_CAPTION = 'Rows and columns: the context, the prompt as the model reads it (<s> first only where it reads one), then each token generated. The first step reads the whole prompt at once (its rows); each step after it adds one row. A position can only look back: the grey triangle is the masked future. The orange row is the current step.';
 const captionOf = (site, snap) => (snap.input === 'prompt' && site.perStep ? CONTEXT_CAPTION : null)
   ?? CAPTIONS[`${site.queries}>${site.keys}`] ?? `${site.label}. Rows: ${site.queries} tokens (queries). Columns: ${site.keys} tokens (keys).`;
 const VNORM_CAPTION = ' Shown: ‖α·f(x)‖ (Kobayashi et al. 2020), each weight times the norm of what that token sends through the head (W_O·v); rows no longer sum to 1.';
@@ -221,7 +221,8 @@ export class AttentionView {
   /** A row clicked on a per-step map: go to that step (a context map's prompt rows are all the first step's). */
   #select(r) {
     const { st, snap } = this.#store.get();
-    const k = snap.input === 'prompt' ? Math.max(0, r - snap.source.pieces.length) : r;
+    // A context map's rows: the prompt's P pieces (the first step), then one a step.
+    const k = snap.input === 'prompt' ? Math.max(0, r - snap.source.pieces.length + 1) : r;
     if (siteNamed(snap.sites, st.view)?.perStep && k >= 0 && k < snap.rows.length - 1) this.#onGoto(k + 1);
   }
 

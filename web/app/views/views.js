@@ -70,11 +70,12 @@ export function attentionSpec(map, layer, head, vnorm = false) {
 
 /**
  * The rollout [T × T] as a heatmap spec (tokens as the page shows them: web/app/util/pieces.js):
- * through the encoder, over the source; or a prompt's (snap.input 'prompt'), over <s> and the prompt.
+ * through the encoder, over the source; or a prompt's (snap.input 'prompt'), over the prompt as the
+ * model reads it (source.pieces: <s> first only where it reads one).
  */
 export function rolloutSpec(snap) {
   const prompt = snap.input === 'prompt';
-  const source = (prompt ? [snap.bos, ...snap.source.pieces] : snap.source.pieces).map(labelOf(snap));
+  const source = snap.source.pieces.map(labelOf(snap));
   const src = source.length;
   const values = Array.from({ length: src }, (_, q) => snap.rollout.subarray(q * src, (q + 1) * src));
   const through = prompt ? 'the layers' : 'the encoder';
