@@ -629,7 +629,8 @@ def train_lm(args):
     train_ex, val_ex = encode(train), encode(val)
     config = gpt.complete_config({"d_model": args.d_model, "n_heads": args.heads, "d_ff": args.d_ff,
                                   "n_layers": args.layers, "max_positions": args.max_positions,
-                                  "special_tokens": {"pad": PAD, "unk": UNK, "bos": BOS, "eos": EOS}})
+                                  "special_tokens": {"pad": PAD, "unk": UNK, "bos": BOS, "eos": EOS},
+                                  "prepend_bos": True})  # it learns <s> first, and reads it so
     model = gpt.DecoderOnly(config, len(vocab), dropout=args.dropout)
     for n, p in model.named_parameters():  # GPT-2's initialisation: N(0, 0.02), LayerNorm 1 / 0
         if p.dim() > 1:

@@ -9,7 +9,8 @@ Hugging Face GPT2LMHeadModel computation.
     or post-norm (GPT-1): x = LN_attn(x + attn(x)); x = LN_ffn(x + ffn(x))
     logits = final_norm(x) E_tokenᵀ + output.bias              (final_norm: pre-norm only)
 
-The context of a step is the prompt (after <bos>) and every token generated so far; position t
+The context of a step is the prompt (<bos> first where the model reads one: config prepend_bos,
+absent = true) and every token generated so far; position t
 attends to positions 0..t (causal). With "d_ff": 0 a layer has no FFN (attention-only models).
 
 state_dict() keys are exactly the tensor names of the model file:
@@ -36,6 +37,9 @@ CONFIG_FIELDS = [
     "max_positions", "embedding_scale", "tied_output", "layer_norm_eps", "special_tokens",
 ]
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+# Written after CONFIG_FIELDS only when the config gives it (absent from a file: true, models/FORMAT.md):
+# whether the engine reads <bos> before a prompt, as the model's tokenizer adds one.
+OPTIONAL_FIELDS = ["prepend_bos"]
 
 
 def complete_config(config):
@@ -53,6 +57,11 @@ def complete_config(config):
     if c["norm"] not in ("pre", "post") or c["positions"] not in ("learned", "sinusoidal"):
         raise ValueError(f"bad norm {c['norm']!r} or positions {c['positions']!r}")
     out = {k: c[k] for k in CONFIG_FIELDS}
+    for k in OPTIONAL_FIELDS:
+        if k in c:
+            if not isinstance(c[k], bool):
+                raise ValueError(f"{k} must be true or false, got {c[k]!r}")
+            out[k] = c[k]
     out["embedding_scale"] = float(out["embedding_scale"])
     out["layer_norm_eps"] = float(out["layer_norm_eps"])
     out["special_tokens"] = {k: int(out["special_tokens"][k]) for k in ("pad", "unk", "bos", "eos")}

@@ -50,7 +50,7 @@ TrainableDecoderOnly fresh_decoder_only_model(const WordTextOf& words, const Dec
   const WordText w = words(/*joint=*/true);
   TrainableDecoderOnly m;
   m.text = w.text;
-  // gpt.py's CONFIG_FIELDS order, as export.py writes the config.
+  // gpt.py's CONFIG_FIELDS order, then prepend_bos, as export.py writes the config.
   const nlohmann::ordered_json j = {
       {"architecture", "decoder_only"},
       {"d_model", arch.d_model},
@@ -64,7 +64,9 @@ TrainableDecoderOnly fresh_decoder_only_model(const WordTextOf& words, const Dec
       {"embedding_scale", 1.0},
       {"tied_output", arch.tied_output},
       {"layer_norm_eps", 1e-5},
-      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}}};
+      {"special_tokens", {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}}},
+      // It learns <s> first (decoder_only::Trainable), so a prompt is read after <s>.
+      {"prepend_bos", true}};
   ModelConfig shared;
   try {
     shared = ModelConfig::from_json(j.dump());
