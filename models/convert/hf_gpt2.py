@@ -33,11 +33,15 @@ weight as [in, out] (y = x W + b): every one is transposed into nn.Linear's [out
 The tokenizer (GPT2Tokenizer): {"type": "byte_bpe", "merges": the lines of merges.txt after its
 "#version" header, in rank order}; the vocabulary is vocab.json's pieces by id, then the added
 tokens of tokenizer.json / added_tokens.json beyond it. <|endoftext|> is bos, eos and unk; GPT-2
-has no pad token, so pad is that id too. Generation defaults: generation_config.json (or config.json
+has no pad token, so pad is that id too. prepend_bos: whether Hugging Face's tokenizer puts the bos
+token before a prompt (tokenizer.json's post-processor, else tokenizer_config.json's add_bos_token,
+default false: GPT-2's tokenizer adds nothing). Generation defaults: generation_config.json (or config.json
 without it) with config.json's task_specific_params["text-generation"] on top, as the
 text-generation pipeline applies them; written only when they set something.
 
-Refused, with the file and the field named: another model_type, add_cross_attention, a position
+Refused, with the file and the field named: another model_type, a post-processor that puts
+anything but the bos token before the text (or anything after it), tokenizer files that disagree on
+it, add_cross_attention, a position
 scheme other than learned absolute positions (rotary_dim, ALiBi, ...), an activation the engine
 lacks, untied output embeddings, a vocabulary whose size does not match config.json or the embedding
 matrix, vocab.json ids with a gap or a duplicate, a merge whose result is not in vocab.json,
@@ -230,6 +234,70 @@ def special_tokens(folder, hf, config_path, vocab):
             "eos": ids["eos_token"]}
 
 
+def template_adds_bos(processor, where, bos):
+    """Whether tokenizer.json's post-processor (`processor`, at `where`) puts the bos token (piece,
+    id) before a single text, as the tokenizers library runs it: null and ByteLevel add nothing; a
+    Sequence runs its processors in turn; TemplateProcessing's `single` template is the text
+    ({"Sequence": {"id": "A"}}) or the bos token then the text ({"SpecialToken": {"id": piece}},
+    its ids in `special_tokens`), as transformers' GPT2Converter writes it for add_bos_token. Any
+    other template (a token after the text, another special token) and any other processor is
+    refused: the engine puts nothing else around a prompt."""
+    if processor is None:
+        return False
+    kind = processor.get("type") if isinstance(processor, dict) else None
+    if kind == "ByteLevel":
+        return False
+    if kind == "Sequence":
+        steps = processor.get("processors")
+        if not isinstance(steps, list):
+            raise ConversionError(f"{where}.processors must be a list")
+        added = [template_adds_bos(step, f"{where}.processors[{i}]", bos) for i, step in enumerate(steps)]
+        if sum(added) > 1:
+            raise ConversionError(f"{where}: more than one processor puts the bos token first")
+        return any(added)
+    if kind != "TemplateProcessing":
+        raise ConversionError(f"{where}.type is {kind!r}: a GPT-2 prompt takes ByteLevel, TemplateProcessing or a "
+                              "Sequence of them")
+    pieces = []
+    for piece in processor.get("single") or []:
+        if isinstance(piece, dict) and len(piece) == 1:
+            (part, value), = piece.items()
+            if part in ("Sequence", "SpecialToken") and isinstance(value, dict):
+                pieces.append((part, value.get("id")))
+                continue
+        raise ConversionError(f"{where}.single holds {piece!r}; expected {{\"Sequence\"|\"SpecialToken\": {{id}}}}")
+    if pieces == [("Sequence", "A")]:
+        return False
+    if len(pieces) == 2 and pieces[0][0] == "SpecialToken" and pieces[1] == ("Sequence", "A"):
+        name = pieces[0][1]
+        ids = ((processor.get("special_tokens") or {}).get(name) or {}).get("ids", [bos[1]] if name == bos[0] else None)
+        if ids == [bos[1]]:
+            return True
+    raise ConversionError(f"{where}.single is {[f'{part}:{name}' for part, name in pieces]}: the engine reads a "
+                          f"prompt as it is or after the bos token {bos[0]!r} (id {bos[1]}), nothing else")
+
+
+def prepend_bos(folder, bos):
+    """Whether Hugging Face's tokenizer of the snapshot puts the bos token (piece, id) before a text,
+    the model file's prepend_bos: tokenizer.json's post-processor (the fast tokenizer AutoTokenizer
+    loads), else tokenizer_config.json's add_bos_token (GPT2Tokenizer's, default false, which
+    GPT2Converter turns into that same template); where both say, they must agree."""
+    tc_path, tj_path = os.path.join(folder, "tokenizer_config.json"), os.path.join(folder, "tokenizer.json")
+    tc = read_json(folder, "tokenizer_config.json", required=False) or {}
+    tj = read_json(folder, "tokenizer.json", required=False)
+    stated = tc.get("add_bos_token")
+    if stated is not None and not isinstance(stated, bool):
+        raise ConversionError(f"{tc_path}: field 'add_bos_token' must be true or false, not {stated!r}")
+    if tj is None:
+        return bool(stated)
+    added = template_adds_bos(tj.get("post_processor"), f"{tj_path}: field 'post_processor'", bos)
+    if stated is not None and stated != added:
+        raise ConversionError(f"{tc_path}: field 'add_bos_token' is {stated!r} but {tj_path}: field 'post_processor' "
+                              f"{'puts' if added else 'does not put'} the bos token first: the two tokenizer files "
+                              "disagree")
+    return added
+
+
 # ---------------------------------------------------------------------------------- generation
 
 def generation_settings(folder, hf, config_path):
@@ -293,8 +361,9 @@ def generation_defaults(folder, hf, config_path, eos):
             refuse("max_new_tokens", "must be an integer >= 1")
         generation["max_length"] = value("max_new_tokens")
     elif value("max_length") is not None:
-        # HF's max_length counts the prompt: <|endoftext|> alone, as attnscope's context starts, leaves
-        # max_length - 1 new tokens.
+        # HF's max_length counts the prompt: <|endoftext|> alone (what generate() starts from without a
+        # prompt, and the engine from an empty one) leaves max_length - 1 new tokens. The engine's
+        # max_length counts new tokens only, so a longer prompt is not cut shorter as in HF.
         if not isinstance(value("max_length"), int) or value("max_length") < 2:
             refuse("max_length", "must be an integer >= 2")
         generation["max_length"] = value("max_length") - 1
@@ -380,6 +449,8 @@ def convert(folder, out, dtype="F32", name=None):
                               f"the added tokens) has {len(pieces)} pieces")
     merges = read_merges(folder, vocab)
     config["special_tokens"] = special_tokens(folder, hf, config_path, vocab)
+    bos = config["special_tokens"]["bos"]
+    config["prepend_bos"] = prepend_bos(folder, (pieces[bos], bos))
     generation = generation_defaults(folder, hf, config_path, config["special_tokens"]["eos"])
     tensors = map_tensors(weights, weights_path, config, q_scales, len(pieces))
     config = gpt.complete_config(config)

@@ -5,12 +5,14 @@ the token embedding 50257 x 64 (13 MB in float32), so the checks write them at t
 
     /usr/bin/python3 models/goldens/make_hf_gpt2_checkpoints.py [OUT_FOLDER] [--size tiny|small|medium]   (default build/hf, tiny)
 
-  gpt2-tiny/      what GPT2LMHeadModel.save_pretrained + GPT2Tokenizer.save_pretrained give now:
+  gpt2-tiny/      what GPT2LMHeadModel.save_pretrained + GPT2TokenizerFast.save_pretrained give now:
                   model.safetensors with "transformer."-prefixed names, wte stored once (lm_head.weight
-                  is tied to it and dropped), no attn.bias buffers (registered non-persistent)
+                  is tied to it and dropped), no attn.bias buffers (registered non-persistent), and
+                  tokenizer.json beside vocab.json and merges.txt (its post-processor ByteLevel, as
+                  openai-community/gpt2's: no special token is added to a text)
   gpt2-tiny-old/  the same weights as older files hold them: pytorch_model.bin with every layer's
                   attn.bias (the causal triangle) and attn.masked_bias buffers, and lm_head.weight
-                  written out (equal to wte)
+                  written out (equal to wte); the slow tokenizer's files only (no tokenizer.json)
 
 Both carry openai-community/gpt2's config.json field set scaled down (2 layers, n_embd 64, 4 heads,
 n_positions 128: TINY), its generation_config.json and tokenizer_config.json, and GPT-2's real
@@ -172,8 +174,37 @@ def tokenizer_files():
     return files
 
 
-def write_tokenizer(folder):
-    """vocab.json, merges.txt, tokenizer_config.json, special_tokens_map.json; returns the vocabulary."""
+# openai-community/gpt2's tokenizer.json post-processor: ByteLevel, which adds no token to a text.
+BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True}
+
+
+def tokenizer_json(vocab, merges, post_processor=BYTE_LEVEL):
+    """openai-community/gpt2's tokenizer.json (the tokenizers library's serialisation) over `vocab`
+    ({piece: id}) and `merges` ("left right" lines in rank order), with `post_processor`."""
+    eos = vocab[ENDOFTEXT]
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": eos, "content": ENDOFTEXT, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": True, "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": post_processor,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "vocab": vocab,
+                  "merges": merges},
+    }
+
+
+def merge_lines(folder):
+    """merges.txt's merges, "left right" in rank order (its "#version" line left out)."""
+    with open(os.path.join(folder, "merges.txt"), encoding="utf-8") as f:
+        return [line for line in f.read().split("\n")[1:] if line.strip()]
+
+
+def write_tokenizer(folder, fast=True):
+    """vocab.json, merges.txt, tokenizer_config.json, special_tokens_map.json and (fast) tokenizer.json;
+    returns the vocabulary."""
     encoder_json, vocab_bpe = tokenizer_files()
     shutil.copyfile(encoder_json, os.path.join(folder, "vocab.json"))
     shutil.copyfile(vocab_bpe, os.path.join(folder, "merges.txt"))
@@ -181,7 +212,13 @@ def write_tokenizer(folder):
     write_json(os.path.join(folder, "special_tokens_map.json"),
                {"bos_token": ENDOFTEXT, "eos_token": ENDOFTEXT, "unk_token": ENDOFTEXT})
     with open(encoder_json, encoding="utf-8") as f:
-        return json.load(f)
+        vocab = json.load(f)
+    path = os.path.join(folder, "tokenizer.json")
+    if fast:
+        write_json(path, tokenizer_json(vocab, merge_lines(folder)))
+    elif os.path.exists(path):
+        os.remove(path)
+    return vocab
 
 
 def write_snapshots(out=DEFAULT_OUT["tiny"], size="tiny"):
@@ -194,7 +231,7 @@ def write_snapshots(out=DEFAULT_OUT["tiny"], size="tiny"):
         for stale in ("model.safetensors", "pytorch_model.bin"):
             if os.path.exists(os.path.join(folder, stale)):
                 os.remove(os.path.join(folder, stale))
-        vocab = write_tokenizer(folder)
+        vocab = write_tokenizer(folder, fast=folder == folders[0])  # the older layout: the slow tokenizer's files
         eos = vocab[ENDOFTEXT]
         write_json(os.path.join(folder, "config.json"), config_json(len(vocab), eos, sizes))
         write_json(os.path.join(folder, "generation_config.json"), generation_config_json(eos))

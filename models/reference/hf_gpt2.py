@@ -10,7 +10,15 @@ Where each part comes from (transformers):
                      ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+`, here a hand-written scanner because the
                      `regex` module is not installed), _convert_token_to_id (unknown -> unk_token),
                      convert_tokens_to_string; PreTrainedTokenizer.tokenize splits the added token
-                     <|endoftext|> off the text first. add_bos_token false: no BOS is added.
+                     <|endoftext|> off the text first.
+  special tokens     what tokenizer(text)["input_ids"] adds, as AutoTokenizer.from_pretrained(folder)
+                     builds the tokenizer: with tokenizer.json, the fast tokenizer, whose post-processor
+                     (tokenizers' processors: ByteLevel adds nothing, TemplateProcessing's `single`
+                     template puts its special tokens' ids around the text's, Sequence runs each in
+                     turn) decides; without it, GPT2Tokenizer.build_inputs_with_special_tokens:
+                     [bos_token_id] + ids when tokenizer_config.json's add_bos_token is true (default
+                     false: GPT-2's tokenizer adds nothing; GPT2Converter writes that same template
+                     for add_bos_token when it converts the slow tokenizer to a fast one).
   Conv1D             pytorch_utils.py: y = addmm(bias, x, weight), weight [nx, nf] = [in, out].
   GPT2Attention      c_attn(x).split(embed_dim) -> q, k, v; _split_heads; _attn /
                      eager_attention_forward (q kᵀ, / sqrt(head_dim) if scale_attn_weights,
@@ -25,7 +33,9 @@ Where each part comes from (transformers):
                      tied to wte.
   generation         generation/utils.py GenerationMixin._sample (do_sample false) and _beam_search,
                      with decoder_prompt_len = the prompt's length (a decoder-only model's input_ids
-                     are its prompt). hf_marian.py mirrors those loops for an encoder-decoder, whose
+                     are its prompt: the tokenizer's ids, as they are). Without input_ids (an empty
+                     prompt), _maybe_initialize_input_ids_for_generation starts from [bos_token_id]
+                     (a ValueError where the config has none). hf_marian.py mirrors those loops for an encoder-decoder, whose
                      decoder prefix is the one start token; run with the prompt's last token as that
                      start, the rest of the prompt handed through in place of the encoder output
                      (PromptAsDecoderStart below) and max_length lowered by the P - 1 prompt tokens it
@@ -33,9 +43,9 @@ Where each part comes from (transformers):
                      whole prompt. pad_token_id is null in GPT-2's configs; generate() then uses
                      eos_token_id.
 
-attnscope's decoder-only models read <bos> and then the prompt: the checks here run the model on
-[<|endoftext|>] + the prompt's ids, which is what HF computes for input_ids starting with it.
-Every value is float32, as the PyTorch model computes it; the whole prefix is recomputed at every
+The checks run the model on generate()'s input_ids: the tokenizer's ids of the prompt, with
+whatever special token the snapshot's tokenizer adds (GPT-2's: none), or [bos_token_id] for an
+empty prompt. Every value is float32, as the PyTorch model computes it; the whole prefix is recomputed at every
 step instead of a key/value cache (equal to float32 rounding, the same decisions).
 """
 
@@ -125,8 +135,8 @@ def pretokenize(text):
 
 
 class GPT2Tokenizer:
-    """tokenization_gpt2.GPT2Tokenizer with its defaults (add_prefix_space false, add_bos_token false,
-    unk = bos = eos = <|endoftext|>)."""
+    """tokenization_gpt2.GPT2Tokenizer with its defaults (add_prefix_space false, unk = bos = eos =
+    <|endoftext|>); the special tokens tokenizer(text) adds are the snapshot's (input_ids)."""
 
     def __init__(self, folder):
         with open(os.path.join(folder, "vocab.json"), encoding="utf-8") as f:
@@ -139,8 +149,13 @@ class GPT2Tokenizer:
         bpe_merges = [tuple(merge.split()) for merge in bpe_merges]
         self.bpe_ranks = dict(zip(bpe_merges, range(len(bpe_merges))))
         self.unk_token = self.eos_token = self.bos_token = ENDOFTEXT
-        self.eos_token_id = self.encoder[ENDOFTEXT]
+        self.eos_token_id = self.bos_token_id = self.encoder[ENDOFTEXT]
         self.all_special_ids = [self.eos_token_id]
+        config = read_optional_json(folder, "tokenizer_config.json") or {}
+        self.add_bos_token = config.get("add_bos_token", False)
+        fast = read_optional_json(folder, "tokenizer.json")
+        self.post_processor = fast.get("post_processor") if fast is not None else None
+        self.fast = fast is not None
 
     def bpe(self, token):
         word = tuple(token)
@@ -196,9 +211,72 @@ class GPT2Tokenizer:
         pieces = self.tokenize(text)
         return pieces, [self.encoder.get(p, self.encoder[self.unk_token]) for p in pieces]
 
+    def build_inputs_with_special_tokens(self, token_ids_0):
+        """The ids with the special tokens the tokenizer adds to one text: the fast tokenizer's
+        post-processor, or GPT2Tokenizer.build_inputs_with_special_tokens."""
+        if self.fast:
+            return post_process(self.post_processor, list(token_ids_0))
+        bos_token_ids = [self.bos_token_id] if self.add_bos_token else []
+        return bos_token_ids + list(token_ids_0)
+
+    def input_ids(self, text):
+        """tokenizer(text)["input_ids"] (add_special_tokens true)."""
+        return self.build_inputs_with_special_tokens(self.encode(text)[1])
+
     def decode(self, ids, skip_special_tokens=True):
         tokens = [self.decoder[i] for i in ids if not (skip_special_tokens and i in self.all_special_ids)]
         return bytearray(self.byte_decoder[c] for c in "".join(tokens)).decode("utf-8", errors="replace")
+
+
+def read_optional_json(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def post_process(processor, ids):
+    """tokenizers' post-processor of tokenizer.json on one sequence's ids (add_special_tokens):
+    ByteLevel leaves the ids (it moves offsets only); Sequence runs its processors in turn;
+    TemplateProcessing writes its `single` template, each {"SpecialToken": {id}} as the ids its
+    `special_tokens` entry lists and {"Sequence": {"id": "A"}} as the text's ids."""
+    if processor is None or processor["type"] == "ByteLevel":
+        return ids
+    if processor["type"] == "Sequence":
+        for step in processor["processors"]:
+            ids = post_process(step, ids)
+        return ids
+    if processor["type"] == "TemplateProcessing":
+        out = []
+        for piece in processor["single"]:
+            (kind, value), = piece.items()
+            if kind == "SpecialToken":
+                out += processor["special_tokens"][value["id"]]["ids"]
+            elif value["id"] == "A":
+                out += ids
+            else:
+                raise ValueError(f"template piece {piece!r} names no single sequence")
+        return out
+    raise NotImplementedError(f"post-processor {processor['type']!r}")
+
+
+def generation_config(folder):
+    """GenerationConfig.from_pretrained(folder)'s fields: generation_config.json, or config.json
+    without it (GenerationConfig.from_model_config)."""
+    return read_optional_json(folder, "generation_config.json") or read_optional_json(folder, "config.json")
+
+
+def generation_input_ids(tok, config, text):
+    """The input_ids generate() runs on for `text`: the tokenizer's, or, for a text with none,
+    [bos_token_id] of the generation `config` (generate() without input_ids:
+    _maybe_initialize_input_ids_for_generation)."""
+    ids = tok.input_ids(text)
+    if ids:
+        return ids
+    if config.get("bos_token_id") is None:
+        raise ValueError("`bos_token_id` has to be defined when no `input_ids` are provided.")
+    return [config["bos_token_id"]]
 
 
 # ----------------------------------------------------------------------------- model

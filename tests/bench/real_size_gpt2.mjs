@@ -4,7 +4,8 @@
 // small, converted to an f16 attnscope file) in attnscope's WASM build and in onnxruntime-web
 // (WASM, SIMD, 1 thread) over the two graphs tests/bench/export_onnx.py --hf traces from
 // models/reference/hf_gpt2.py. Greedy, the same prompt ids for both, at two contexts: <bos> and a
-// prompt of 127 (then 511) tokens, and the tokens generated after it:
+// prompt of 127 (then 511) tokens (attnscope with prependBos: GPT-2's file reads a prompt without
+// <bos>, as its tokenizer gives it; the graphs read <bos> first), and the tokens generated after it:
 //
 // - ms per generated token after the first, in this process, the engines taking turns: attnscope
 //   capturing every attention map (every layer and head, every step) against ORT's fp32 graphs,
@@ -99,7 +100,8 @@ export async function gpt2Bench({ model = GPT2_DEFAULTS.model, onnx = GPT2_DEFAU
   console.log(`GPT-2 small at real size on ${cpus()[0]?.model ?? 'an unknown CPU'}: ${relative(root, modelPath)} (${(fileBytes / 1e6).toFixed(1)} MB), contexts ${GPT2_CONTEXTS.join(' and ')} ` +
     `(<bos> + a prompt from ${data}), ${newTokens} new tokens, ${generations} generations x ${repeats} repeats`);
 
-  const options = (capture) => decoding(newTokens, capture);
+  // <bos> first, as the ONNX graphs read it (the contexts above count it).
+  const options = (capture) => ({ ...decoding(newTokens, capture), prependBos: true });
   const engines = (c) => ({
     capture: () => timedTranslation(exact, prompts[c], options(CAPTURE)),
     off: () => timedTranslation(exact, prompts[c], options(OFF)),
@@ -109,7 +111,7 @@ export async function gpt2Bench({ model = GPT2_DEFAULTS.model, onnx = GPT2_DEFAU
   for (const [c, context] of GPT2_CONTEXTS.entries()) {
     const run = engines(c);
     const session = exact.generate(prompts[c], options(OFF));
-    if (JSON.stringify(session.source.ids) !== JSON.stringify(ids[c])) throw new Error(`GPT-2, context ${context}: the session's prompt ids differ from ORT's`);
+    if (JSON.stringify(session.source.ids) !== JSON.stringify([config.special_tokens.bos, ...ids[c]])) throw new Error(`GPT-2, context ${context}: the session's prompt ids differ from ORT's`);
     session.dispose();
     // Untimed: the same tokens first (and warm-up).
     const first = {};
